@@ -1,0 +1,41 @@
+//! The library's error type.
+
+use std::io;
+use std::path::PathBuf;
+
+/// What can go wrong in the library; every variant names the file or input involved.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The transcript could not be opened or read.
+    #[error("cannot read transcript {path}: {source}")]
+    Transcript {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    /// A file or directory of the memory store could not be read or written.
+    #[error("{action} {path}: {source}")]
+    Store {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    /// The hook's stdin was not the JSON Claude Code sends.
+    #[error("invalid hook input: {0}")]
+    HookInput(String),
+    /// A memory file's text is not a memory this version understands.
+    #[error("{path}: {reason}")]
+    NotAMemory { path: PathBuf, reason: String },
+}
+
+impl Error {
+    /// An I/O error on a memory-store path.
+    pub fn store(action: &'static str, path: impl Into<PathBuf>, source: io::Error) -> Error {
+        Error::Store {
+            action,
+            path: path.into(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,88 @@
+//! Small text helpers shared by extraction, rendering and the summariser.
+
+/// Collapses a text to one line (newlines shown as `⏎`) of at most `max` characters.
+pub fn one_line(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    let mut count = 0;
+    for (i, line) in text.trim().lines().map(str::trim).filter(|l| !l.is_empty()).enumerate() {
+        if i > 0 {
+            out.push_str(" ⏎ ");
+            count += 3;
+        }
+        for c in line.chars() {
+            if count >= max {
+                truncate_with_ellipsis(&mut out, max);
+                return out;
+            }
+            out.push(c);
+            count += 1;
+        }
+    }
+    if count > max {
+        truncate_with_ellipsis(&mut out, max);
+    }
+    out
+}
+
+fn truncate_with_ellipsis(s: &mut String, max: usize) {
+    let keep = max.saturating_sub(1);
+    if let Some((idx, _)) = s.char_indices().nth(keep) {
+        s.truncate(idx);
+    }
+    s.push('…');
+}
+
+/// Keeps the first and last `max / 2` characters of a long text, noting what was cut.
+pub fn head_tail(text: &str, max: usize) -> String {
+    let total = text.chars().count();
+    if total <= max {
+        return text.to_string();
+    }
+    let half = max / 2;
+    let head_end = text.char_indices().nth(half).map_or(text.len(), |(i, _)| i);
+    let tail_start = text
+        .char_indices()
+        .nth(total - half)
+        .map_or(text.len(), |(i, _)| i);
+    format!(
+        "{}\n[… {} characters omitted …]\n{}",
+        &text[..head_end],
+        total - 2 * half,
+        &text[tail_start..]
+    )
+}
+
+/// The longest prefix of `text` with at most `max` characters.
+pub fn prefix_chars(text: &str, max: usize) -> &str {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => &text[..i],
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_joins_and_truncates() {
+        assert_eq!(one_line("  a\n\n b \n", 80), "a ⏎ b");
+        assert_eq!(one_line("abcdef", 4), "abc…");
+        assert_eq!(one_line("abcd", 4), "abcd");
+        assert_eq!(one_line("日本語のテキスト", 4), "日本語…");
+    }
+
+    #[test]
+    fn head_tail_keeps_both_ends_on_char_boundaries() {
+        let t = "é".repeat(10);
+        let out = head_tail(&t, 4);
+        assert!(out.starts_with("éé\n[… 6 characters omitted …]\néé"));
+        assert_eq!(head_tail("short", 10), "short");
+    }
+
+    #[test]
+    fn prefix_respects_multibyte() {
+        assert_eq!(prefix_chars("añb", 2), "añ");
+        assert_eq!(prefix_chars("ab", 5), "ab");
+    }
+}

@@ -1,0 +1,262 @@
+//! Reading a Claude Code transcript (JSONL) from the end and extracting what a memory
+//! needs: the last real prompt and the reply to it, the task list, the plan, the files
+//! worked on and the last action (SPEC §3).
+//!
+//! The reader walks backwards to the last `compact_boundary` (the segment the memory
+//! describes) and further only while the last real prompt or the task list is still
+//! missing, so the cost follows the last segment rather than the file size.
+
+mod conversation;
+mod extract;
+mod prompt;
+mod record;
+mod reverse;
+mod tasks;
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use memchr::memmem;
+
+pub use extract::{Extraction, Files, LastAction, Plan, Prompt, Reply, ToolCallSummary};
+pub use reverse::ReverseLines;
+pub use tasks::{TodoItem, TodoList, TodoSource};
+
+use crate::Error;
+use record::{Entry, Record, ToolDetail};
+
+/// Where to look besides the transcript, and how much of it to read.
+#[derive(Debug, Clone, Default)]
+pub struct ReadOptions {
+    /// Read only the first `end` bytes: the size the file had when the hook fired, so a
+    /// background worker sees what the hook saw even after Claude Code appended more.
+    pub end: Option<u64>,
+    /// Claude Code's task files for this session (`~/.claude/tasks/<id>/`); when they
+    /// exist they are the current task list.
+    pub tasks_dir: Option<PathBuf>,
+    /// Claude Code's plan files (`~/.claude/plans/`), read when `ExitPlanMode` has no
+    /// inline plan but names a file there.
+    pub plans_dir: Option<PathBuf>,
+}
+
+/// The records read from the end of a transcript, in file order.
+#[derive(Debug)]
+pub struct Transcript {
+    records: Vec<Record>,
+    /// Index of the first record after the last compact boundary.
+    segment_start: usize,
+    bad_lines: usize,
+    /// Bytes of the file that were read (from the end).
+    bytes_read: u64,
+    /// Size of the part of the file considered.
+    size: u64,
+    /// Claude Code's task files, when there are any.
+    task_files: Option<tasks::TaskFiles>,
+    options: ReadOptions,
+}
+
+impl Transcript {
+    /// Reads the transcript at `path` from the end (see the module documentation).
+    pub fn read(path: &Path, options: ReadOptions) -> Result<Transcript, Error> {
+        let io_err = |source| Error::Transcript {
+            path: path.to_path_buf(),
+            source,
+        };
+        let file = File::open(path).map_err(io_err)?;
+        let meta = file.metadata().map_err(io_err)?;
+        if meta.is_dir() {
+            return Err(io_err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "is a directory",
+            )));
+        }
+        let size = options.end.map_or(meta.len(), |e| e.min(meta.len()));
+        let task_files = options
+            .tasks_dir
+            .as_deref()
+            .map(tasks::load_task_files)
+            .filter(|f| !f.items.is_empty());
+        let mut scan = Scan::new(task_files.is_some());
+        let mut lines = ReverseLines::new(file, size);
+        let mut reversed = Vec::new();
+        let mut bad_lines = 0;
+        let mut boundary_at = None;
+        while boundary_at.is_none() || scan.needs_more() {
+            let Some((_, line)) = lines.next_line().map_err(io_err)? else {
+                break;
+            };
+            if boundary_at.is_some() && scan.only_tasks_missing() && !mentions_tasks(line) {
+                continue;
+            }
+            let Ok(record) = record::parse_line(line) else {
+                bad_lines += 1;
+                continue;
+            };
+            if boundary_at.is_none()
+                && matches!(record.entry, Entry::CompactBoundary)
+                && !record.meta.sidechain
+            {
+                boundary_at = Some(reversed.len());
+            }
+            scan.observe(&record);
+            reversed.push(record);
+        }
+        let bytes_read = size - lines.unread();
+        let segment_start = boundary_at.map_or(0, |b| reversed.len() - b);
+        reversed.reverse();
+        Ok(Transcript {
+            records: reversed,
+            segment_start,
+            bad_lines,
+            bytes_read,
+            size,
+            task_files,
+            options,
+        })
+    }
+
+    /// Number of records parsed.
+    pub fn record_count(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Lines that were not valid JSON records.
+    pub fn bad_lines(&self) -> usize {
+        self.bad_lines
+    }
+
+    /// How many bytes were read from the end of the file, and the file's size.
+    pub fn bytes_read(&self) -> (u64, u64) {
+        (self.bytes_read, self.size)
+    }
+
+    /// The extraction of SPEC §3.
+    pub fn extraction(&self) -> Extraction {
+        extract::extract(self)
+    }
+
+    /// The conversation text given to a summariser: the most recent `max_chars`
+    /// characters of the segment, cut at record boundaries (SPEC §5).
+    pub fn conversation_text(&self, max_chars: usize) -> String {
+        conversation::conversation_text(self, max_chars)
+    }
+
+    /// The user's real prompts in the segment, oldest first.
+    pub fn segment_prompts(&self) -> Vec<String> {
+        self.segment()
+            .iter()
+            .filter_map(prompt::prompt_text)
+            .collect()
+    }
+
+    fn segment(&self) -> &[Record] {
+        &self.records[self.segment_start..]
+    }
+}
+
+/// Tracks, while reading backwards, whether everything that outlives a compaction
+/// has been found.
+struct Scan {
+    prompt_found: bool,
+    tasks: TaskScan,
+    /// TaskCreate calls whose result said they created task #1: reading further back
+    /// than the call itself cannot change the current task list.
+    first_task_calls: Vec<String>,
+}
+
+#[derive(PartialEq)]
+enum TaskScan {
+    /// No task-list write seen yet.
+    Open,
+    /// Task events seen; their replay needs a starting point further back.
+    Replaying,
+    Done,
+}
+
+impl Scan {
+    fn new(task_files: bool) -> Scan {
+        Scan {
+            prompt_found: false,
+            tasks: if task_files { TaskScan::Done } else { TaskScan::Open },
+            first_task_calls: Vec::new(),
+        }
+    }
+
+    fn needs_more(&self) -> bool {
+        !self.prompt_found || self.tasks != TaskScan::Done
+    }
+
+    fn only_tasks_missing(&self) -> bool {
+        self.prompt_found && self.tasks != TaskScan::Done
+    }
+
+    fn observe(&mut self, record: &Record) {
+        if record.meta.sidechain {
+            return;
+        }
+        if !self.prompt_found && prompt::prompt_text(record).is_some() {
+            self.prompt_found = true;
+        }
+        if self.tasks == TaskScan::Done {
+            return;
+        }
+        match &record.entry {
+            Entry::Assistant(a) => {
+                for call in a.tool_calls.iter().rev() {
+                    match call.detail {
+                        ToolDetail::TodoWrite(_) if self.tasks == TaskScan::Open => {
+                            self.tasks = TaskScan::Done;
+                        }
+                        ToolDetail::TaskCreate { .. } => {
+                            if self.first_task_calls.contains(&call.id) {
+                                self.tasks = TaskScan::Done;
+                            } else if self.tasks == TaskScan::Open {
+                                self.tasks = TaskScan::Replaying;
+                            }
+                        }
+                        ToolDetail::TaskUpdate { .. } if self.tasks == TaskScan::Open => {
+                            self.tasks = TaskScan::Replaying;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Entry::User(u) => {
+                if u.task_snapshot.is_some() {
+                    self.tasks = TaskScan::Done;
+                } else if u.created_task_id.as_deref() == Some("1") {
+                    self.first_task_calls
+                        .extend(u.tool_results.iter().map(|r| r.tool_use_id.clone()));
+                    self.tasks = TaskScan::Replaying;
+                } else if u.created_task_id.is_some() && self.tasks == TaskScan::Open {
+                    self.tasks = TaskScan::Replaying;
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether a raw line can matter to the task list; past the segment, other lines are
+/// skipped without being parsed.
+fn mentions_tasks(line: &[u8]) -> bool {
+    use std::sync::OnceLock;
+    static NEEDLES: OnceLock<Vec<memmem::Finder<'static>>> = OnceLock::new();
+    let needles = NEEDLES.get_or_init(|| {
+        [
+            &b"TodoWrite"[..],
+            b"TaskCreate",
+            b"TaskUpdate",
+            b"Task #",
+            b"\"tasks\"",
+            b"updatedFields",
+        ]
+        .iter()
+        .map(|n| memmem::Finder::new(*n))
+        .collect()
+    });
+    needles.iter().any(|f| f.find(line).is_some())
+}
+
+#[cfg(test)]
+mod tests;

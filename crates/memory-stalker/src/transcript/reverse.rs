@@ -1,0 +1,141 @@
+//! Reading a file's lines from the last to the first.
+//!
+//! Transcripts are append-only and can reach gigabytes, while a memory only needs the
+//! records since the last compaction. Reading backwards in growing chunks makes the cost
+//! proportional to what is read, not to the file size.
+
+use std::io::{self, Read, Seek, SeekFrom};
+
+const FIRST_CHUNK: usize = 64 * 1024;
+const MAX_CHUNK: usize = 8 * 1024 * 1024;
+
+/// Yields the lines of a byte range `[0, end)` of a seekable source, last line first.
+///
+/// Lines are split on `\n` only; a trailing `\r` is left to the JSON parser (it is
+/// whitespace there). Empty lines are skipped. A last line without a final newline is
+/// yielded like any other, so a partially written record reaches the caller, which
+/// decides what to do with it.
+pub struct ReverseLines<R> {
+    src: R,
+    /// File offset of `buf[0]`.
+    start: u64,
+    buf: Vec<u8>,
+    /// Bytes of `buf` not yet handed out.
+    end: usize,
+    chunk: usize,
+}
+
+impl<R: Read + Seek> ReverseLines<R> {
+    /// Starts reading backwards from byte offset `end`.
+    pub fn new(src: R, end: u64) -> Self {
+        ReverseLines {
+            src,
+            start: end,
+            buf: Vec::new(),
+            end: 0,
+            chunk: FIRST_CHUNK,
+        }
+    }
+
+    /// Offset of the first byte not yet handed out: everything before it is unread.
+    pub fn unread(&self) -> u64 {
+        self.start + self.end as u64
+    }
+
+    /// The previous line and its byte offset in the file, or `None` at the start.
+    pub fn next_line(&mut self) -> io::Result<Option<(u64, &[u8])>> {
+        loop {
+            if let Some(nl) = memchr::memrchr(b'\n', &self.buf[..self.end]) {
+                let (from, to) = (nl + 1, self.end);
+                self.end = nl;
+                if from == to {
+                    continue;
+                }
+                self.chunk = FIRST_CHUNK;
+                let offset = self.start + from as u64;
+                return Ok(Some((offset, &self.buf[from..to])));
+            }
+            if self.start == 0 {
+                if self.end == 0 {
+                    return Ok(None);
+                }
+                let to = self.end;
+                self.end = 0;
+                return Ok(Some((0, &self.buf[..to])));
+            }
+            self.fill()?;
+        }
+    }
+
+    /// Prepends the chunk before `start` to the unread part of the buffer.
+    fn fill(&mut self) -> io::Result<()> {
+        let n = (self.chunk as u64).min(self.start) as usize;
+        let new_start = self.start - n as u64;
+        let mut fresh = vec![0u8; n + self.end];
+        self.src.seek(SeekFrom::Start(new_start))?;
+        self.src.read_exact(&mut fresh[..n])?;
+        fresh[n..].copy_from_slice(&self.buf[..self.end]);
+        self.buf = fresh;
+        self.end += n;
+        self.start = new_start;
+        // A line longer than the chunk: read more at once next time, so a multi-megabyte
+        // line costs a few reads rather than hundreds.
+        self.chunk = (self.chunk * 2).min(MAX_CHUNK);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+
+    fn lines(data: &[u8]) -> Vec<(u64, String)> {
+        let mut r = ReverseLines::new(Cursor::new(data.to_vec()), data.len() as u64);
+        let mut out = Vec::new();
+        while let Some((off, line)) = r.next_line().unwrap() {
+            out.push((off, String::from_utf8_lossy(line).into_owned()));
+        }
+        out
+    }
+
+    #[test]
+    fn yields_lines_last_first_with_offsets() {
+        assert_eq!(
+            lines(b"a\nbb\nccc\n"),
+            vec![(5, "ccc".into()), (2, "bb".into()), (0, "a".into())]
+        );
+    }
+
+    #[test]
+    fn partial_last_line_is_yielded() {
+        assert_eq!(lines(b"a\nbb"), vec![(2, "bb".into()), (0, "a".into())]);
+    }
+
+    #[test]
+    fn empty_lines_and_empty_input_are_skipped() {
+        assert_eq!(lines(b"\n\na\n\n"), vec![(2, "a".into())]);
+        assert!(lines(b"").is_empty());
+        assert!(lines(b"\n").is_empty());
+    }
+
+    #[test]
+    fn lines_longer_than_many_chunks() {
+        let long = "x".repeat(3 * 1024 * 1024 + 17);
+        let data = format!("first\n{long}\nlast\n");
+        let got = lines(data.as_bytes());
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[0].1, "last");
+        assert_eq!(got[1].1.len(), long.len());
+        assert_eq!(got[1].0, 6);
+        assert_eq!(got[2].1, "first");
+    }
+
+    #[test]
+    fn reading_stops_at_the_given_end() {
+        let data = b"one\ntwo\nthree\n";
+        let mut r = ReverseLines::new(Cursor::new(data.to_vec()), 8);
+        assert_eq!(r.next_line().unwrap().map(|(o, l)| (o, l.to_vec())), Some((4, b"two".to_vec())));
+        assert_eq!(r.unread(), 3);
+    }
+}

@@ -1,0 +1,555 @@
+//! The current task list: the last TodoWrite, or the Task tools replayed, or Claude
+//! Code's task files, whichever is newest (SPEC §3, `todos`).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+use std::time::SystemTime;
+
+use serde::{Deserialize, Serialize};
+
+use super::record::{Entry, Record, ToolDetail, UserMsg};
+
+/// Which mechanism the task list came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TodoSource {
+    /// The `todos` input of the last `TodoWrite` call.
+    TodoWrite,
+    /// `TaskCreate`/`TaskUpdate` replayed, or `~/.claude/tasks/<session>/*.json`.
+    #[serde(rename = "tasks")]
+    Tasks,
+}
+
+/// The session's task list at the time of reading.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TodoList {
+    pub source: TodoSource,
+    pub items: Vec<TodoItem>,
+}
+
+/// One task.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TodoItem {
+    pub content: String,
+    /// `pending`, `in_progress` or `completed`.
+    pub status: String,
+    pub active_form: Option<String>,
+}
+
+impl TodoItem {
+    /// Whether the task is still to be done.
+    pub fn is_open(&self) -> bool {
+        self.status != "completed"
+    }
+}
+
+impl TodoList {
+    /// Tasks not completed.
+    pub fn open_count(&self) -> usize {
+        self.items.iter().filter(|t| t.is_open()).count()
+    }
+}
+
+/// Normalises the status spellings seen across versions.
+fn status(s: &str) -> String {
+    match s.trim().to_ascii_lowercase().replace('-', "_").as_str() {
+        "completed" | "done" | "complete" => "completed".into(),
+        "in_progress" | "inprogress" | "active" => "in_progress".into(),
+        _ => "pending".into(),
+    }
+}
+
+/// Task ids are decimal strings; order them numerically, others after, by text.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum TaskKey {
+    Num(u64),
+    Text(String),
+}
+
+impl TaskKey {
+    fn new(id: &str) -> TaskKey {
+        id.trim()
+            .trim_start_matches('#')
+            .parse()
+            .map_or_else(|_| TaskKey::Text(id.to_string()), TaskKey::Num)
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Task {
+    subject: String,
+    status: String,
+    active_form: Option<String>,
+}
+
+enum PendingOp<'a> {
+    Create {
+        subject: &'a str,
+        active_form: Option<&'a str>,
+    },
+    Update {
+        task_id: &'a str,
+        status: Option<&'a str>,
+        subject: Option<&'a str>,
+        active_form: Option<&'a str>,
+    },
+}
+
+/// Replays the main-chain task events of `records` (file order) and returns the list
+/// written last, with the index of the record that wrote it.
+pub(crate) fn replay(records: &[Record]) -> Option<(TodoList, usize)> {
+    let mut todo_write: Option<(Vec<TodoItem>, usize)> = None;
+    let mut tasks: BTreeMap<TaskKey, Task> = BTreeMap::new();
+    let mut tasks_written: Option<usize> = None;
+    let mut pending: Vec<(&str, PendingOp)> = Vec::new();
+
+    for (idx, record) in records.iter().enumerate() {
+        if record.meta.sidechain {
+            continue;
+        }
+        match &record.entry {
+            Entry::Assistant(a) => {
+                for call in &a.tool_calls {
+                    match &call.detail {
+                        ToolDetail::TodoWrite(items) => {
+                            let items = items
+                                .iter()
+                                .map(|t| TodoItem {
+                                    content: t.content.clone(),
+                                    status: status(&t.status),
+                                    active_form: t.active_form.clone(),
+                                })
+                                .collect();
+                            todo_write = Some((items, idx));
+                        }
+                        ToolDetail::TaskCreate {
+                            subject,
+                            active_form,
+                        } => pending.push((
+                            &call.id,
+                            PendingOp::Create {
+                                subject,
+                                active_form: active_form.as_deref(),
+                            },
+                        )),
+                        ToolDetail::TaskUpdate {
+                            task_id,
+                            status,
+                            subject,
+                            active_form,
+                        } => pending.push((
+                            &call.id,
+                            PendingOp::Update {
+                                task_id,
+                                status: status.as_deref(),
+                                subject: subject.as_deref(),
+                                active_form: active_form.as_deref(),
+                            },
+                        )),
+                        _ => {}
+                    }
+                }
+            }
+            Entry::User(u) => {
+                if let Some(snapshot) = &u.task_snapshot {
+                    let previous = std::mem::take(&mut tasks);
+                    for item in snapshot {
+                        let key = TaskKey::new(&item.id);
+                        let active_form = previous.get(&key).and_then(|t| t.active_form.clone());
+                        tasks.insert(
+                            key,
+                            Task {
+                                subject: item.subject.clone(),
+                                status: status(&item.status),
+                                active_form,
+                            },
+                        );
+                    }
+                    tasks_written = Some(idx);
+                }
+                for result in &u.tool_results {
+                    let Some(pos) = pending.iter().position(|(id, _)| *id == result.tool_use_id)
+                    else {
+                        continue;
+                    };
+                    let (_, op) = pending.remove(pos);
+                    if result.is_error || u.tool_use_failed {
+                        continue;
+                    }
+                    let created = created_id(u, &result.text);
+                    apply(&mut tasks, op, created);
+                    tasks_written = Some(idx);
+                }
+            }
+            _ => {}
+        }
+    }
+    // Calls whose results are not in the transcript yet (the hook ran mid-turn) are
+    // taken as done: that is what the model believes.
+    for (_, op) in pending {
+        apply(&mut tasks, op, None);
+        tasks_written = Some(records.len().saturating_sub(1));
+    }
+
+    let tasks_list = tasks_written.map(|idx| {
+        let items = tasks
+            .into_values()
+            .map(|t| TodoItem {
+                content: t.subject,
+                status: t.status,
+                active_form: t.active_form,
+            })
+            .collect();
+        (
+            TodoList {
+                source: TodoSource::Tasks,
+                items,
+            },
+            idx,
+        )
+    });
+    let todo_list = todo_write.map(|(items, idx)| {
+        (
+            TodoList {
+                source: TodoSource::TodoWrite,
+                items,
+            },
+            idx,
+        )
+    });
+    match (todo_list, tasks_list) {
+        (Some(a), Some(b)) => Some(if a.1 > b.1 { a } else { b }),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The id a TaskCreate result reports: `toolUseResult.task.id`, else `Task #N created`.
+fn created_id(u: &UserMsg, text: &str) -> Option<String> {
+    if u.tool_results.len() == 1 {
+        if let Some(id) = &u.created_task_id {
+            return Some(id.clone());
+        }
+    }
+    let rest = &text[text.find("Task #")? + "Task #".len()..];
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    (!digits.is_empty() && rest[digits.len()..].trim_start().starts_with("created"))
+        .then_some(digits)
+}
+
+fn apply(tasks: &mut BTreeMap<TaskKey, Task>, op: PendingOp, created: Option<String>) {
+    match op {
+        PendingOp::Create {
+            subject,
+            active_form,
+        } => {
+            let key = match created {
+                Some(id) => TaskKey::new(&id),
+                None => {
+                    let next = tasks
+                        .keys()
+                        .filter_map(|k| match k {
+                            TaskKey::Num(n) => Some(*n),
+                            TaskKey::Text(_) => None,
+                        })
+                        .max()
+                        .unwrap_or(0)
+                        + 1;
+                    TaskKey::Num(next)
+                }
+            };
+            tasks.insert(
+                key,
+                Task {
+                    subject: subject.to_string(),
+                    status: "pending".into(),
+                    active_form: active_form.map(str::to_string),
+                },
+            );
+        }
+        PendingOp::Update {
+            task_id,
+            status: new_status,
+            subject,
+            active_form,
+        } => {
+            let key = TaskKey::new(task_id);
+            if new_status.is_some_and(|s| s.eq_ignore_ascii_case("deleted")) {
+                tasks.remove(&key);
+                return;
+            }
+            // An update of a task created before the part of the transcript we read
+            // still tells us it exists.
+            let task = tasks.entry(key).or_insert_with(|| Task {
+                subject: subject.unwrap_or("").to_string(),
+                status: "pending".into(),
+                active_form: None,
+            });
+            if let Some(s) = new_status {
+                task.status = status(s);
+            }
+            if let Some(s) = subject {
+                task.subject = s.to_string();
+            }
+            if let Some(a) = active_form {
+                task.active_form = Some(a.to_string());
+            }
+        }
+    }
+}
+
+/// Claude Code's task files for one list, and when they last changed.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TaskFiles {
+    pub items: Vec<TodoItem>,
+    pub modified: Option<SystemTime>,
+}
+
+#[derive(Deserialize)]
+struct TaskFile {
+    #[serde(default, deserialize_with = "id_string")]
+    id: Option<String>,
+    #[serde(default)]
+    subject: Option<String>,
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(rename = "activeForm", default)]
+    active_form: Option<String>,
+}
+
+fn id_string<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(match serde_json::Value::deserialize(d)? {
+        serde_json::Value::String(s) => Some(s),
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    })
+}
+
+/// Largest task file read; task files are a few hundred bytes.
+const MAX_TASK_FILE: u64 = 1024 * 1024;
+
+/// Reads `<dir>/*.json`; unreadable or foreign files are skipped.
+pub(crate) fn load_task_files(dir: &Path) -> TaskFiles {
+    let mut out = TaskFiles::default();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return out;
+    };
+    let mut found: Vec<(TaskKey, TodoItem)> = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().and_then(|e| e.to_str()) != Some("json") {
+            continue;
+        }
+        let Ok(meta) = entry.metadata() else { continue };
+        if !meta.is_file() || meta.len() > MAX_TASK_FILE {
+            continue;
+        }
+        let Ok(bytes) = fs::read(&path) else { continue };
+        let Ok(task) = serde_json::from_slice::<TaskFile>(&bytes) else {
+            continue;
+        };
+        let id = task.id.unwrap_or_else(|| {
+            path.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        });
+        let st = task.status.as_deref().unwrap_or("pending");
+        if st.eq_ignore_ascii_case("deleted") {
+            continue;
+        }
+        if let Ok(m) = meta.modified() {
+            out.modified = Some(out.modified.map_or(m, |o: SystemTime| o.max(m)));
+        }
+        found.push((
+            TaskKey::new(&id),
+            TodoItem {
+                content: task.subject.unwrap_or_default(),
+                status: status(st),
+                active_form: task.active_form,
+            },
+        ));
+    }
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    out.items = found.into_iter().map(|(_, t)| t).collect();
+    out
+}
+
+/// Picks between the transcript's list and the task files: the files are
+/// authoritative unless a TodoWrite in the transcript is newer than them.
+pub(crate) fn current(
+    records: &[Record],
+    files: Option<&TaskFiles>,
+) -> Option<TodoList> {
+    let from_transcript = replay(records);
+    let Some(files) = files else {
+        return from_transcript.map(|(l, _)| l);
+    };
+    if let Some((list, idx)) = &from_transcript {
+        if list.source == TodoSource::TodoWrite {
+            let written = records[*idx]
+                .meta
+                .timestamp
+                .as_deref()
+                .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+                .map(SystemTime::from);
+            if let (Some(w), Some(m)) = (written, files.modified) {
+                if w > m {
+                    return from_transcript.map(|(l, _)| l);
+                }
+            }
+        }
+    }
+    Some(TodoList {
+        source: TodoSource::Tasks,
+        items: files.items.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::record::parse_line;
+
+    fn records(lines: &[&str]) -> Vec<Record> {
+        lines.iter().map(|l| parse_line(l.as_bytes()).unwrap()).collect()
+    }
+
+    fn call(id: &str, name: &str, input: &str) -> String {
+        format!(
+            r#"{{"type":"assistant","message":{{"content":[{{"type":"tool_use","id":"{id}","name":"{name}","input":{input}}}]}}}}"#
+        )
+    }
+
+    fn result(id: &str, text: &str, tur: &str) -> String {
+        format!(
+            r#"{{"type":"user","message":{{"content":[{{"type":"tool_result","tool_use_id":"{id}","content":"{text}"}}]}},"toolUseResult":{tur}}}"#
+        )
+    }
+
+    fn items(list: &TodoList) -> Vec<(String, String)> {
+        list.items
+            .iter()
+            .map(|t| (t.content.clone(), t.status.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn task_tools_replay_with_update_and_delete() {
+        let lines = [
+            call("a", "TaskCreate", r#"{"subject":"One","activeForm":"Doing one"}"#),
+            result("a", "Task #1 created successfully: One", r#"{"task":{"id":"1","subject":"One"}}"#),
+            call("b", "TaskCreate", r#"{"subject":"Two"}"#),
+            result("b", "Task #2 created successfully: Two", r#"{"task":{"id":"2","subject":"Two"}}"#),
+            call("c", "TaskCreate", r#"{"subject":"Three"}"#),
+            result("c", "Task #3 created successfully: Three", r#"{}"#),
+            call("d", "TaskUpdate", r#"{"taskId":"1","status":"completed"}"#),
+            result("d", "Updated", r#"{"success":true,"taskId":"1"}"#),
+            call("e", "TaskUpdate", r#"{"taskId":"2","status":"deleted"}"#),
+            result("e", "Updated", r#"{"success":true,"taskId":"2"}"#),
+            call("f", "TaskUpdate", r#"{"taskId":"3","status":"in_progress"}"#),
+        ];
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let (list, _) = replay(&records(&refs)).unwrap();
+        assert_eq!(list.source, TodoSource::Tasks);
+        assert_eq!(
+            items(&list),
+            vec![
+                ("One".into(), "completed".into()),
+                ("Three".into(), "in_progress".into())
+            ]
+        );
+        assert_eq!(list.items[0].active_form.as_deref(), Some("Doing one"));
+    }
+
+    #[test]
+    fn failed_updates_are_ignored() {
+        let lines = [
+            call("a", "TaskCreate", r#"{"subject":"One"}"#),
+            result("a", "Task #1 created successfully: One", r#"{"task":{"id":"1"}}"#),
+            call("b", "TaskUpdate", r#"{"taskId":"9","status":"completed"}"#),
+            result("b", "Task not found", r#"{"success":false,"taskId":"9","error":"Task not found"}"#),
+        ];
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let (list, _) = replay(&records(&refs)).unwrap();
+        assert_eq!(items(&list), vec![("One".into(), "pending".into())]);
+    }
+
+    #[test]
+    fn last_writer_wins_between_todowrite_and_tasks() {
+        let lines = [
+            call("a", "TaskCreate", r#"{"subject":"Task tool"}"#),
+            result("a", "Task #1 created successfully", r#"{"task":{"id":"1"}}"#),
+            call("t", "TodoWrite", r#"{"todos":[{"content":"Todo","status":"in_progress","activeForm":"Todoing"}]}"#),
+        ];
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let (list, _) = replay(&records(&refs)).unwrap();
+        assert_eq!(list.source, TodoSource::TodoWrite);
+        assert_eq!(items(&list), vec![("Todo".into(), "in_progress".into())]);
+    }
+
+    #[test]
+    fn cleared_todowrite_is_an_empty_list() {
+        let lines = [
+            call("t", "TodoWrite", r#"{"todos":[{"content":"A","status":"pending"}]}"#),
+            call("u", "TodoWrite", r#"{"todos":[]}"#),
+        ];
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let (list, _) = replay(&records(&refs)).unwrap();
+        assert_eq!(list.source, TodoSource::TodoWrite);
+        assert!(list.items.is_empty());
+    }
+
+    #[test]
+    fn sidechain_todowrite_is_ignored() {
+        let side = r#"{"type":"assistant","isSidechain":true,"message":{"content":[{"type":"tool_use","id":"s","name":"TodoWrite","input":{"todos":[{"content":"sub","status":"pending"}]}}]}}"#;
+        assert!(replay(&records(&[side])).is_none());
+    }
+
+    #[test]
+    fn snapshot_from_task_list_is_a_base() {
+        let lines = [
+            result(
+                "l",
+                "listing",
+                r#"{"tasks":[{"id":"4","subject":"Four","status":"in_progress"},{"id":"5","subject":"Five","status":"pending"}]}"#,
+            ),
+            call("u", "TaskUpdate", r#"{"taskId":"4","status":"completed"}"#),
+            result("u", "ok", r#"{"success":true}"#),
+        ];
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let (list, _) = replay(&records(&refs)).unwrap();
+        assert_eq!(
+            items(&list),
+            vec![("Four".into(), "completed".into()), ("Five".into(), "pending".into())]
+        );
+    }
+
+    #[test]
+    fn background_shell_tools_are_not_tasks() {
+        let lines = [
+            call("o", "TaskOutput", r#"{"task_id":"bg1"}"#),
+            call("k", "KillShell", r#"{"shell_id":"bg1"}"#),
+            call("s", "TaskStop", r#"{"task_id":"bg1"}"#),
+            call("b", "BashOutput", r#"{"bash_id":"bg1"}"#),
+        ];
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        assert!(replay(&records(&refs)).is_none());
+    }
+
+    #[test]
+    fn task_files_are_read_in_id_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, body: &str| fs::write(dir.path().join(name), body).unwrap();
+        write("10.json", r#"{"id":"10","subject":"Ten","status":"pending"}"#);
+        write("2.json", r#"{"id":"2","subject":"Two","status":"in_progress","activeForm":"Doing two"}"#);
+        write("3.json", r#"{"id":"3","subject":"Gone","status":"deleted"}"#);
+        write(".lock", "");
+        write("bad.json", "{not json");
+        let files = load_task_files(dir.path());
+        assert_eq!(
+            files.items.iter().map(|t| t.content.as_str()).collect::<Vec<_>>(),
+            vec!["Two", "Ten"]
+        );
+        assert!(files.modified.is_some());
+        assert!(load_task_files(&dir.path().join("missing")).items.is_empty());
+    }
+}

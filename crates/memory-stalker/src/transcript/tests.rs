@@ -1,0 +1,457 @@
+//! Extraction over whole (small, hand-written) transcripts: the window read from the
+//! end, and every SPEC §3 rule that needs more than one record.
+
+use std::io::Write;
+
+use serde_json::json;
+
+use super::*;
+
+/// Builds transcript lines the way Claude Code writes them.
+#[derive(Default)]
+struct T {
+    lines: Vec<String>,
+    n: usize,
+}
+
+impl T {
+    fn push(&mut self, mut v: serde_json::Value) -> &mut Self {
+        self.n += 1;
+        let obj = v.as_object_mut().unwrap();
+        obj.entry("uuid").or_insert(json!(format!("u{}", self.n)));
+        obj.entry("timestamp")
+            .or_insert(json!(format!("2026-01-29T08:{:02}:00.000Z", self.n % 60)));
+        obj.entry("sessionId").or_insert(json!("sess-1"));
+        obj.entry("cwd").or_insert(json!("/proj"));
+        obj.entry("version").or_insert(json!("2.1.197"));
+        obj.entry("gitBranch").or_insert(json!("main"));
+        obj.entry("isSidechain").or_insert(json!(false));
+        self.lines.push(v.to_string());
+        self
+    }
+    fn prompt(&mut self, text: &str) -> &mut Self {
+        self.push(json!({"type":"user","message":{"role":"user","content":text}}))
+    }
+    fn say(&mut self, text: &str) -> &mut Self {
+        self.push(json!({"type":"assistant","message":{"id":format!("m{}", self.n),"model":"claude-opus-4-8","role":"assistant","content":[{"type":"text","text":text}]}}))
+    }
+    fn call(&mut self, id: &str, name: &str, input: serde_json::Value) -> &mut Self {
+        self.push(json!({"type":"assistant","message":{"id":format!("m{}", self.n),"role":"assistant","content":[{"type":"tool_use","id":id,"name":name,"input":input}]}}))
+    }
+    fn result(&mut self, id: &str, text: &str, is_error: bool) -> &mut Self {
+        self.push(json!({"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":id,"content":text,"is_error":is_error}]},"toolUseResult":{"stdout":text}}))
+    }
+    fn boundary(&mut self) -> &mut Self {
+        self.push(json!({"type":"system","subtype":"compact_boundary","content":"Conversation compacted","parentUuid":null,"compactMetadata":{"trigger":"auto"}}))
+            .push(json!({"type":"user","isCompactSummary":true,"isVisibleInTranscriptOnly":true,"message":{"role":"user","content":"This session is being continued from a previous conversation that ran out of context. Summary: …"}}))
+    }
+    fn raw(&mut self, line: &str) -> &mut Self {
+        self.lines.push(line.to_string());
+        self
+    }
+    fn bytes(&self) -> Vec<u8> {
+        let mut s = self.lines.join("\n");
+        s.push('\n');
+        s.into_bytes()
+    }
+    fn extract(&self) -> Extraction {
+        self.read(ReadOptions::default()).extraction()
+    }
+    fn read(&self, opts: ReadOptions) -> Transcript {
+        read_bytes(&self.bytes(), opts)
+    }
+}
+
+fn read_bytes(bytes: &[u8], opts: ReadOptions) -> Transcript {
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    f.write_all(bytes).unwrap();
+    Transcript::read(f.path(), opts).unwrap()
+}
+
+#[test]
+fn empty_file_extracts_nothing() {
+    let ex = read_bytes(b"", ReadOptions::default()).extraction();
+    assert_eq!(ex.records, 0);
+    assert_eq!(ex.bad_lines, 0);
+    assert!(ex.last_prompt.is_none() && ex.reply.is_none() && ex.todos.is_none());
+    assert!(ex.plan.is_none() && ex.last_action.is_none());
+    assert!(ex.files.modified.is_empty() && ex.files.read.is_empty());
+}
+
+#[test]
+fn missing_file_is_an_error_not_a_panic() {
+    let err = Transcript::read(Path::new("/nonexistent/x.jsonl"), ReadOptions::default())
+        .unwrap_err();
+    assert!(err.to_string().contains("/nonexistent/x.jsonl"));
+}
+
+#[test]
+fn last_interaction_and_session_meta() {
+    let mut t = T::default();
+    t.prompt("first request").say("done first");
+    t.prompt("add retries to the uploader")
+        .say("Looking at the uploader.")
+        .call("t1", "Read", json!({"file_path":"/proj/src/upload.rs"}))
+        .result("t1", "fn upload() {}", false)
+        .call("t2", "Edit", json!({"file_path":"/proj/src/upload.rs","old_string":"a","new_string":"b"}))
+        .result("t2", "ok", false)
+        .say("   ")
+        .say("Retries added with a budget of 3.");
+    let ex = t.extract();
+    assert_eq!(ex.session_id.as_deref(), Some("sess-1"));
+    assert_eq!(ex.cwd.as_deref(), Some("/proj"));
+    assert_eq!(ex.version.as_deref(), Some("2.1.197"));
+    assert_eq!(ex.git_branch.as_deref(), Some("main"));
+    let p = ex.last_prompt.unwrap();
+    assert_eq!(p.text, "add retries to the uploader");
+    assert_eq!(p.uuid.as_deref(), Some("u3"));
+    let reply = ex.reply.unwrap();
+    assert_eq!(
+        reply.text,
+        "Looking at the uploader.\n\nRetries added with a budget of 3."
+    );
+    let names: Vec<_> = reply.tool_calls.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["Read", "Edit"]);
+    assert_eq!(ex.files.modified, ["/proj/src/upload.rs"]);
+    assert!(ex.files.read.is_empty(), "read minus modified");
+    let last = ex.last_action.unwrap();
+    assert_eq!((last.tool.as_str(), last.ok), ("Edit", Some(true)));
+}
+
+#[test]
+fn split_assistant_records_are_joined_in_file_order() {
+    let mut t = T::default();
+    t.prompt("go");
+    for (i, block) in [
+        json!({"type":"thinking","thinking":"…","signature":"x"}),
+        json!({"type":"text","text":"Part one."}),
+        json!({"type":"tool_use","id":"b1","name":"Bash","input":{"command":"ls"}}),
+        json!({"type":"text","text":"Part two."}),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        t.push(json!({"type":"assistant","uuid":format!("s{i}"),"requestId":"req_1","message":{"id":"msg_same","role":"assistant","content":[block]}}));
+    }
+    let reply = t.extract().reply.unwrap();
+    assert_eq!(reply.text, "Part one.\n\nPart two.");
+    assert_eq!(reply.tool_calls[0].summary, "ls");
+}
+
+#[test]
+fn interrupts_synthetic_and_sidechain_records_are_skipped() {
+    let mut t = T::default();
+    t.prompt("real one").say("working");
+    t.push(json!({"type":"user","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}));
+    t.push(json!({"type":"user","isSidechain":true,"message":{"role":"user","content":"subagent prompt"}}));
+    t.push(json!({"type":"assistant","isSidechain":true,"message":{"role":"assistant","content":[{"type":"text","text":"subagent text"}]}}));
+    t.push(json!({"type":"assistant","isApiErrorMessage":false,"message":{"model":"<synthetic>","role":"assistant","content":[{"type":"text","text":"No response requested."}]}}));
+    t.push(json!({"type":"user","isMeta":true,"message":{"role":"user","content":"Continue from where you left off."}}));
+    let ex = t.extract();
+    assert_eq!(ex.last_prompt.unwrap().text, "real one");
+    assert_eq!(ex.reply.unwrap().text, "working");
+}
+
+#[test]
+fn api_request_blob_and_unknown_types_are_ignored() {
+    let mut t = T::default();
+    t.prompt("the real prompt").say("ok");
+    t.push(json!({"type":"api-request-blob","message":{"role":"user","content":"not a prompt"}}));
+    t.push(json!({"type":"api-request-shape","system":"x".repeat(100)}));
+    t.push(json!({"type":"progress","data":{"type":"hook_progress"}}));
+    t.push(json!({"type":"last-prompt","lastPrompt":"the real prompt"}));
+    let ex = t.extract();
+    assert_eq!(ex.last_prompt.unwrap().text, "the real prompt");
+    assert_eq!(ex.bad_lines, 0);
+    assert_eq!(ex.records, 6);
+}
+
+#[test]
+fn segment_scopes_files_and_last_action() {
+    let mut t = T::default();
+    t.prompt("old work")
+        .call("o1", "Write", json!({"file_path":"/proj/old.rs","content":"x"}))
+        .result("o1", "ok", false);
+    t.boundary();
+    t.prompt("new work")
+        .call("n1", "Read", json!({"file_path":"/proj/new.rs"}))
+        .result("n1", "text", false);
+    let ex = t.extract();
+    assert!(ex.files.modified.is_empty());
+    assert_eq!(ex.files.read, ["/proj/new.rs"]);
+    assert_eq!(ex.last_prompt.unwrap().text, "new work");
+}
+
+#[test]
+fn prompt_and_tasks_are_found_before_the_boundary() {
+    let mut t = T::default();
+    t.prompt("a very old prompt");
+    t.boundary();
+    t.prompt("implement phase 2")
+        .call("tw", "TodoWrite", json!({"todos":[
+            {"content":"Design","status":"completed","activeForm":"Designing"},
+            {"content":"Build","status":"in_progress","activeForm":"Building"}]}))
+        .result("tw", "ok", false)
+        .say("Building now.");
+    t.boundary();
+    // An automatic compaction in the middle of the turn: no prompt, no task write.
+    t.say("Still building.")
+        .call("b", "Bash", json!({"command":"cargo build"}))
+        .result("b", "error[E0425]", true);
+    let tr = t.read(ReadOptions::default());
+    let ex = tr.extraction();
+    assert_eq!(ex.last_prompt.as_ref().unwrap().text, "implement phase 2");
+    assert_eq!(
+        ex.reply.as_ref().unwrap().text,
+        "Building now.\n\nStill building."
+    );
+    let todos = ex.todos.unwrap();
+    assert_eq!(todos.source, TodoSource::TodoWrite);
+    assert_eq!(todos.items.len(), 2);
+    assert_eq!(todos.items[1].active_form.as_deref(), Some("Building"));
+    assert!(ex.files.modified.is_empty());
+    let last = ex.last_action.unwrap();
+    assert_eq!((last.tool.as_str(), last.ok), ("Bash", Some(false)));
+    // The earliest prompt was never needed, so it was never read.
+    assert!(tr.records.iter().all(|r| prompt::prompt_text(r).as_deref() != Some("a very old prompt")));
+}
+
+#[test]
+fn task_replay_reads_back_to_the_first_task() {
+    let mut t = T::default();
+    t.prompt("before the tasks")
+        .call("w", "Write", json!({"file_path":"/proj/x","content":"x"}));
+    t.prompt("plan the work")
+        .call("c1", "TaskCreate", json!({"subject":"One","activeForm":"Doing one"}))
+        .push(json!({"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"Task #1 created successfully: One"}]},"toolUseResult":{"task":{"id":"1","subject":"One"}}}))
+        .call("c2", "TaskCreate", json!({"subject":"Two"}))
+        .push(json!({"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"c2","content":"Task #2 created successfully: Two"}]},"toolUseResult":{"task":{"id":"2","subject":"Two"}}}));
+    t.boundary();
+    t.prompt("continue")
+        .call("u1", "TaskUpdate", json!({"taskId":"1","status":"completed"}))
+        .push(json!({"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"u1","content":"Updated task #1 status"}]},"toolUseResult":{"success":true,"taskId":"1","updatedFields":["status"]}}));
+    let tr = t.read(ReadOptions::default());
+    let todos = tr.extraction().todos.unwrap();
+    assert_eq!(todos.source, TodoSource::Tasks);
+    let got: Vec<_> = todos
+        .items
+        .iter()
+        .map(|i| (i.content.as_str(), i.status.as_str()))
+        .collect();
+    assert_eq!(got, [("One", "completed"), ("Two", "pending")]);
+    // Reading stopped at TaskCreate #1: the Write before it was not parsed.
+    assert!(!tr.records.iter().any(|r| matches!(&r.entry, Entry::Assistant(a) if a.tool_calls.iter().any(|c| c.name == "Write"))));
+}
+
+#[test]
+fn reading_stops_at_the_boundary_when_nothing_is_missing() {
+    let mut t = T::default();
+    let filler = "y".repeat(10_000);
+    for i in 0..200 {
+        t.prompt(&format!("old {i}")).say(&filler);
+    }
+    t.boundary();
+    t.prompt("now")
+        .call("tw", "TodoWrite", json!({"todos":[{"content":"A","status":"pending","activeForm":"A-ing"}]}))
+        .say("ok");
+    let tr = t.read(ReadOptions::default());
+    let (read, size) = tr.bytes_read();
+    assert!(read * 50 < size, "read {read} of {size}");
+    assert_eq!(tr.extraction().records, 5);
+}
+
+#[test]
+fn task_search_past_the_boundary_parses_only_task_lines() {
+    let mut t = T::default();
+    t.prompt("p0")
+        .call("tw", "TodoWrite", json!({"todos":[{"content":"Keep me","status":"in_progress"}]}));
+    for i in 0..50 {
+        t.say(&format!("chatter {i}"));
+    }
+    t.boundary();
+    t.prompt("p1").say("no task tools here");
+    let tr = t.read(ReadOptions::default());
+    let ex = tr.extraction();
+    assert_eq!(ex.todos.unwrap().items[0].content, "Keep me");
+    // Segment (boundary, summary, prompt, reply) + the TodoWrite line only.
+    assert_eq!(ex.records, 5);
+}
+
+#[test]
+fn huge_line_truncated_last_line_and_invalid_utf8() {
+    let mut t = T::default();
+    let big = "z".repeat(3 * 1024 * 1024 + 123);
+    t.prompt("write the big file")
+        .call("w", "Write", json!({"file_path":"/proj/big.txt","content":big}))
+        .push(json!({"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"w","content":"File created"}]},"toolUseResult":{"type":"create","filePath":"/proj/big.txt","content":big}}))
+        .say("Wrote it.");
+    let mut bytes = t.bytes();
+    // A line with an invalid UTF-8 byte inside a string.
+    let mut bad_utf8 = br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"caf"#.to_vec();
+    bad_utf8.push(0xE9);
+    bad_utf8.extend_from_slice(b" done\"}]}}\n");
+    bytes.extend_from_slice(&bad_utf8);
+    // The record Claude Code was writing when the hook read the file.
+    bytes.extend_from_slice(br#"{"type":"assistant","message":{"role":"assis"#);
+    let ex = read_bytes(&bytes, ReadOptions::default()).extraction();
+    assert_eq!(ex.bad_lines, 1);
+    assert_eq!(ex.files.modified, ["/proj/big.txt"]);
+    assert_eq!(ex.reply.unwrap().text, "Wrote it.\n\ncaf\u{fffd} done");
+}
+
+#[test]
+fn garbage_lines_are_counted_not_fatal() {
+    let mut t = T::default();
+    t.raw("not json at all").raw("[1,2,3]").raw("{\"type\":\"user\",\"message\":");
+    t.prompt("after garbage").say("fine");
+    let ex = t.extract();
+    assert_eq!(ex.bad_lines, 3);
+    assert_eq!(ex.last_prompt.unwrap().text, "after garbage");
+}
+
+#[test]
+fn end_offset_limits_what_is_read() {
+    let mut t = T::default();
+    t.prompt("first").say("one");
+    let cut = t.bytes().len() as u64;
+    t.prompt("second").say("two");
+    let ex = t
+        .read(ReadOptions {
+            end: Some(cut),
+            ..Default::default()
+        })
+        .extraction();
+    assert_eq!(ex.last_prompt.unwrap().text, "first");
+}
+
+#[test]
+fn failed_edits_do_not_count_and_files_are_capped() {
+    let mut t = T::default();
+    t.prompt("many files");
+    for i in 0..25 {
+        let id = format!("e{i}");
+        t.call(&id, "Edit", json!({"file_path":format!("/proj/f{i}.rs")}))
+            .result(&id, "ok", false);
+    }
+    t.call("bad", "Edit", json!({"file_path":"/proj/failed.rs"}))
+        .result("bad", "<tool_use_error>String not found</tool_use_error>", true);
+    t.call("r1", "Read", json!({"file_path":"/proj/f24.rs"}))
+        .result("r1", "x", false)
+        .call("r2", "Read", json!({"file_path":"/proj/readme.md"}))
+        .result("r2", "x", false)
+        .call("r3", "Read", json!({"file_path":"/proj/readme.md"}))
+        .result("r3", "x", false)
+        .call("nb", "NotebookEdit", json!({"notebook_path":"/proj/a.ipynb"}))
+        .result("nb", "ok", false);
+    let files = t.extract().files;
+    assert_eq!(files.modified.len(), 20);
+    assert_eq!(files.modified[0], "/proj/a.ipynb");
+    assert_eq!(files.modified[1], "/proj/f24.rs");
+    assert!(!files.modified.contains(&"/proj/failed.rs".to_string()));
+    assert_eq!(files.read, ["/proj/readme.md"]);
+}
+
+#[test]
+fn last_action_without_result_has_unknown_outcome() {
+    let mut t = T::default();
+    t.prompt("run it")
+        .call("g", "Grep", json!({"pattern":"TODO","path":"/proj"}));
+    let last = t.extract().last_action.unwrap();
+    assert_eq!(last.tool, "Grep");
+    assert_eq!(last.summary, "TODO");
+    assert_eq!(last.ok, None);
+}
+
+#[test]
+fn plan_inline_and_from_plan_file() {
+    let mut t = T::default();
+    t.prompt("plan it")
+        .call("p", "ExitPlanMode", json!({"plan":"# Plan\n1. do a\n2. do b"}))
+        .result("p", "User has approved your plan.", false);
+    let plan = t.extract().plan.unwrap();
+    assert_eq!(plan.source, "ExitPlanMode");
+    assert_eq!(plan.text, "# Plan\n1. do a\n2. do b");
+
+    let home = tempfile::tempdir().unwrap();
+    let plans = home.path().join("plans");
+    std::fs::create_dir(&plans).unwrap();
+    std::fs::write(plans.join("calm-fox.md"), "# From file\n- step").unwrap();
+    let mut t = T::default();
+    t.prompt("plan it").call("p", "ExitPlanMode", json!({}));
+    t.push(json!({"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"p","content":"approved"}]},"toolUseResult":{"plan":null,"isAgent":false,"filePath":plans.join("calm-fox.md")}}));
+    let opts = ReadOptions {
+        plans_dir: Some(plans.clone()),
+        ..Default::default()
+    };
+    assert_eq!(t.read(opts).extraction().plan.unwrap().text, "# From file\n- step");
+    // Outside the plans directory the file is named, not read.
+    let outside = t.read(ReadOptions::default()).extraction().plan.unwrap();
+    assert!(outside.text.contains("calm-fox.md") && !outside.text.contains("From file"));
+}
+
+#[test]
+fn task_files_are_authoritative_unless_a_newer_todowrite_exists() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("1.json"),
+        r#"{"id":"1","subject":"From file","status":"in_progress","activeForm":"Filing"}"#,
+    )
+    .unwrap();
+    let mut t = T::default();
+    t.prompt("x")
+        .call("c", "TaskCreate", json!({"subject":"From transcript"}))
+        .result("c", "Task #1 created successfully: From transcript", false);
+    let opts = ReadOptions {
+        tasks_dir: Some(dir.path().to_path_buf()),
+        ..Default::default()
+    };
+    let todos = t.read(opts.clone()).extraction().todos.unwrap();
+    assert_eq!(todos.source, TodoSource::Tasks);
+    assert_eq!(todos.items[0].content, "From file");
+
+    // A TodoWrite written after the files changed (timestamp in the future) wins.
+    let mut t = T::default();
+    t.prompt("x");
+    t.push(json!({"type":"assistant","timestamp":"2999-01-01T00:00:00Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"tw","name":"TodoWrite","input":{"todos":[{"content":"Newer","status":"pending"}]}}]}}));
+    let todos = t.read(opts).extraction().todos.unwrap();
+    assert_eq!(todos.source, TodoSource::TodoWrite);
+}
+
+#[test]
+fn no_task_tool_at_all_gives_null_todos() {
+    let mut t = T::default();
+    t.prompt("2.1.3xx style").say("no tasks here");
+    assert!(t.extract().todos.is_none());
+}
+
+#[test]
+fn conversation_text_keeps_the_newest_entries() {
+    let mut t = T::default();
+    t.prompt("first ask").say(&"a".repeat(5_000));
+    t.prompt("second ask")
+        .call("b", "Bash", json!({"command":"make"}))
+        .result("b", &"o".repeat(10_000), false)
+        .say("final answer");
+    let tr = t.read(ReadOptions::default());
+    let text = tr.conversation_text(3_000);
+    assert!(text.chars().count() <= 3_000, "{}", text.chars().count());
+    assert!(text.contains("User:\nsecond ask"));
+    assert!(text.contains("Assistant called Bash: make"));
+    assert!(text.contains("characters omitted"));
+    assert!(text.ends_with("Assistant:\nfinal answer"));
+    assert!(text.starts_with("[… 2 earlier entries omitted …]"));
+    let all = tr.conversation_text(50_000);
+    assert!(all.starts_with("User:\nfirst ask"));
+}
+
+#[test]
+fn conversation_text_names_the_request_from_before_the_boundary() {
+    let mut t = T::default();
+    t.prompt("the original request").say("working");
+    t.boundary();
+    t.say("still working");
+    let text = t.read(ReadOptions::default()).conversation_text(10_000);
+    assert!(text.starts_with("User (request from before the last compaction):\nthe original request"));
+    assert!(text.ends_with("Assistant:\nstill working"));
+    assert!(!text.contains("Assistant:\nworking"));
+}
