@@ -6,9 +6,23 @@
 //!
 //! - [`transcript`]: reads a session transcript from the end and extracts the last
 //!   interaction, task list, plan, files and last action.
+//! - [`summary`]: the AI summary and the summarisers that write it.
+//! - [`memory`]: the memory file format and the store on disk.
+//! - [`redact`]: secret redaction for everything sent to a model or written to disk.
+//! - [`config`], [`log`]: environment configuration and the hook's log.
 
+pub mod config;
 pub mod error;
+pub mod fsutil;
+pub mod hook;
+pub mod lang;
+pub mod log;
+pub mod memory;
+pub mod redact;
+pub mod summary;
 pub mod text;
 pub mod transcript;
 
+pub use config::Config;
 pub use error::Error;
+pub use lang::Lang;

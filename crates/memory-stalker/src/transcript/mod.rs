@@ -7,6 +7,7 @@
 //! missing, so the cost follows the last segment rather than the file size.
 
 mod conversation;
+mod describe;
 mod extract;
 mod prompt;
 mod record;
@@ -18,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 use memchr::memmem;
 
+pub use describe::{bytes, describe};
 pub use extract::{Extraction, Files, LastAction, Plan, Prompt, Reply, ToolCallSummary};
 pub use reverse::ReverseLines;
 pub use tasks::{TodoItem, TodoList, TodoSource};
@@ -115,6 +117,24 @@ impl Transcript {
         })
     }
 
+    /// Reads Claude Code's task files from `dir` (for when the session id was only
+    /// known after reading).
+    pub fn use_task_files(&mut self, dir: &Path) {
+        let files = tasks::load_task_files(dir);
+        if !files.items.is_empty() {
+            self.task_files = Some(files);
+        }
+    }
+
+    /// The session id of the newest main-chain record that has one.
+    pub fn session_id(&self) -> Option<String> {
+        self.records
+            .iter()
+            .rev()
+            .filter(|r| !r.meta.sidechain)
+            .find_map(|r| r.meta.session_id.clone())
+    }
+
     /// Number of records parsed.
     pub fn record_count(&self) -> usize {
         self.records.len()
@@ -149,9 +169,63 @@ impl Transcript {
             .collect()
     }
 
+    /// The assistant's text blocks in the segment, oldest first.
+    pub fn segment_assistant_texts(&self) -> Vec<&str> {
+        self.segment()
+            .iter()
+            .filter(|r| !r.meta.sidechain)
+            .filter_map(|r| match &r.entry {
+                Entry::Assistant(a) if !a.synthetic => Some(a.texts.iter().map(String::as_str)),
+                _ => None,
+            })
+            .flatten()
+            .collect()
+    }
+
+    /// Files changed in the segment with the tools that changed them (successful calls
+    /// only), most recently changed first.
+    pub fn segment_changes(&self) -> Vec<FileChange> {
+        let failed: std::collections::HashSet<&str> = self
+            .records
+            .iter()
+            .filter_map(|r| match &r.entry {
+                Entry::User(u) => Some(u.tool_results.iter().filter(|t| t.is_error)),
+                _ => None,
+            })
+            .flatten()
+            .map(|t| t.tool_use_id.as_str())
+            .collect();
+        let mut changes: Vec<FileChange> = Vec::new();
+        for r in self.segment().iter().rev().filter(|r| !r.meta.sidechain) {
+            let Entry::Assistant(a) = &r.entry else { continue };
+            for call in a.tool_calls.iter().rev() {
+                let ToolDetail::Modifies(path) = &call.detail else { continue };
+                if failed.contains(call.id.as_str()) {
+                    continue;
+                }
+                match changes.iter_mut().find(|c| &c.path == path) {
+                    Some(c) => c.tools.push(call.name.clone()),
+                    None => changes.push(FileChange {
+                        path: path.clone(),
+                        tools: vec![call.name.clone()],
+                    }),
+                }
+            }
+        }
+        changes
+    }
+
     fn segment(&self) -> &[Record] {
         &self.records[self.segment_start..]
     }
+}
+
+/// A file changed in the segment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    pub path: String,
+    /// Names of the tools that changed it, newest first.
+    pub tools: Vec<String>,
 }
 
 /// Tracks, while reading backwards, whether everything that outlives a compaction

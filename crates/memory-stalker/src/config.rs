@@ -1,0 +1,307 @@
+//! Configuration from the environment (SPEC §7).
+//!
+//! Values are read through a lookup function rather than `std::env`, so tests can
+//! pass any environment. An invalid value never fails: it is reported in
+//! [`Config::warnings`] (which the hook logs) and the default is used.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::lang::Lang;
+
+/// Which summariser to use (`MEMORY_STALKER_SUMMARIZER`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Backend {
+    /// The first configured of anthropic, openai, claude-cli; offline otherwise.
+    #[default]
+    Auto,
+    Anthropic,
+    OpenAi,
+    ClaudeCli,
+    Offline,
+}
+
+impl Backend {
+    /// Parses the names documented in the README.
+    pub fn parse(s: &str) -> Option<Backend> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "auto" | "" => Some(Backend::Auto),
+            "anthropic" => Some(Backend::Anthropic),
+            "openai" | "openai-compatible" => Some(Backend::OpenAi),
+            "claude-cli" | "claude" | "cli" => Some(Backend::ClaudeCli),
+            "offline" | "none" | "off" => Some(Backend::Offline),
+            _ => None,
+        }
+    }
+
+    /// The name used in `summary_source`, logs and the circuit breaker.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Auto => "auto",
+            Backend::Anthropic => "anthropic",
+            Backend::OpenAi => "openai",
+            Backend::ClaudeCli => "claude-cli",
+            Backend::Offline => "offline",
+        }
+    }
+}
+
+/// Everything configurable, resolved.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub summarizer: Backend,
+    /// `MEMORY_STALKER_MODEL`: the model for anthropic and openai.
+    pub model: Option<String>,
+    pub anthropic_api_key: Option<String>,
+    pub anthropic_auth_token: Option<String>,
+    pub anthropic_base_url: String,
+    /// `ANTHROPIC_DEFAULT_SONNET_MODEL`: the model when `model` is unset.
+    pub anthropic_default_model: Option<String>,
+    pub openai_base_url: Option<String>,
+    pub openai_api_key: Option<String>,
+    /// Total time a summary may take, retries included.
+    pub timeout: Duration,
+    /// Most conversation characters sent to a model.
+    pub max_chars: usize,
+    pub lang: Lang,
+    /// Write the memory at once and let a background worker add the model's summary.
+    pub async_summary: bool,
+    /// Print compaction instructions from the PreCompact hook.
+    pub steer: bool,
+    /// Print restore context from the SessionStart(compact) hook.
+    pub restore: bool,
+    pub redact: bool,
+    pub prompt_file: Option<PathBuf>,
+    /// `MEMORY_STALKER_DIR`: where memories go instead of `<project>/.claude/memories`.
+    pub memories_dir: Option<PathBuf>,
+    /// State that survives plugin updates: circuit breaker, project registry.
+    pub data_dir: PathBuf,
+    pub home: Option<PathBuf>,
+    /// `CLAUDE_CODE_TASK_LIST_ID`: the task list to read instead of the session's.
+    pub task_list_id: Option<String>,
+    /// `CLAUDE_PROJECT_DIR`: the project when the hook input has no `cwd`.
+    pub project_dir: Option<PathBuf>,
+    /// Problems found while reading the configuration.
+    pub warnings: Vec<String>,
+}
+
+/// Public Anthropic API.
+pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
+/// Model used when neither `MEMORY_STALKER_MODEL` nor `ANTHROPIC_DEFAULT_SONNET_MODEL` is set.
+pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-6";
+const DEFAULT_TIMEOUT_SECS: u64 = 60;
+const DEFAULT_MAX_CHARS: usize = 50_000;
+
+impl Config {
+    /// Reads the process environment.
+    pub fn from_env() -> Config {
+        Config::from_lookup(|k| std::env::var(k).ok())
+    }
+
+    /// Reads the configuration through `get` (an environment lookup).
+    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Config {
+        let mut warnings = Vec::new();
+        let var = |k: &str| get(k).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+        // A setting made in the plugin's configuration dialog, when the variable is unset.
+        let setting = |env: &str, option: &str| {
+            var(env).or_else(|| var(&format!("CLAUDE_PLUGIN_OPTION_{option}")))
+        };
+
+        let summarizer = match setting("MEMORY_STALKER_SUMMARIZER", "SUMMARIZER") {
+            None => Backend::Auto,
+            Some(v) => Backend::parse(&v).unwrap_or_else(|| {
+                warnings.push(format!(
+                    "MEMORY_STALKER_SUMMARIZER={v:?} is not one of auto, anthropic, openai, claude-cli, offline; using auto"
+                ));
+                Backend::Auto
+            }),
+        };
+        let lang = match setting("MEMORY_STALKER_LANG", "LANG") {
+            None => Lang::En,
+            Some(v) => Lang::parse(&v).unwrap_or_else(|| {
+                warnings.push(format!("MEMORY_STALKER_LANG={v:?} is not en or zh; using en"));
+                Lang::En
+            }),
+        };
+        let mut flag = |name: &str, default: bool| match var(name) {
+            None => default,
+            Some(v) => match v.to_ascii_lowercase().as_str() {
+                "1" | "true" | "yes" | "on" => true,
+                "0" | "false" | "no" | "off" => false,
+                _ => {
+                    warnings.push(format!("{name}={v:?} is not 1 or 0; using {}", u8::from(default)));
+                    default
+                }
+            },
+        };
+        let async_summary = flag("MEMORY_STALKER_ASYNC", true);
+        let steer = flag("MEMORY_STALKER_STEER", true);
+        let restore = flag("MEMORY_STALKER_RESTORE", true);
+        let redact = flag("MEMORY_STALKER_REDACT", true);
+
+        let timeout = match var("MEMORY_STALKER_TIMEOUT") {
+            None => Duration::from_secs(DEFAULT_TIMEOUT_SECS),
+            Some(v) => match v.trim_end_matches('s').parse::<f64>() {
+                Ok(s) if s > 0.0 && s <= 3600.0 => Duration::from_secs_f64(s),
+                _ => {
+                    warnings.push(format!(
+                        "MEMORY_STALKER_TIMEOUT={v:?} is not a number of seconds (0 to 3600); using {DEFAULT_TIMEOUT_SECS}"
+                    ));
+                    Duration::from_secs(DEFAULT_TIMEOUT_SECS)
+                }
+            },
+        };
+        let max_chars = match var("MEMORY_STALKER_MAX_CHARS") {
+            None => DEFAULT_MAX_CHARS,
+            Some(v) => match v.replace('_', "").parse::<usize>() {
+                Ok(n) if n >= 1_000 => n,
+                _ => {
+                    warnings.push(format!(
+                        "MEMORY_STALKER_MAX_CHARS={v:?} is not a number of at least 1000; using {DEFAULT_MAX_CHARS}"
+                    ));
+                    DEFAULT_MAX_CHARS
+                }
+            },
+        };
+
+        let home = var("HOME").map(PathBuf::from);
+        let data_dir = var("CLAUDE_PLUGIN_DATA")
+            .map(PathBuf::from)
+            .or_else(|| var("XDG_CACHE_HOME").map(|c| Path::new(&c).join("memory-stalker")))
+            .or_else(|| home.as_ref().map(|h| h.join(".cache/memory-stalker")))
+            .unwrap_or_else(|| std::env::temp_dir().join("memory-stalker"));
+
+        Config {
+            summarizer,
+            model: setting("MEMORY_STALKER_MODEL", "MODEL"),
+            anthropic_api_key: var("ANTHROPIC_API_KEY").or_else(|| var("CLAUDE_PLUGIN_OPTION_API_KEY")),
+            anthropic_auth_token: var("ANTHROPIC_AUTH_TOKEN"),
+            anthropic_base_url: var("ANTHROPIC_BASE_URL").unwrap_or_else(|| ANTHROPIC_BASE_URL.into()),
+            anthropic_default_model: var("ANTHROPIC_DEFAULT_SONNET_MODEL"),
+            openai_base_url: setting("MEMORY_STALKER_OPENAI_BASE_URL", "OPENAI_BASE_URL"),
+            openai_api_key: var("MEMORY_STALKER_OPENAI_API_KEY"),
+            timeout,
+            max_chars,
+            lang,
+            async_summary,
+            steer,
+            restore,
+            redact,
+            prompt_file: var("MEMORY_STALKER_PROMPT_FILE").map(PathBuf::from),
+            memories_dir: var("MEMORY_STALKER_DIR").map(PathBuf::from),
+            data_dir,
+            home,
+            task_list_id: var("CLAUDE_CODE_TASK_LIST_ID"),
+            project_dir: var("CLAUDE_PROJECT_DIR").map(PathBuf::from),
+            warnings,
+        }
+    }
+
+    /// Claude Code's task files for a session (`~/.claude/tasks/<list>/`).
+    pub fn tasks_dir(&self, session_id: &str) -> Option<PathBuf> {
+        let list = self.task_list_id.as_deref().unwrap_or(session_id);
+        let safe = !list.is_empty() && !list.contains(['/', '\\']) && list != "." && list != "..";
+        safe.then(|| self.home.as_ref().map(|h| h.join(".claude/tasks").join(list)))
+            .flatten()
+    }
+
+    /// Claude Code's plan files (`~/.claude/plans/`).
+    pub fn plans_dir(&self) -> Option<PathBuf> {
+        self.home.as_ref().map(|h| h.join(".claude/plans"))
+    }
+
+    /// The memories directory of a project, honouring `MEMORY_STALKER_DIR`.
+    pub fn memories_dir(&self, project: &Path) -> PathBuf {
+        match &self.memories_dir {
+            Some(d) if d.is_absolute() => d.clone(),
+            Some(d) => project.join(d),
+            None => project.join(crate::memory::MEMORIES_DIR),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn config(pairs: &[(&str, &str)]) -> Config {
+        let env: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Config::from_lookup(|k| env.get(k).cloned())
+    }
+
+    #[test]
+    fn defaults() {
+        let c = config(&[("HOME", "/h")]);
+        assert_eq!(c.summarizer, Backend::Auto);
+        assert_eq!(c.timeout, Duration::from_secs(60));
+        assert_eq!(c.max_chars, 50_000);
+        assert_eq!(c.lang, Lang::En);
+        assert!(c.async_summary && c.steer && c.restore && c.redact);
+        assert_eq!(c.anthropic_base_url, ANTHROPIC_BASE_URL);
+        assert_eq!(c.data_dir, PathBuf::from("/h/.cache/memory-stalker"));
+        assert!(c.warnings.is_empty());
+    }
+
+    #[test]
+    fn invalid_values_warn_and_fall_back() {
+        let c = config(&[
+            ("MEMORY_STALKER_SUMMARIZER", "gpt"),
+            ("MEMORY_STALKER_TIMEOUT", "soon"),
+            ("MEMORY_STALKER_MAX_CHARS", "-5"),
+            ("MEMORY_STALKER_LANG", "fr"),
+            ("MEMORY_STALKER_ASYNC", "maybe"),
+        ]);
+        assert_eq!(c.summarizer, Backend::Auto);
+        assert_eq!(c.timeout, Duration::from_secs(60));
+        assert_eq!(c.max_chars, 50_000);
+        assert_eq!(c.lang, Lang::En);
+        assert!(c.async_summary);
+        assert_eq!(c.warnings.len(), 5, "{:?}", c.warnings);
+    }
+
+    #[test]
+    fn values_are_read() {
+        let c = config(&[
+            ("MEMORY_STALKER_SUMMARIZER", "offline"),
+            ("MEMORY_STALKER_TIMEOUT", "2.5"),
+            ("MEMORY_STALKER_MAX_CHARS", "20_000"),
+            ("MEMORY_STALKER_LANG", "zh"),
+            ("MEMORY_STALKER_ASYNC", "0"),
+            ("MEMORY_STALKER_STEER", "off"),
+            ("CLAUDE_PLUGIN_DATA", "/data"),
+            ("MEMORY_STALKER_DIR", "notes"),
+        ]);
+        assert_eq!(c.summarizer, Backend::Offline);
+        assert_eq!(c.timeout, Duration::from_millis(2500));
+        assert_eq!(c.max_chars, 20_000);
+        assert_eq!(c.lang, Lang::Zh);
+        assert!(!c.async_summary && !c.steer);
+        assert_eq!(c.data_dir, PathBuf::from("/data"));
+        assert_eq!(c.memories_dir(Path::new("/p")), PathBuf::from("/p/notes"));
+    }
+
+    #[test]
+    fn plugin_options_fill_unset_variables() {
+        let c = config(&[
+            ("CLAUDE_PLUGIN_OPTION_SUMMARIZER", "claude-cli"),
+            ("CLAUDE_PLUGIN_OPTION_LANG", "zh"),
+            ("CLAUDE_PLUGIN_OPTION_API_KEY", "k"),
+            ("MEMORY_STALKER_LANG", "en"),
+        ]);
+        assert_eq!(c.summarizer, Backend::ClaudeCli);
+        assert_eq!(c.lang, Lang::En, "the environment variable wins");
+        assert_eq!(c.anthropic_api_key.as_deref(), Some("k"));
+    }
+
+    #[test]
+    fn task_dirs_never_leave_the_tasks_directory() {
+        let c = config(&[("HOME", "/h")]);
+        assert_eq!(c.tasks_dir("abc"), Some(PathBuf::from("/h/.claude/tasks/abc")));
+        assert_eq!(c.tasks_dir("../x"), None);
+        assert_eq!(c.tasks_dir(".."), None);
+    }
+}

@@ -1,0 +1,210 @@
+//! Atomic writes and advisory locks.
+//!
+//! A memory is written to a temporary file in its own directory, synced, and then
+//! linked or renamed into place, so a reader sees either nothing or the whole file,
+//! never a torn one, and a crash leaves at most a hidden temporary file behind.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// Permissions of memory files: they hold conversation text.
+#[cfg(unix)]
+pub const FILE_MODE: u32 = 0o600;
+/// Permissions of directories we create.
+#[cfg(unix)]
+pub const DIR_MODE: u32 = 0o700;
+
+/// Creates `dir` and its parents; the directories we create are private.
+pub fn create_private_dir(dir: &Path) -> io::Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(DIR_MODE);
+    }
+    builder.create(dir)
+}
+
+/// Writes `content` to a new hidden temporary file in `dir`, synced to disk.
+fn write_temp(dir: &Path, content: &[u8]) -> io::Result<PathBuf> {
+    let mut attempt = 0u32;
+    loop {
+        let name = format!(".tmp-{}-{}-{attempt}", std::process::id(), nanos());
+        let path = dir.join(name);
+        let mut opts = OpenOptions::new();
+        opts.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            opts.mode(FILE_MODE);
+        }
+        match opts.open(&path) {
+            Ok(mut f) => {
+                let written = f.write_all(content).and_then(|()| f.sync_all());
+                if let Err(e) = written {
+                    let _ = fs::remove_file(&path);
+                    return Err(e);
+                }
+                return Ok(path);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+fn nanos() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos())
+}
+
+/// Atomically creates a new file under the first name from `names` that does not
+/// exist yet, and returns its path. Never replaces an existing file.
+pub fn create_new_atomic(
+    dir: &Path,
+    names: impl IntoIterator<Item = String>,
+    content: &[u8],
+) -> io::Result<PathBuf> {
+    let tmp = write_temp(dir, content)?;
+    let result = (|| {
+        for name in names {
+            let target = dir.join(&name);
+            // A hard link fails if the target exists, which makes "create if absent"
+            // atomic even when two hooks race for the same name.
+            match fs::hard_link(&tmp, &target) {
+                Ok(()) => return Ok(target),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(_) if !target.exists() => {
+                    // File systems without hard links: rename, after checking.
+                    fs::rename(&tmp, &target)?;
+                    return Ok(target);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            "every candidate name is taken",
+        ))
+    })();
+    let _ = fs::remove_file(&tmp);
+    if result.is_ok() {
+        sync_dir(dir);
+    }
+    result
+}
+
+/// Atomically replaces `path` with `content`, keeping it private.
+pub fn replace_atomic(path: &Path, content: &[u8]) -> io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let tmp = write_temp(dir, content)?;
+    if let Err(e) = fs::rename(&tmp, path) {
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
+    }
+    sync_dir(dir);
+    Ok(())
+}
+
+fn sync_dir(dir: &Path) {
+    // Makes the new directory entry durable; not every platform allows it.
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
+
+/// An exclusive advisory lock, released when dropped.
+pub struct Lock(File);
+
+impl Lock {
+    /// Blocks until the lock file at `path` is held exclusively.
+    pub fn acquire(path: &Path) -> io::Result<Lock> {
+        if let Some(parent) = path.parent() {
+            create_private_dir(parent)?;
+        }
+        let mut opts = OpenOptions::new();
+        opts.read(true).write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            opts.mode(FILE_MODE);
+        }
+        let file = opts.open(path)?;
+        file.lock()?;
+        Ok(Lock(file))
+    }
+}
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        let _ = self.0.unlock();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn create_new_never_overwrites() {
+        let dir = tempfile::tempdir().unwrap();
+        let names = || ["a.md".to_string(), "a_2.md".to_string()];
+        let first = create_new_atomic(dir.path(), names(), b"one").unwrap();
+        let second = create_new_atomic(dir.path(), names(), b"two").unwrap();
+        assert_eq!(first.file_name().unwrap(), "a.md");
+        assert_eq!(second.file_name().unwrap(), "a_2.md");
+        assert_eq!(fs::read(&first).unwrap(), b"one");
+        let err = create_new_atomic(dir.path(), names(), b"three").unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
+        // No temporary files are left behind, whatever happened.
+        let left: Vec<_> = fs::read_dir(dir.path()).unwrap().flatten().collect();
+        assert_eq!(left.len(), 2);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn files_and_dirs_are_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("x/y");
+        create_private_dir(&sub).unwrap();
+        assert_eq!(fs::metadata(&sub).unwrap().permissions().mode() & 0o777, 0o700);
+        let f = create_new_atomic(&sub, ["m.md".to_string()], b"x").unwrap();
+        assert_eq!(fs::metadata(&f).unwrap().permissions().mode() & 0o777, 0o600);
+        replace_atomic(&f, b"y").unwrap();
+        assert_eq!(fs::read(&f).unwrap(), b"y");
+        assert_eq!(fs::metadata(&f).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+
+    #[test]
+    fn lock_serialises_holders() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("l.lock");
+        let counter = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let handles: Vec<_> = (0..4)
+            .map(|i| {
+                let path = path.clone();
+                let counter = counter.clone();
+                std::thread::spawn(move || {
+                    let _l = Lock::acquire(&path).unwrap();
+                    counter.lock().unwrap().push((i, "in"));
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                    counter.lock().unwrap().push((i, "out"));
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().unwrap();
+        }
+        let events = counter.lock().unwrap();
+        for pair in events.chunks(2) {
+            assert_eq!(pair[0].0, pair[1].0, "no interleaving: {events:?}");
+        }
+    }
+}

@@ -1,0 +1,172 @@
+//! Saving a memory: read the transcript, summarise, render, redact, write.
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, FixedOffset};
+
+use crate::config::Config;
+use crate::log::Log;
+use crate::memory::{FrontMatter, MemoryDoc, MemoryStore};
+use crate::redact::redact_if;
+use crate::summary::{offline, Summary, HEADLINE_CHARS, OFFLINE_SOURCE};
+use crate::text::one_line;
+use crate::transcript::{Extraction, ReadOptions, Transcript};
+use crate::Error;
+
+/// What to save.
+#[derive(Debug, Clone)]
+pub struct SaveRequest {
+    pub transcript: PathBuf,
+    pub project: PathBuf,
+    /// The hook's session id; the transcript's when absent.
+    pub session_id: Option<String>,
+    pub trigger: String,
+    pub custom_instructions: Option<String>,
+    pub prompt_id: Option<String>,
+}
+
+/// A memory that was written.
+#[derive(Debug, Clone)]
+pub struct Saved {
+    pub path: PathBuf,
+    pub extraction: Extraction,
+    /// Size of the transcript when it was read.
+    pub transcript_bytes: u64,
+}
+
+/// Reads the transcript, writes a new memory file and returns where it went.
+///
+/// When the project's memories directory cannot be written, the memory goes to
+/// `<data dir>/unsaved/` instead (and the log says so), so a compaction never loses it.
+pub fn save_memory(req: &SaveRequest, config: &Config, log: &Log) -> Result<Saved, Error> {
+    let now = chrono::Local::now().fixed_offset();
+    let session_hint = req.session_id.as_deref().unwrap_or("");
+    let mut transcript = Transcript::read(
+        &req.transcript,
+        ReadOptions {
+            end: None,
+            tasks_dir: config.tasks_dir(session_hint),
+            plans_dir: config.plans_dir(),
+        },
+    )?;
+    let from_transcript = transcript.session_id();
+    let session_id = req
+        .session_id
+        .clone()
+        .filter(|s| !s.is_empty())
+        .or(from_transcript)
+        .unwrap_or_default();
+    if session_hint.is_empty() {
+        // Run by hand: the session id, and with it the task files, come from the transcript.
+        if let Some(dir) = config.tasks_dir(&session_id) {
+            transcript.use_task_files(&dir);
+        }
+    }
+    if transcript.bad_lines() > 0 {
+        log.warn(&format!(
+            "{} lines of {} are not valid JSON records and were skipped",
+            transcript.bad_lines(),
+            req.transcript.display()
+        ));
+    }
+    let memory = render_memory(req, config, &transcript, &session_id, &now);
+    let content = memory.text;
+    let extraction = memory.extraction;
+
+    let store = MemoryStore::new(config.memories_dir(&req.project));
+    let path = match store.save_new(&now, &session_id, &content) {
+        Ok(p) => p,
+        Err(primary) => {
+            let fallback = MemoryStore::new(unsaved_dir(config, &req.project));
+            match fallback.save_new(&now, &session_id, &content) {
+                Ok(p) => {
+                    log.error(&format!(
+                        "{primary}; the memory was saved to {} instead",
+                        p.display()
+                    ));
+                    p
+                }
+                Err(second) => {
+                    log.error(&format!("fallback failed too: {second}"));
+                    return Err(primary);
+                }
+            }
+        }
+    };
+    let (_, size) = transcript.bytes_read();
+    Ok(Saved {
+        path,
+        extraction,
+        transcript_bytes: size,
+    })
+}
+
+/// Where memories go when a project's own directory cannot be written.
+pub fn unsaved_dir(config: &Config, project: &Path) -> PathBuf {
+    let slug: String = project
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    config.data_dir.join("unsaved").join(slug)
+}
+
+/// A rendered (and redacted) memory, not yet written.
+#[derive(Debug, Clone)]
+pub struct RenderedMemory {
+    pub text: String,
+    pub extraction: Extraction,
+}
+
+/// Renders the memory of `transcript` with the offline summary, redacted as configured.
+pub fn render_memory(
+    req: &SaveRequest,
+    config: &Config,
+    transcript: &Transcript,
+    session_id: &str,
+    now: &DateTime<FixedOffset>,
+) -> RenderedMemory {
+    let extraction = transcript.extraction();
+    let summary = offline::summarize(transcript, &extraction, config.lang);
+    let doc = render(req, config, &extraction, &summary, OFFLINE_SOURCE, session_id, now);
+    RenderedMemory {
+        text: redact_if(config.redact, &doc).into_owned(),
+        extraction,
+    }
+}
+
+/// Renders the memory document for `extraction` with `summary`.
+fn render(
+    req: &SaveRequest,
+    config: &Config,
+    extraction: &Extraction,
+    summary: &Summary,
+    source: &str,
+    session_id: &str,
+    now: &DateTime<FixedOffset>,
+) -> String {
+    let (task_count, tasks_open) = extraction.task_counts();
+    let front = FrontMatter {
+        format: crate::memory::document::FORMAT_VERSION,
+        session_id: session_id.to_string(),
+        created: now.to_rfc3339_opts(chrono::SecondsFormat::Secs, false),
+        trigger: req.trigger.clone(),
+        project: req.project.to_string_lossy().into_owned(),
+        transcript: req.transcript.to_string_lossy().into_owned(),
+        task_count,
+        tasks_open,
+        summary: one_line(&summary.headline, HEADLINE_CHARS),
+        summary_source: source.to_string(),
+        prompt_id: req.prompt_id.clone(),
+        lang: config.lang,
+    };
+    MemoryDoc {
+        front,
+        extraction,
+        summary,
+        summary_note: None,
+        custom_instructions: req.custom_instructions.as_deref(),
+        compaction_summary: None,
+    }
+    .render()
+}

@@ -1,0 +1,103 @@
+//! The hook's log: every line goes to stderr and, when possible, to a bounded file
+//! (`<memories>/.log`). Nothing is ever written to stdout, which Claude Code reads.
+
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Size after which the log file is rotated to `.log.1`.
+pub const MAX_LOG_BYTES: u64 = 256 * 1024;
+
+/// A sink for diagnostic lines.
+#[derive(Debug, Default)]
+pub struct Log {
+    file: Mutex<Option<PathBuf>>,
+    /// Whether lines are also printed on stderr.
+    quiet: bool,
+}
+
+impl Log {
+    /// Logs to stderr only, until [`Log::set_file`] is called.
+    pub fn stderr() -> Log {
+        Log::default()
+    }
+
+    /// Logs to the file only (for the detached worker, whose stderr is closed).
+    pub fn file_only(path: PathBuf) -> Log {
+        Log {
+            file: Mutex::new(Some(path)),
+            quiet: true,
+        }
+    }
+
+    /// Also appends lines to `path` from now on.
+    pub fn set_file(&self, path: PathBuf) {
+        if let Ok(mut f) = self.file.lock() {
+            *f = Some(path);
+        }
+    }
+
+    /// An informational line.
+    pub fn info(&self, msg: &str) {
+        self.line("info", msg);
+    }
+
+    /// Something went wrong but the hook carries on.
+    pub fn warn(&self, msg: &str) {
+        self.line("warn", msg);
+    }
+
+    /// Something the user should act on.
+    pub fn error(&self, msg: &str) {
+        self.line("error", msg);
+    }
+
+    fn line(&self, level: &str, msg: &str) {
+        if !self.quiet {
+            eprintln!("memory-stalker: {msg}");
+        }
+        let path = self.file.lock().ok().and_then(|f| f.clone());
+        if let Some(path) = path {
+            let now = chrono::Local::now().format("%Y-%m-%dT%H:%M:%S%.3f%:z");
+            let _ = append(&path, &format!("{now} {} {level} {msg}\n", std::process::id()));
+        }
+    }
+}
+
+fn append(path: &Path, line: &str) -> std::io::Result<()> {
+    if fs::metadata(path).is_ok_and(|m| m.len() > MAX_LOG_BYTES) {
+        let mut rotated = path.as_os_str().to_owned();
+        rotated.push(".1");
+        fs::rename(path, rotated)?;
+    }
+    let mut opts = OpenOptions::new();
+    opts.create(true).append(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(crate::fsutil::FILE_MODE);
+    }
+    opts.open(path)?.write_all(line.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_file_is_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".log");
+        let log = Log::file_only(path.clone());
+        let msg = "x".repeat(1000);
+        for _ in 0..600 {
+            log.info(&msg);
+        }
+        let size = fs::metadata(&path).unwrap().len();
+        let rotated = fs::metadata(dir.path().join(".log.1")).unwrap().len();
+        assert!(size <= MAX_LOG_BYTES + 2_000, "{size}");
+        assert!(rotated <= MAX_LOG_BYTES + 2_000, "{rotated}");
+        assert!(fs::read_to_string(&path).unwrap().contains(" info x"));
+    }
+}

@@ -1,0 +1,568 @@
+//! The memory file (SPEC §4): YAML front matter for listing, then a Markdown body.
+//!
+//! Untrusted text (prompts, replies, plans, Claude Code's summary) only ever appears
+//! inside fenced blocks whose fence is longer than any backtick run in it, or collapsed
+//! into single list-item lines, so nothing in a transcript can forge a heading or end a
+//! section early; sections can then be found and replaced by heading alone.
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use super::labels::{Labels, Section};
+use crate::lang::Lang;
+use crate::summary::Summary;
+use crate::text::one_line;
+use crate::transcript::{Extraction, TodoList};
+
+/// Version of the file format written in `memory_stalker:`.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Most tool calls listed under the reply; the rest are counted.
+const MAX_LISTED_CALLS: usize = 40;
+
+/// The front matter: everything `list-memories` needs without reading the body.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FrontMatter {
+    /// `memory_stalker:` format version (0 for files without front matter).
+    pub format: u32,
+    pub session_id: String,
+    /// RFC 3339 local time with offset.
+    pub created: String,
+    /// `auto`, `manual`, or `backfill` (written after the fact by a later hook).
+    pub trigger: String,
+    pub project: String,
+    pub transcript: String,
+    pub task_count: usize,
+    pub tasks_open: usize,
+    /// One line, at most 120 characters.
+    pub summary: String,
+    pub summary_source: String,
+    /// Claude Code's `prompt_id` of the compaction, to match the PostCompact hook.
+    pub prompt_id: Option<String>,
+    pub lang: Lang,
+}
+
+impl FrontMatter {
+    /// Renders the `---`-delimited block. String values are JSON strings, which are
+    /// valid YAML and need no YAML library to read back.
+    pub fn render(&self) -> String {
+        let q = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
+        let mut out = String::from("---\n");
+        let _ = writeln!(out, "memory_stalker: {}", self.format.max(FORMAT_VERSION));
+        let _ = writeln!(out, "session_id: {}", q(&self.session_id));
+        let _ = writeln!(out, "created: {}", q(&self.created));
+        let _ = writeln!(out, "trigger: {}", q(&self.trigger));
+        let _ = writeln!(out, "project: {}", q(&self.project));
+        let _ = writeln!(out, "transcript: {}", q(&self.transcript));
+        let _ = writeln!(out, "task_count: {}", self.task_count);
+        let _ = writeln!(out, "tasks_open: {}", self.tasks_open);
+        let _ = writeln!(out, "summary: {}", q(&self.summary));
+        let _ = writeln!(out, "summary_source: {}", q(&self.summary_source));
+        if let Some(p) = &self.prompt_id {
+            let _ = writeln!(out, "prompt_id: {}", q(p));
+        }
+        let _ = writeln!(out, "lang: {}", q(if self.lang == Lang::Zh { "zh" } else { "en" }));
+        out.push_str("---\n");
+        out
+    }
+
+    /// Parses the front matter at the start of `text`; returns it and where the body
+    /// starts. `None` when the text has no front matter block.
+    pub fn parse(text: &str) -> Option<(FrontMatter, usize)> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let rest = text.strip_prefix("---\n").or_else(|| text.strip_prefix("---\r\n"))?;
+        let mut fm = FrontMatter::default();
+        let mut pos = text.len() - rest.len();
+        for line in rest.split_inclusive('\n') {
+            pos += line.len();
+            let line = line.trim_end_matches(['\n', '\r']);
+            if line.trim_end() == "---" {
+                return Some((fm, pos));
+            }
+            let Some((key, value)) = line.split_once(':') else {
+                continue;
+            };
+            let value = scalar(value);
+            match key.trim() {
+                "memory_stalker" => fm.format = value.parse().unwrap_or(1),
+                "session_id" => fm.session_id = value,
+                "created" => fm.created = value,
+                "trigger" => fm.trigger = value,
+                "project" => fm.project = value,
+                "transcript" => fm.transcript = value,
+                "task_count" => fm.task_count = value.parse().unwrap_or(0),
+                "tasks_open" => fm.tasks_open = value.parse().unwrap_or(0),
+                "summary" => fm.summary = value,
+                "summary_source" => fm.summary_source = value,
+                "prompt_id" => fm.prompt_id = Some(value).filter(|v| !v.is_empty()),
+                "lang" => fm.lang = Lang::parse(&value).unwrap_or_default(),
+                _ => {}
+            }
+        }
+        None
+    }
+}
+
+/// A YAML scalar as we write it (a JSON string or a bare word), comments removed.
+fn scalar(raw: &str) -> String {
+    let v = raw.trim();
+    if v.starts_with('"') {
+        let mut de = serde_json::Deserializer::from_str(v).into_iter::<String>();
+        if let Some(Ok(s)) = de.next() {
+            return s;
+        }
+    }
+    if let Some(inner) = v.strip_prefix('\'').and_then(|s| s.split_once('\'')) {
+        return inner.0.to_string();
+    }
+    v.split(" #").next().unwrap_or("").trim().to_string()
+}
+
+/// Everything a memory file is rendered from.
+pub struct MemoryDoc<'a> {
+    pub front: FrontMatter,
+    pub extraction: &'a Extraction,
+    pub summary: &'a Summary,
+    /// Shown under the AI summary heading (e.g. that a model summary is on its way).
+    pub summary_note: Option<&'a str>,
+    pub custom_instructions: Option<&'a str>,
+    pub compaction_summary: Option<&'a str>,
+}
+
+impl MemoryDoc<'_> {
+    /// Renders the whole file.
+    pub fn render(&self) -> String {
+        let lang = self.front.lang;
+        let l = Labels::of(lang);
+        let ex = self.extraction;
+        let mut out = self.front.render();
+        out.push('\n');
+        let _ = writeln!(out, "# {} — {}\n", l.title, display_time(&self.front.created));
+
+        let _ = writeln!(out, "## {}\n", l.metadata);
+        let _ = writeln!(out, "- {}: {}", l.session_id, code(&self.front.session_id));
+        let _ = writeln!(out, "- {}: {}", l.project, code(&self.front.project));
+        let _ = writeln!(out, "- {}: {}", l.time, display_time(&self.front.created));
+        let _ = writeln!(out, "- {}: {}", l.trigger, self.front.trigger);
+        if let Some(ci) = self.custom_instructions.filter(|c| !c.trim().is_empty()) {
+            if ci.trim().contains('\n') {
+                let _ = writeln!(out, "- {}:\n\n{}", l.custom_instructions, fenced("text", ci.trim()));
+            } else {
+                let _ = writeln!(out, "- {}: {}", l.custom_instructions, one_line(ci, 2_000));
+            }
+        }
+        if let Some(v) = &ex.version {
+            let _ = match &ex.git_branch {
+                Some(b) => writeln!(out, "- {}: {v} · {} {}", l.claude_code, l.branch, code(b)),
+                None => writeln!(out, "- {}: {v}", l.claude_code),
+            };
+        }
+        if !self.front.transcript.is_empty() {
+            let _ = writeln!(out, "- {}: {}", l.transcript, code(&self.front.transcript));
+        }
+        out.push('\n');
+
+        let _ = writeln!(out, "## {}\n", l.last_interaction);
+        let _ = writeln!(out, "### {}\n", l.user_input);
+        match &ex.last_prompt {
+            Some(p) => {
+                out.push_str(&fenced("text", &p.text));
+                if let Some(ts) = &p.timestamp {
+                    let _ = writeln!(out, "\n_{}_", ts);
+                }
+            }
+            None => {
+                let _ = writeln!(out, "{}", l.no_prompt);
+            }
+        }
+        let _ = writeln!(out, "\n### {}\n", l.assistant_reply);
+        match &ex.reply {
+            Some(r) => {
+                if !r.text.is_empty() {
+                    out.push_str(&fenced("markdown", &r.text));
+                }
+                if !r.tool_calls.is_empty() {
+                    let _ = writeln!(
+                        out,
+                        "{}**{}** ({}):\n",
+                        if r.text.is_empty() { "" } else { "\n" },
+                        l.tool_calls,
+                        r.tool_calls.len()
+                    );
+                    let skip = r.tool_calls.len().saturating_sub(MAX_LISTED_CALLS);
+                    if skip > 0 {
+                        let _ = writeln!(out, "- … {skip} {}", l.earlier_calls);
+                    }
+                    for c in &r.tool_calls[skip..] {
+                        if c.summary.is_empty() {
+                            let _ = writeln!(out, "- {}", c.name);
+                        } else {
+                            let _ = writeln!(out, "- {} {}", c.name, code(&c.summary));
+                        }
+                    }
+                }
+            }
+            None => {
+                let _ = writeln!(out, "{}", l.no_reply);
+            }
+        }
+        out.push('\n');
+
+        let _ = writeln!(out, "## {}\n", l.tasks);
+        out.push_str(&task_list(ex.todos.as_ref(), lang));
+        out.push('\n');
+
+        if let Some(plan) = &ex.plan {
+            let _ = writeln!(out, "## {}\n", l.plan);
+            out.push_str(&fenced("markdown", &plan.text));
+            out.push('\n');
+        }
+
+        let _ = writeln!(out, "## {}\n", l.files);
+        for (label, list) in [(l.modified, &ex.files.modified), (l.read, &ex.files.read)] {
+            let _ = writeln!(out, "### {label}\n");
+            if list.is_empty() {
+                let _ = writeln!(out, "{}", l.none);
+            }
+            for f in list {
+                let _ = writeln!(out, "- {}", code(f));
+            }
+            out.push('\n');
+        }
+
+        let _ = writeln!(out, "## {}\n", l.last_action);
+        match &ex.last_action {
+            Some(a) => {
+                let outcome = match a.ok {
+                    Some(true) => l.ok,
+                    Some(false) => l.failed,
+                    None => l.no_result,
+                };
+                if a.summary.is_empty() {
+                    let _ = writeln!(out, "- {} — {outcome}", a.tool);
+                } else {
+                    let _ = writeln!(out, "- {} {} — {outcome}", a.tool, code(&a.summary));
+                }
+            }
+            None => {
+                let _ = writeln!(out, "{}", l.none);
+            }
+        }
+        out.push_str("\n---\n\n");
+
+        out.push_str(&render_ai_summary(
+            self.summary,
+            &self.front.summary_source,
+            self.summary_note,
+            lang,
+        ));
+        if let Some(cs) = self.compaction_summary {
+            out.push('\n');
+            out.push_str(&render_compaction_summary(cs, lang));
+        }
+        out
+    }
+}
+
+/// The task list as Markdown check boxes.
+pub fn task_list(todos: Option<&TodoList>, lang: Lang) -> String {
+    let l = Labels::of(lang);
+    let Some(todos) = todos else {
+        return format!("{}\n", l.no_tasks);
+    };
+    if todos.items.is_empty() {
+        return format!("{}\n", l.tasks_cleared);
+    }
+    let mut out = String::new();
+    for t in &todos.items {
+        let content = one_line(&t.content, 1_000);
+        let _ = match t.status.as_str() {
+            "completed" => writeln!(out, "- [x] {content}"),
+            "in_progress" => writeln!(out, "- [ ] **{}**: {content}", l.in_progress),
+            _ => writeln!(out, "- [ ] {content}"),
+        };
+    }
+    out
+}
+
+/// The `## AI summary` section.
+pub fn render_ai_summary(s: &Summary, source: &str, note: Option<&str>, lang: Lang) -> String {
+    let l = Labels::of(lang);
+    let item = |t: &str| one_line(t, 1_000);
+    let mut out = format!("## {}\n\n", l.ai_summary);
+    let _ = writeln!(out, "_{}: {}_\n", l.summary_by, code(source));
+    if let Some(n) = note {
+        let _ = writeln!(out, "> {}\n", one_line(n, 500));
+    }
+    let _ = writeln!(out, "### {}\n", l.task_summary);
+    list(&mut out, &s.task_summary, l.none, |t| format!("- {}", item(t)));
+    let _ = writeln!(out, "### {}\n", l.code_changes);
+    if s.code_changes.is_empty() {
+        let _ = writeln!(out, "{}\n", l.none);
+    } else {
+        let _ = writeln!(out, "{}\n|---|---|---|", l.table_header);
+        for c in &s.code_changes {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} |",
+                cell(&c.file),
+                cell(&c.action),
+                cell(&c.note)
+            );
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(out, "### {}\n", l.key_decisions);
+    list(&mut out, &s.key_decisions, l.none, |d| {
+        if d.reason.trim().is_empty() {
+            format!("- **{}**: {}", l.decision, item(&d.decision))
+        } else {
+            format!(
+                "- **{}**: {}\n  - **{}**: {}",
+                l.decision,
+                item(&d.decision),
+                l.reason,
+                item(&d.reason)
+            )
+        }
+    });
+    let _ = writeln!(out, "### {}\n", l.preferences);
+    list(&mut out, &s.user_preferences, l.none, |t| format!("- {}", item(t)));
+    let _ = writeln!(out, "### {}\n", l.follow_ups);
+    list(&mut out, &s.follow_ups, l.none, |t| format!("- [ ] {}", item(t)));
+    out
+}
+
+fn list<T>(out: &mut String, items: &[T], none: &str, f: impl Fn(&T) -> String) {
+    if items.is_empty() {
+        let _ = writeln!(out, "{none}");
+    }
+    for i in items {
+        let _ = writeln!(out, "{}", f(i));
+    }
+    out.push('\n');
+}
+
+/// The `## Claude Code compaction summary` section.
+pub fn render_compaction_summary(text: &str, lang: Lang) -> String {
+    let l = Labels::of(lang);
+    format!("## {}\n\n{}", l.compaction_summary, fenced("markdown", text.trim()))
+}
+
+/// A fenced block whose fence is longer than any backtick run in `body`.
+pub fn fenced(info: &str, body: &str) -> String {
+    let fence = "`".repeat(longest_backtick_run(body).max(2) + 1);
+    let body = body.trim_end_matches('\n');
+    format!("{fence}{info}\n{body}\n{fence}\n")
+}
+
+/// Inline code that survives backticks in the text.
+pub fn code(text: &str) -> String {
+    let text = one_line(text, 2_000);
+    let ticks = "`".repeat(longest_backtick_run(&text) + 1);
+    if text.starts_with('`') || text.ends_with('`') {
+        format!("{ticks} {text} {ticks}")
+    } else {
+        format!("{ticks}{text}{ticks}")
+    }
+}
+
+fn longest_backtick_run(s: &str) -> usize {
+    s.split(|c| c != '`').map(str::len).max().unwrap_or(0)
+}
+
+/// A table cell: one line, pipes escaped.
+fn cell(text: &str) -> String {
+    one_line(text, 500).replace('|', "\\|")
+}
+
+/// `2026-01-29T17:30:00+08:00` shown as `2026-01-29 17:30:00 +08:00`.
+pub fn display_time(rfc3339: &str) -> String {
+    chrono::DateTime::parse_from_rfc3339(rfc3339)
+        .map(|t| t.format("%Y-%m-%d %H:%M:%S %:z").to_string())
+        .unwrap_or_else(|_| rfc3339.to_string())
+}
+
+/// One `## ` section of a memory body, located by byte range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SectionSpan {
+    /// Which of our sections this is (`None` for a heading we do not know).
+    pub section: Option<Section>,
+    pub heading: String,
+    /// From the heading line to just before the next `## ` heading.
+    pub range: std::ops::Range<usize>,
+}
+
+/// The `## ` sections of `text`, ignoring headings inside fenced blocks.
+pub fn sections(text: &str) -> Vec<SectionSpan> {
+    let mut out: Vec<SectionSpan> = Vec::new();
+    let mut fence: Option<(char, usize)> = None;
+    let mut pos = 0;
+    for line in text.split_inclusive('\n') {
+        let start = pos;
+        pos += line.len();
+        let trimmed = line.trim_end_matches(['\n', '\r']);
+        if let Some(f) = fence_marker(trimmed) {
+            match fence {
+                None => fence = Some(f),
+                Some((c, n)) if f.0 == c && f.1 >= n && trimmed.trim().len() == f.1 => fence = None,
+                _ => {}
+            }
+            continue;
+        }
+        if fence.is_some() {
+            continue;
+        }
+        if let Some(h) = trimmed.strip_prefix("## ") {
+            if let Some(last) = out.last_mut() {
+                last.range.end = start;
+            }
+            out.push(SectionSpan {
+                section: Section::from_heading(h),
+                heading: h.trim().to_string(),
+                range: start..text.len(),
+            });
+        }
+    }
+    out
+}
+
+/// `(char, length)` of a fence opening or closing line (up to 3 spaces of indent).
+fn fence_marker(line: &str) -> Option<(char, usize)> {
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    if indent > 3 {
+        return None;
+    }
+    let l = &line[indent..];
+    let c = l.chars().next().filter(|c| *c == '`' || *c == '~')?;
+    let n = l.chars().take_while(|x| *x == c).count();
+    (n >= 3).then_some((c, n))
+}
+
+/// Replaces (or appends) a section; `new` must start with its `## ` heading.
+pub fn replace_section(text: &str, section: Section, new: &str) -> String {
+    let spans = sections(text);
+    let mut out = String::with_capacity(text.len() + new.len());
+    match spans.iter().find(|s| s.section == Some(section)) {
+        Some(span) => {
+            out.push_str(&text[..span.range.start]);
+            out.push_str(new);
+            let rest = &text[span.range.end..];
+            if !rest.is_empty() && !new.ends_with("\n\n") {
+                out.push('\n');
+            }
+            out.push_str(rest);
+        }
+        None => {
+            out.push_str(text.trim_end_matches('\n'));
+            out.push_str("\n\n");
+            out.push_str(new);
+        }
+    }
+    out
+}
+
+/// Sets one front matter field to a rendered YAML value (a JSON string or a number),
+/// adding it before the closing `---` if absent.
+pub fn set_front_matter_field(text: &str, key: &str, value: &str) -> String {
+    let Some((_, body_start)) = FrontMatter::parse(text) else {
+        return text.to_string();
+    };
+    let (head, body) = text.split_at(body_start);
+    let mut lines: Vec<String> = head.lines().map(str::to_string).collect();
+    let prefix = format!("{key}:");
+    let new_line = format!("{key}: {value}");
+    match lines
+        .iter()
+        .position(|l| l.starts_with(&prefix))
+    {
+        Some(i) => lines[i] = new_line,
+        None => {
+            let close = lines.len() - 1;
+            lines.insert(close, new_line);
+        }
+    }
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out.push_str(body);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn front_matter_round_trips_hostile_strings() {
+        let fm = FrontMatter {
+            format: 1,
+            session_id: "abc".into(),
+            created: "2026-01-29T17:30:00+08:00".into(),
+            trigger: "manual".into(),
+            project: "/data/proj \"quoted\"\n---".into(),
+            transcript: "/t.jsonl".into(),
+            task_count: 5,
+            tasks_open: 2,
+            summary: "fix: a: b # not a comment".into(),
+            summary_source: "offline".into(),
+            prompt_id: Some("p-1".into()),
+            lang: Lang::Zh,
+        };
+        let text = fm.render() + "body";
+        let (back, body) = FrontMatter::parse(&text).unwrap();
+        assert_eq!(back, fm);
+        assert_eq!(&text[body..], "body");
+    }
+
+    #[test]
+    fn front_matter_accepts_bare_yaml_scalars() {
+        let (fm, _) = FrontMatter::parse(
+            "---\nmemory_stalker: 1\nsession_id: abc-123  # comment\nsummary: 'single'\ntask_count: x\n---\n",
+        )
+        .unwrap();
+        assert_eq!(fm.session_id, "abc-123");
+        assert_eq!(fm.summary, "single");
+        assert_eq!(fm.task_count, 0);
+        assert!(FrontMatter::parse("# no front matter").is_none());
+        assert!(FrontMatter::parse("---\nunterminated: 1\n").is_none());
+    }
+
+    #[test]
+    fn fences_outgrow_backticks_inside() {
+        assert_eq!(fenced("text", "plain"), "```text\nplain\n```\n");
+        assert_eq!(fenced("", "a ```` b"), "`````\na ```` b\n`````\n");
+        assert_eq!(code("a`b"), "``a`b``");
+        assert_eq!(code("`x"), "`` `x ``");
+    }
+
+    #[test]
+    fn sections_ignore_headings_inside_fences() {
+        let text = "---\nx: 1\n---\n# T\n\n## Metadata\n\na\n\n## Last complete interaction\n\n````text\n## AI summary\n```\nstill inside\n````\n\n## AI summary\n\nz\n";
+        let spans = sections(text);
+        let keys: Vec<_> = spans.iter().map(|s| s.section).collect();
+        assert_eq!(
+            keys,
+            vec![
+                Some(Section::Metadata),
+                Some(Section::LastInteraction),
+                Some(Section::AiSummary)
+            ]
+        );
+        assert_eq!(&text[spans[2].range.clone()], "## AI summary\n\nz\n");
+        let replaced = replace_section(text, Section::AiSummary, "## AI summary\n\nnew\n");
+        assert!(replaced.ends_with("## AI summary\n\nnew\n"));
+        assert!(replaced.contains("````text\n## AI summary\n```\nstill inside\n````"));
+        let appended = replace_section(text, Section::CompactionSummary, "## Claude Code compaction summary\n\nc\n");
+        assert!(appended.ends_with("z\n\n## Claude Code compaction summary\n\nc\n"));
+    }
+
+    #[test]
+    fn set_field_replaces_or_inserts() {
+        let text = "---\nmemory_stalker: 1\nsummary: \"old\"\n---\nbody\n";
+        let t = set_front_matter_field(text, "summary", "\"new\"");
+        assert_eq!(t, "---\nmemory_stalker: 1\nsummary: \"new\"\n---\nbody\n");
+        let t = set_front_matter_field(text, "summary_source", "\"anthropic:x\"");
+        assert!(t.contains("summary: \"old\"\nsummary_source: \"anthropic:x\"\n---\nbody"));
+    }
+}

@@ -1,0 +1,255 @@
+//! Headings and fixed phrases of a memory file, in each language.
+
+use crate::lang::Lang;
+
+/// Section of a memory file, whatever language its heading is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Section {
+    Metadata,
+    LastInteraction,
+    Tasks,
+    Plan,
+    Files,
+    LastAction,
+    AiSummary,
+    CompactionSummary,
+}
+
+impl Section {
+    /// All sections in document order.
+    pub const ALL: [Section; 8] = [
+        Section::Metadata,
+        Section::LastInteraction,
+        Section::Tasks,
+        Section::Plan,
+        Section::Files,
+        Section::LastAction,
+        Section::AiSummary,
+        Section::CompactionSummary,
+    ];
+
+    /// The stable key a user or skill names a section by (`show --section KEY`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Section::Metadata => "metadata",
+            Section::LastInteraction => "last-interaction",
+            Section::Tasks => "tasks",
+            Section::Plan => "plan",
+            Section::Files => "files",
+            Section::LastAction => "last-action",
+            Section::AiSummary => "summary",
+            Section::CompactionSummary => "compaction-summary",
+        }
+    }
+
+    /// Finds a section by key, by a heading in any language, or by a few aliases.
+    pub fn parse(name: &str) -> Option<Section> {
+        let n = name.trim().trim_start_matches('#').trim().to_lowercase();
+        let n = n.replace(['_', ' '], "-");
+        Section::ALL.into_iter().find(|s| {
+            s.key() == n
+                || [Lang::En, Lang::Zh]
+                    .iter()
+                    .any(|l| Labels::of(*l).heading(*s).to_lowercase().replace(' ', "-") == n)
+                || match s {
+                    Section::LastInteraction => matches!(n.as_str(), "interaction" | "last"),
+                    Section::Tasks => matches!(n.as_str(), "todos" | "task-list" | "todo"),
+                    Section::AiSummary => matches!(n.as_str(), "ai-summary" | "ai"),
+                    Section::CompactionSummary => matches!(n.as_str(), "compact-summary" | "claude-summary"),
+                    _ => false,
+                }
+        })
+    }
+
+    /// The section a `## ` heading (in any language) starts, if it is one of ours.
+    pub fn from_heading(heading: &str) -> Option<Section> {
+        let h = heading.trim();
+        Section::ALL.into_iter().find(|s| {
+            [Lang::En, Lang::Zh]
+                .iter()
+                .any(|l| Labels::of(*l).heading(*s) == h)
+                || LEGACY_HEADINGS.iter().any(|(sec, text)| sec == s && *text == h)
+        })
+    }
+}
+
+/// Headings used by the original design that differ from today's.
+const LEGACY_HEADINGS: [(Section, &str); 2] = [
+    (Section::AiSummary, "AI Summary"),
+    (Section::Tasks, "Task List"),
+];
+
+/// Every fixed text of a memory file in one language.
+pub struct Labels {
+    pub title: &'static str,
+    pub metadata: &'static str,
+    pub session_id: &'static str,
+    pub project: &'static str,
+    pub time: &'static str,
+    pub trigger: &'static str,
+    pub custom_instructions: &'static str,
+    pub claude_code: &'static str,
+    pub branch: &'static str,
+    pub transcript: &'static str,
+    pub last_interaction: &'static str,
+    pub user_input: &'static str,
+    pub assistant_reply: &'static str,
+    pub tool_calls: &'static str,
+    pub earlier_calls: &'static str,
+    pub no_prompt: &'static str,
+    pub no_reply: &'static str,
+    pub tasks: &'static str,
+    pub in_progress: &'static str,
+    pub no_tasks: &'static str,
+    pub tasks_cleared: &'static str,
+    pub plan: &'static str,
+    pub files: &'static str,
+    pub modified: &'static str,
+    pub read: &'static str,
+    pub none: &'static str,
+    pub last_action: &'static str,
+    pub ok: &'static str,
+    pub failed: &'static str,
+    pub no_result: &'static str,
+    pub ai_summary: &'static str,
+    pub task_summary: &'static str,
+    pub code_changes: &'static str,
+    pub table_header: &'static str,
+    pub key_decisions: &'static str,
+    pub decision: &'static str,
+    pub reason: &'static str,
+    pub preferences: &'static str,
+    pub follow_ups: &'static str,
+    pub summary_by: &'static str,
+    pub compaction_summary: &'static str,
+}
+
+const EN: Labels = Labels {
+    title: "Session memory",
+    metadata: "Metadata",
+    session_id: "Session ID",
+    project: "Project",
+    time: "Saved at",
+    trigger: "Trigger",
+    custom_instructions: "Custom instructions",
+    claude_code: "Claude Code",
+    branch: "branch",
+    transcript: "Transcript",
+    last_interaction: "Last complete interaction",
+    user_input: "User input",
+    assistant_reply: "Assistant reply",
+    tool_calls: "Tool calls",
+    earlier_calls: "earlier calls not listed",
+    no_prompt: "(no user prompt found in the transcript)",
+    no_reply: "(no reply yet)",
+    tasks: "Current task list",
+    in_progress: "in progress",
+    no_tasks: "(no task list in this session)",
+    tasks_cleared: "(the task list was cleared)",
+    plan: "Plan",
+    files: "Files",
+    modified: "Modified",
+    read: "Read",
+    none: "(none)",
+    last_action: "Last action",
+    ok: "succeeded",
+    failed: "failed",
+    no_result: "no result yet",
+    ai_summary: "AI summary",
+    task_summary: "Task summary",
+    code_changes: "Code changes",
+    table_header: "| file | action | note |",
+    key_decisions: "Key decisions",
+    decision: "Decision",
+    reason: "Reason",
+    preferences: "User preferences",
+    follow_ups: "Follow-ups",
+    summary_by: "Summary by",
+    compaction_summary: "Claude Code compaction summary",
+};
+
+const ZH: Labels = Labels {
+    title: "会话记忆",
+    metadata: "元数据",
+    session_id: "Session ID",
+    project: "项目路径",
+    time: "生成时间",
+    trigger: "触发方式",
+    custom_instructions: "自定义指令",
+    claude_code: "Claude Code",
+    branch: "分支",
+    transcript: "会话记录",
+    last_interaction: "最后一轮完整交互",
+    user_input: "用户输入",
+    assistant_reply: "助手回复",
+    tool_calls: "工具调用",
+    earlier_calls: "更早的调用未列出",
+    no_prompt: "（会话记录中没有找到用户输入）",
+    no_reply: "（尚无回复）",
+    tasks: "当前任务列表",
+    in_progress: "进行中",
+    no_tasks: "（本会话没有任务列表）",
+    tasks_cleared: "（任务列表已清空）",
+    plan: "执行计划",
+    files: "文件",
+    modified: "已修改",
+    read: "已读取",
+    none: "（无）",
+    last_action: "最后操作",
+    ok: "成功",
+    failed: "失败",
+    no_result: "尚无结果",
+    ai_summary: "AI 生成摘要",
+    task_summary: "任务摘要",
+    code_changes: "代码变更",
+    table_header: "| 文件 | 操作 | 说明 |",
+    key_decisions: "关键决策",
+    decision: "决策",
+    reason: "原因",
+    preferences: "用户偏好",
+    follow_ups: "待办/后续",
+    summary_by: "摘要来源",
+    compaction_summary: "Claude Code 压缩摘要",
+};
+
+impl Labels {
+    /// The labels of a language.
+    pub fn of(lang: Lang) -> &'static Labels {
+        match lang {
+            Lang::En => &EN,
+            Lang::Zh => &ZH,
+        }
+    }
+
+    /// The `## ` heading text of a section.
+    pub fn heading(&self, s: Section) -> &'static str {
+        match s {
+            Section::Metadata => self.metadata,
+            Section::LastInteraction => self.last_interaction,
+            Section::Tasks => self.tasks,
+            Section::Plan => self.plan,
+            Section::Files => self.files,
+            Section::LastAction => self.last_action,
+            Section::AiSummary => self.ai_summary,
+            Section::CompactionSummary => self.compaction_summary,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sections_parse_from_keys_and_headings_in_both_languages() {
+        for s in Section::ALL {
+            assert_eq!(Section::parse(s.key()), Some(s));
+            assert_eq!(Section::from_heading(EN.heading(s)), Some(s));
+            assert_eq!(Section::from_heading(ZH.heading(s)), Some(s));
+        }
+        assert_eq!(Section::parse("当前任务列表"), Some(Section::Tasks));
+        assert_eq!(Section::parse("Last complete interaction"), Some(Section::LastInteraction));
+        assert_eq!(Section::parse("todos"), Some(Section::Tasks));
+        assert_eq!(Section::parse("nope"), None);
+    }
+}

@@ -1,0 +1,259 @@
+//! Where memory files live and how they are named, created and updated.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, FixedOffset};
+
+use super::document::FrontMatter;
+use crate::fsutil::{self, Lock};
+use crate::Error;
+
+/// The memories directory inside a project.
+pub const MEMORIES_DIR: &str = ".claude/memories";
+/// The pointer index kept beside the memories.
+pub const INDEX_FILE: &str = "INDEX.md";
+/// Lock files, one per memory, so concurrent updates of one memory serialise.
+const LOCKS_DIR: &str = ".locks";
+
+/// The memories of one project.
+#[derive(Debug, Clone)]
+pub struct MemoryStore {
+    dir: PathBuf,
+}
+
+/// The first 8 characters of a session id after keeping only `[A-Za-z0-9-]`, so no id
+/// can make a file name leave the directory; `unknown` when nothing is left.
+pub fn sid8(session_id: &str) -> String {
+    let clean: String = session_id
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .take(8)
+        .collect();
+    if clean.is_empty() {
+        "unknown".into()
+    } else {
+        clean
+    }
+}
+
+/// Whether `name` is a memory file name: `YYYYMMDD_HHMMSS_<sid8>[_N].md`.
+pub fn is_memory_file_name(name: &str) -> bool {
+    parse_file_name(name).is_some()
+}
+
+/// The parts of a memory file name: timestamp (`YYYYMMDD_HHMMSS`), sid8, suffix.
+pub fn parse_file_name(name: &str) -> Option<(&str, &str, Option<u32>)> {
+    let stem = name.strip_suffix(".md")?;
+    let b = stem.as_bytes();
+    if b.len() < 17
+        || !b[..8].iter().all(u8::is_ascii_digit)
+        || b[8] != b'_'
+        || !b[9..15].iter().all(u8::is_ascii_digit)
+        || b[15] != b'_'
+    {
+        return None;
+    }
+    let rest = &stem[16..];
+    let (sid, suffix) = match rest.rsplit_once('_') {
+        Some((sid, n)) if !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()) => {
+            (sid, Some(n.parse().ok()?))
+        }
+        _ => (rest, None),
+    };
+    let sid_ok = !sid.is_empty()
+        && sid.len() <= 8
+        && sid.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+    sid_ok.then_some((&stem[..15], sid, suffix))
+}
+
+impl MemoryStore {
+    /// The store in `dir`.
+    pub fn new(dir: impl Into<PathBuf>) -> MemoryStore {
+        MemoryStore { dir: dir.into() }
+    }
+
+    /// The store of a project: `<project>/.claude/memories`.
+    pub fn for_project(project: &Path) -> MemoryStore {
+        MemoryStore::new(project.join(MEMORIES_DIR))
+    }
+
+    /// The directory the memories are in.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Writes a new memory named after `created` (its local time) and the session, with
+    /// `_2`, `_3`, … when the name is taken. Never replaces an existing memory.
+    pub fn save_new(
+        &self,
+        created: &DateTime<FixedOffset>,
+        session_id: &str,
+        content: &str,
+    ) -> Result<PathBuf, Error> {
+        fsutil::create_private_dir(&self.dir)
+            .map_err(|e| Error::store("cannot create", &self.dir, e))?;
+        let stem = format!("{}_{}", created.format("%Y%m%d_%H%M%S"), sid8(session_id));
+        let names = std::iter::once(format!("{stem}.md"))
+            .chain((2..10_000).map(move |n| format!("{stem}_{n}.md")));
+        fsutil::create_new_atomic(&self.dir, names, content.as_bytes())
+            .map_err(|e| Error::store("cannot write a memory in", &self.dir, e))
+    }
+
+    /// Rewrites a memory under its lock: `edit` gets the current text and returns the
+    /// new one (or `None` to leave it). Returns whether the file changed.
+    pub fn update(
+        &self,
+        path: &Path,
+        edit: impl FnOnce(&str) -> Option<String>,
+    ) -> Result<bool, Error> {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let lock_path = self.dir.join(LOCKS_DIR).join(format!("{name}.lock"));
+        let _lock = Lock::acquire(&lock_path).map_err(|e| Error::store("cannot lock", &lock_path, e))?;
+        let text = fs::read_to_string(path).map_err(|e| Error::store("cannot read", path, e))?;
+        let Some(new) = edit(&text) else {
+            return Ok(false);
+        };
+        if new == text {
+            return Ok(false);
+        }
+        fsutil::replace_atomic(path, new.as_bytes())
+            .map_err(|e| Error::store("cannot rewrite", path, e))?;
+        Ok(true)
+    }
+
+    /// Paths of the memory files (by name), newest name first.
+    pub fn memory_files(&self) -> Result<Vec<PathBuf>, Error> {
+        let entries = match fs::read_dir(&self.dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(Error::store("cannot list", &self.dir, e)),
+        };
+        let mut files: Vec<(String, PathBuf)> = entries
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                is_memory_file_name(&name).then(|| (sort_key(&name), e.path()))
+            })
+            .collect();
+        files.sort_by(|a, b| b.0.cmp(&a.0));
+        Ok(files.into_iter().map(|(_, p)| p).collect())
+    }
+
+    /// The newest memory of `session_id`, optionally only one saved for `prompt_id`
+    /// (the compaction a PostCompact or SessionStart hook belongs to).
+    pub fn find_session_memory(
+        &self,
+        session_id: &str,
+        prompt_id: Option<&str>,
+    ) -> Result<Option<(PathBuf, FrontMatter)>, Error> {
+        let sid = sid8(session_id);
+        for path in self.memory_files()? {
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+            if name
+                .as_deref()
+                .and_then(parse_file_name)
+                .is_none_or(|(_, s, _)| s != sid)
+            {
+                continue;
+            }
+            let Some(fm) = read_front_matter(&path) else {
+                continue;
+            };
+            if fm.session_id != session_id {
+                continue;
+            }
+            match (prompt_id, fm.prompt_id.as_deref()) {
+                (Some(want), Some(have)) if want != have => continue,
+                _ => return Ok(Some((path, fm))),
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// Sorts `…_2.md` after `….md` of the same second.
+fn sort_key(name: &str) -> String {
+    match parse_file_name(name) {
+        Some((ts, sid, n)) => format!("{ts}_{:05}_{sid}", n.unwrap_or(1)),
+        None => name.to_string(),
+    }
+}
+
+/// Reads just the front matter of a memory file (the first few kilobytes).
+pub fn read_front_matter(path: &Path) -> Option<FrontMatter> {
+    use std::io::Read;
+    let mut f = fs::File::open(path).ok()?;
+    let mut buf = vec![0u8; 8 * 1024];
+    let mut n = 0;
+    while n < buf.len() {
+        match f.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(_) => return None,
+        }
+    }
+    buf.truncate(n);
+    let text = String::from_utf8_lossy(&buf);
+    FrontMatter::parse(&text).map(|(fm, _)| fm)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sid8_keeps_safe_characters_only() {
+        assert_eq!(sid8("ff246da3-e969-4e32"), "ff246da3");
+        assert_eq!(sid8("../../x"), "x");
+        assert_eq!(sid8(""), "unknown");
+        assert_eq!(sid8("日本語/..\\"), "unknown");
+        assert_eq!(sid8("a/b\0c"), "abc");
+    }
+
+    #[test]
+    fn file_names_parse() {
+        assert_eq!(
+            parse_file_name("20260129_173000_ff246da3.md"),
+            Some(("20260129_173000", "ff246da3", None))
+        );
+        assert_eq!(
+            parse_file_name("20260129_173000_ff246da3_2.md"),
+            Some(("20260129_173000", "ff246da3", Some(2)))
+        );
+        assert_eq!(
+            parse_file_name("20260129_173000_ab-1_12.md"),
+            Some(("20260129_173000", "ab-1", Some(12)))
+        );
+        for bad in ["INDEX.md", "20260129_173000_.md", "2026012_173000_x.md", "20260129_173000_x.txt", "20260129_173000_abcdefghi.md"] {
+            assert!(parse_file_name(bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn save_new_adds_suffixes_and_lists_newest_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = MemoryStore::new(dir.path().join("m"));
+        let t = DateTime::parse_from_rfc3339("2026-01-29T17:30:00+08:00").unwrap();
+        let a = store.save_new(&t, "sess-abc-123", "one").unwrap();
+        let b = store.save_new(&t, "sess-abc-123", "two").unwrap();
+        assert!(a.ends_with("20260129_173000_sess-abc.md"));
+        assert!(b.ends_with("20260129_173000_sess-abc_2.md"));
+        let files = store.memory_files().unwrap();
+        assert_eq!(files, vec![b, a]);
+    }
+
+    #[test]
+    fn update_rewrites_under_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = MemoryStore::new(dir.path());
+        let t = DateTime::parse_from_rfc3339("2026-01-29T17:30:00+00:00").unwrap();
+        let p = store.save_new(&t, "s", "hello").unwrap();
+        assert!(store.update(&p, |t| Some(format!("{t} world"))).unwrap());
+        assert!(!store.update(&p, |_| None).unwrap());
+        assert_eq!(fs::read_to_string(&p).unwrap(), "hello world");
+    }
+}

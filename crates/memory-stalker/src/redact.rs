@@ -1,0 +1,189 @@
+//! Secret redaction (SPEC §5): applied to everything sent to a model and everything
+//! written to disk. A secret becomes `[REDACTED:<kind>]`; around it, key names and
+//! separators stay, so the text still says *what* was there.
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use regex::{Captures, Regex};
+
+/// One kind of secret and how to find it.
+struct Rule {
+    kind: &'static str,
+    re: Regex,
+    /// Capture groups kept before the secret (the secret is the rest of the match).
+    keep: usize,
+    /// Extra check on the secret text, for shapes that also match ordinary words.
+    accept: fn(&str) -> bool,
+    /// Text the match ends with that is not part of the secret (kept).
+    suffix: &'static str,
+}
+
+fn any(_: &str) -> bool {
+    true
+}
+
+/// Real keys mix letters and digits; words joined by dashes do not.
+fn mixed(s: &str) -> bool {
+    s.bytes().any(|b| b.is_ascii_digit()) && s.bytes().any(|b| b.is_ascii_alphabetic())
+}
+
+/// Values of `password=`-style assignments that are code, not secrets.
+fn assigned_secret(s: &str) -> bool {
+    const NOT_SECRETS: [&str; 32] = [
+        "str", "string", "int", "bool", "boolean", "none", "null", "nil", "true", "false",
+        "undefined", "required", "optional", "any", "object", "self", "this", "input", "env",
+        "os", "process", "config", "settings", "value", "values", "secret", "secrets", "token",
+        "password", "redacted", "hidden", "masked",
+    ];
+    let first = s.chars().next().unwrap_or(' ');
+    if matches!(first, '$' | '{' | '<' | '%' | '[' | '*' | '.' | '/') {
+        return false;
+    }
+    let lower = s.to_ascii_lowercase();
+    !NOT_SECRETS.contains(&lower.as_str())
+        && !lower.starts_with("process.env")
+        && !lower.starts_with("os.environ")
+        && !lower.starts_with("env.")
+        && !lower.starts_with("self.")
+        && !lower.starts_with("this.")
+        && !lower.starts_with("config.")
+        && !lower.starts_with("settings.")
+}
+
+fn rules() -> &'static [Rule] {
+    static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        let r = |kind, pattern: &str, keep, accept: fn(&str) -> bool| Rule {
+            kind,
+            // The patterns are literals of this file; they are covered by the tests.
+            re: Regex::new(pattern).unwrap_or_else(|e| panic!("redaction pattern {kind}: {e}")),
+            keep,
+            accept,
+            suffix: "",
+        };
+        vec![
+            r(
+                "private-key",
+                r"-----BEGIN ((?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?)-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY(?: BLOCK)?-----|\z)",
+                0,
+                any,
+            ),
+            r("anthropic-key", r"\bsk-ant-[A-Za-z0-9_-]{20,}", 0, any),
+            r(
+                "openai-key",
+                r"\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}",
+                0,
+                mixed,
+            ),
+            r(
+                "github-token",
+                r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})",
+                0,
+                any,
+            ),
+            r("gitlab-token", r"\bgl(?:pat|dt|rt|ptt|cbt|oas)-[A-Za-z0-9_-]{20,}", 0, any),
+            r("slack-token", r"\bxox[abposre]-[A-Za-z0-9-]{10,}", 0, mixed),
+            r(
+                "slack-webhook",
+                r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{20,}",
+                0,
+                any,
+            ),
+            r("stripe-key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}", 0, any),
+            r("stripe-webhook-secret", r"\bwhsec_[A-Za-z0-9]{20,}", 0, any),
+            r("aws-access-key", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b", 0, any),
+            r(
+                "aws-secret-key",
+                r#"(?i)\b(aws_secret_access_key|aws_secret_key|secret_access_key|SecretAccessKey)(["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{40}"#,
+                2,
+                any,
+            ),
+            r("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}", 0, any),
+            r("google-oauth-token", r"\bya29\.[0-9A-Za-z_-]{20,}", 0, any),
+            r("google-client-secret", r"\bGOCSPX-[A-Za-z0-9_-]{20,}", 0, any),
+            r("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b", 0, any),
+            r("pypi-token", r"\bpypi-AgE[A-Za-z0-9_-]{50,}", 0, any),
+            r("huggingface-token", r"\bhf_[A-Za-z0-9]{30,}\b", 0, mixed),
+            r("sendgrid-key", r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}", 0, any),
+            r("digitalocean-token", r"\bdo[pro]_v1_[a-f0-9]{64}\b", 0, any),
+            r(
+                "jwt",
+                r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+                0,
+                any,
+            ),
+            Rule {
+                suffix: "@",
+                ..r(
+                    "url-credentials",
+                    r#"\b([a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@"'<>`]+:)[^\s@/"'<>`]+@"#,
+                    1,
+                    any,
+                )
+            },
+            r(
+                "authorization",
+                r#"(?i)\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:bearer|basic|token|digest)\s+)[A-Za-z0-9._~+/=-]{6,}"#,
+                1,
+                any,
+            ),
+            r(
+                "authorization",
+                r#"(?i)\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?)[A-Za-z0-9._~+/=-]{16,}"#,
+                1,
+                mixed,
+            ),
+            r(
+                "api-key",
+                r#"(?i)\b((?:x-api-key|x-auth-token|api-key)["']?\s*[:=]\s*["']?)[A-Za-z0-9._~+/=-]{8,}"#,
+                1,
+                any,
+            ),
+            r(
+                "secret",
+                r#"(?i)\b([A-Za-z0-9_.-]*(?:password|passwd|pwd|secret|token|api_?key|apikey|access_?key|private_?key|client_?secret)["']?\s*[:=]\s*["']?)([^\s"'`,;&()<>\[\]{}]{4,})"#,
+                1,
+                assigned_secret,
+            ),
+        ]
+    })
+}
+
+/// Replaces secrets in `text` with `[REDACTED:<kind>]`.
+pub fn redact(text: &str) -> Cow<'_, str> {
+    let mut out = Cow::Borrowed(text);
+    for rule in rules() {
+        let replaced = rule.re.replace_all(&out, |c: &Captures| {
+            let whole = c.get(0).map_or("", |m| m.as_str());
+            let kept: String = (1..=rule.keep)
+                .filter_map(|i| c.get(i).map(|m| m.as_str()))
+                .collect();
+            let secret = &whole[kept.len().min(whole.len())..whole.len() - rule.suffix.len()];
+            // A call such as `token = getToken()` assigns code, not a secret.
+            let end = c.get(0).map_or(0, |m| m.end());
+            let is_call = rule.kind == "secret" && out[end..].starts_with('(');
+            if secret.starts_with("[REDACTED") || is_call || !(rule.accept)(secret) {
+                whole.to_string()
+            } else {
+                format!("{kept}[REDACTED:{}]{}", rule.kind, rule.suffix)
+            }
+        });
+        if let Cow::Owned(s) = replaced {
+            out = Cow::Owned(s);
+        }
+    }
+    out
+}
+
+/// Redacts when `enabled`, otherwise returns the text unchanged.
+pub fn redact_if(enabled: bool, text: &str) -> Cow<'_, str> {
+    if enabled {
+        redact(text)
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,160 @@
+//! Table-driven redaction tests. Secret-shaped strings are assembled at run time so the
+//! repository itself holds nothing a secret scanner would flag.
+
+use super::redact;
+
+/// `n` characters cycling through an alphabet (letters and digits mixed).
+fn body(n: usize) -> String {
+    "aB3dE5fG7hJ9kL2mN4pQ6rS8tU0vW1xY"
+        .chars()
+        .cycle()
+        .take(n)
+        .collect()
+}
+
+fn hex(n: usize) -> String {
+    "0123456789abcdef".chars().cycle().take(n).collect()
+}
+
+/// Text containing a secret, the secret, and the kind it must be reported as.
+fn secrets() -> Vec<(String, String, &'static str)> {
+    let p = |a: &str, b: &str| format!("{a}{b}");
+    let mut cases: Vec<(String, &'static str)> = vec![
+        (p("sk-ant-api03-", &body(93)), "anthropic-key"),
+        (p("sk-ant-admin01-", &body(80)), "anthropic-key"),
+        (p("sk-proj-", &body(120)), "openai-key"),
+        (p("sk-", &body(48)), "openai-key"),
+        (p("ghp_", &body(36)), "github-token"),
+        (p("gho_", &body(36)), "github-token"),
+        (p("github_pat_", &body(82)), "github-token"),
+        (p("glpat-", &body(20)), "gitlab-token"),
+        (p("xoxb-", "2637183-1234567890-AbCdEfGh1234"), "slack-token"),
+        (p("https://hooks.slack.com/services/", "T0000AAAA/B0000BBBB/XXXXxxxxXXXXxxxx1234"), "slack-webhook"),
+        (p("sk_live_", &body(24)), "stripe-key"),
+        (p("rk_test_", &body(24)), "stripe-key"),
+        (p("whsec_", &body(32)), "stripe-webhook-secret"),
+        (p("AKIA", "IOSFODNN7EXAMPLE"), "aws-access-key"),
+        (p("AIza", &body(35)), "google-api-key"),
+        (p("ya29.", &body(60)), "google-oauth-token"),
+        (p("GOCSPX-", &body(28)), "google-client-secret"),
+        (p("npm_", &body(36)), "npm-token"),
+        (p("hf_", &body(34)), "huggingface-token"),
+        (p("SG.", &format!("{}.{}", body(22), body(43))), "sendgrid-key"),
+        (p("dop_v1_", &hex(64)), "digitalocean-token"),
+        (
+            format!("eyJ{}.eyJ{}.{}", body(30), body(40), body(43)),
+            "jwt",
+        ),
+    ];
+    let mut out: Vec<(String, String, &'static str)> = cases
+        .drain(..)
+        .map(|(secret, kind)| (format!("the value is {secret} here"), secret, kind))
+        .collect();
+    // Secrets recognised by their surroundings rather than their shape.
+    let contextual: Vec<(String, String, &'static str)> = vec![
+        (
+            format!("aws_secret_access_key = {}", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY".into(),
+            "aws-secret-key",
+        ),
+        (
+            format!("-----BEGIN RSA {}-----\nMIIEowIBAAKCAQEA{}\n-----END RSA {}-----", "PRIVATE KEY", body(64), "PRIVATE KEY"),
+            body(64),
+            "private-key",
+        ),
+        (
+            format!("-----BEGIN OPENSSH {}-----\nb3BlbnNzaC1rZXktdjEAAAA{} (output truncated)", "PRIVATE KEY", body(40)),
+            body(40),
+            "private-key",
+        ),
+        (
+            "DATABASE_URL=postgres://app:S3cr3tPa55@db.internal:5432/prod".into(),
+            "S3cr3tPa55".into(),
+            "url-credentials",
+        ),
+        (
+            "curl -H 'Authorization: Bearer abc123def456ghi789' https://api.example.com".into(),
+            "abc123def456ghi789".into(),
+            "authorization",
+        ),
+        (
+            "x-api-key: k3y-v4lue-123456".into(),
+            "k3y-v4lue-123456".into(),
+            "api-key",
+        ),
+        ("export DB_PASSWORD=hunter2!x".into(), "hunter2!x".into(), "secret"),
+        ("password: \"correct horse\"".into(), "correct".into(), "secret"),
+        ("client_secret=Zm9vYmFyYmF6cXV4".into(), "Zm9vYmFyYmF6cXV4".into(), "secret"),
+        ("\"api_key\": \"live-9f8e7d6c5b4a\"".into(), "live-9f8e7d6c5b4a".into(), "secret"),
+        ("GITHUB_TOKEN=not_a_gh_shape_12345".into(), "not_a_gh_shape_12345".into(), "secret"),
+    ];
+    out.extend(contextual);
+    out
+}
+
+#[test]
+fn every_secret_shape_is_redacted_with_its_kind() {
+    let cases = secrets();
+    assert!(cases.len() >= 30, "{} cases", cases.len());
+    for (text, secret, kind) in cases {
+        let out = redact(&text);
+        assert!(!out.contains(&secret), "{kind}: secret survived in {out:?}");
+        assert!(
+            out.contains(&format!("[REDACTED:{kind}]")),
+            "{kind}: wrong or missing marker in {out:?}"
+        );
+    }
+}
+
+#[test]
+fn context_around_a_secret_is_kept() {
+    assert_eq!(
+        redact("DATABASE_URL=postgres://app:S3cr3tPa55@db.internal:5432/prod"),
+        "DATABASE_URL=postgres://app:[REDACTED:url-credentials]@db.internal:5432/prod"
+    );
+    assert_eq!(
+        redact("Authorization: Bearer abc123def456ghi789"),
+        "Authorization: Bearer [REDACTED:authorization]"
+    );
+    assert_eq!(redact("export DB_PASSWORD=hunter2!x"), "export DB_PASSWORD=[REDACTED:secret]");
+    // Redacting twice changes nothing more.
+    let once = redact(&secrets()[0].0).into_owned();
+    assert_eq!(redact(&once), once);
+}
+
+#[test]
+fn near_misses_are_not_redacted() {
+    let near_misses = [
+        "commit 3f786850e387550fdab836ed7e6dc881de23001b fixed it",
+        "session ff246da3-e969-4e32-aedc-3d096a93020a resumed",
+        "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+        "the risk-assessment-matrix-for-the-project is ready",
+        "pip install scikit-learn and sk-learn-compatible-estimators",
+        "use task-list-management-for-long-running-jobs",
+        "def login(password: str, token: Optional[str]) -> bool:",
+        "token = Base.url_encode64(random_bytes)",
+        "password = getpass()",
+        "Authorization: ${API_TOKEN}",
+        "api_key = os.environ[\"ANTHROPIC_API_KEY\"]",
+        "const token = process.env.GITHUB_TOKEN;",
+        "git@github.com:org/repo.git and https://user@example.com/path",
+        "postgres://localhost:5432/db",
+        "max_tokens: 4096, input_tokens: 1200",
+        "The authorization flow redirects the user to the consent page.",
+        "ghp_short is not a token",
+        "AKIA lowercase akiaiosfodnn7example",
+        "eyJhbGciOiJIUzI1NiJ9 alone is only a header",
+        "secret: [REDACTED:secret]",
+        "tokenizer = load_tokenizer()",
+        "Error: password must be at least 8 characters",
+    ];
+    for text in near_misses {
+        assert_eq!(redact(text), text, "changed: {text}");
+    }
+}
+
+#[test]
+fn multibyte_text_is_untouched() {
+    let text = "用户说：不要提交密钥。café 🚀 ключ";
+    assert_eq!(redact(text), text);
+}

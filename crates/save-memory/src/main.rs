@@ -1,0 +1,198 @@
+//! `save-memory`: the memory-stalker hook binary.
+//!
+//! Without arguments it is a Claude Code hook: it reads the hook's JSON on stdin and
+//! always exits 0, whatever happens, so compaction is never blocked. With
+//! `--transcript` it saves a memory from a transcript by hand, and `inspect` prints
+//! what it extracts from a transcript.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use clap::{Args, Parser, Subcommand};
+use memory_stalker::hook::{self, SaveRequest};
+use memory_stalker::log::Log;
+use memory_stalker::transcript::{ReadOptions, Transcript};
+use memory_stalker::Config;
+
+#[derive(Parser)]
+#[command(
+    name = "save-memory",
+    version,
+    about = "Save a memory of a Claude Code session when its context is compacted",
+    long_about = "Save a memory of a Claude Code session when its context is compacted.\n\n\
+        Run without arguments as a Claude Code hook: the hook's JSON is read from stdin \
+        and the command always exits 0. Use --transcript to save a memory by hand, and \
+        `inspect` to see what is extracted from a transcript.",
+    args_conflicts_with_subcommands = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    by_hand: ByHand,
+}
+
+#[derive(Args)]
+struct ByHand {
+    /// Save a memory from this transcript (JSONL) instead of reading hook input.
+    #[arg(long, value_name = "FILE", requires = "project")]
+    transcript: Option<PathBuf>,
+    /// The project whose .claude/memories/ receives the memory.
+    #[arg(long, value_name = "DIR", requires = "transcript")]
+    project: Option<PathBuf>,
+    /// Session id to record (default: the transcript's).
+    #[arg(long, value_name = "ID")]
+    session: Option<String>,
+    /// Trigger to record.
+    #[arg(long, default_value = "manual", value_parser = ["manual", "auto"])]
+    trigger: String,
+    /// Custom compaction instructions to record.
+    #[arg(long, value_name = "TEXT")]
+    instructions: Option<String>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print what would be extracted from a transcript, without writing anything.
+    Inspect {
+        /// The transcript (JSONL).
+        file: PathBuf,
+        /// Print the extraction as JSON (the shape of SPEC §3).
+        #[arg(long)]
+        json: bool,
+        /// Session id for Claude Code's task files (default: the transcript's).
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Inspect {
+            file,
+            json,
+            session,
+        }) => inspect(&file, json, session.as_deref()),
+        None if cli.by_hand.transcript.is_some() => by_hand(cli.by_hand),
+        None => return run_hook(),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("save-memory: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Hook mode: whatever happens, exit 0 and keep stdout for what Claude Code should see.
+fn run_hook() -> ExitCode {
+    if std::io::stdin().is_terminal() {
+        eprintln!(
+            "save-memory: this is a Claude Code hook and reads its JSON from stdin.\n\
+             To save a memory by hand: save-memory --transcript FILE --project DIR\n\
+             To see what is extracted: save-memory inspect FILE"
+        );
+        return ExitCode::from(2);
+    }
+    let config = Config::from_env();
+    // Claude Code kills a hook at its timeout; leaving on our own first keeps the exit
+    // code 0 and the log honest. The margin covers reading, writing and a slow disk.
+    let limit = config.timeout + Duration::from_secs(15);
+    std::thread::spawn(move || {
+        std::thread::sleep(limit);
+        eprintln!("memory-stalker: gave up after {}s; compaction continues", limit.as_secs());
+        std::process::exit(0);
+    });
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("memory-stalker: internal error ({info}); compaction continues");
+    }));
+    let out = std::panic::catch_unwind(|| {
+        let log = Log::stderr();
+        let mut input = Vec::new();
+        if let Err(e) = std::io::stdin()
+            .take(hook::MAX_INPUT_BYTES)
+            .read_to_end(&mut input)
+        {
+            log.error(&format!("cannot read the hook input from stdin: {e}"));
+            return String::new();
+        }
+        hook::run(&input, &config, &log)
+    })
+    .unwrap_or_default();
+    if !out.is_empty() {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(out.as_bytes());
+        let _ = stdout.flush();
+    }
+    ExitCode::SUCCESS
+}
+
+fn by_hand(args: ByHand) -> anyhow::Result<()> {
+    let (Some(transcript), Some(project)) = (args.transcript, args.project) else {
+        bail!("--transcript and --project go together");
+    };
+    if !project.is_dir() {
+        bail!("--project {} is not a directory", project.display());
+    }
+    let project = project
+        .canonicalize()
+        .with_context(|| format!("resolving {}", project.display()))?;
+    let transcript = transcript
+        .canonicalize()
+        .with_context(|| format!("cannot read transcript {}", transcript.display()))?;
+    let config = Config::from_env();
+    let log = Log::stderr();
+    for w in &config.warnings {
+        log.warn(w);
+    }
+    let request = SaveRequest {
+        transcript,
+        project,
+        session_id: args.session,
+        trigger: args.trigger,
+        custom_instructions: args.instructions,
+        prompt_id: None,
+    };
+    let saved = hook::save_memory(&request, &config, &log)?;
+    println!("{}", saved.path.display());
+    Ok(())
+}
+
+fn inspect(file: &PathBuf, json: bool, session: Option<&str>) -> anyhow::Result<()> {
+    let config = Config::from_env();
+    let started = Instant::now();
+    let mut transcript = Transcript::read(
+        file,
+        ReadOptions {
+            end: None,
+            tasks_dir: session.and_then(|s| config.tasks_dir(s)),
+            plans_dir: config.plans_dir(),
+        },
+    )?;
+    if session.is_none() {
+        if let Some(dir) = transcript.session_id().and_then(|s| config.tasks_dir(&s))
+        {
+            transcript.use_task_files(&dir);
+        }
+    }
+    let extraction = transcript.extraction();
+    let elapsed = started.elapsed();
+    let mut out = std::io::stdout().lock();
+    if json {
+        serde_json::to_writer_pretty(&mut out, &extraction).context("writing JSON")?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    let (read, size) = transcript.bytes_read();
+    write!(
+        out,
+        "{}",
+        memory_stalker::transcript::describe(&extraction, read, size, elapsed)
+    )?;
+    Ok(())
+}
