@@ -64,27 +64,47 @@ fn every_corpus_transcript_extracts() {
     for path in &files {
         let ex = extract(path);
         let size = std::fs::metadata(path).unwrap().len();
-        assert_eq!(ex.bad_lines, 0, "{}: the corpus has no broken lines", path.display());
+        assert_eq!(
+            ex.bad_lines,
+            0,
+            "{}: the corpus has no broken lines",
+            path.display()
+        );
         assert_eq!(ex.records == 0, size == 0, "{}", path.display());
         if let Some(p) = &ex.last_prompt {
             with_prompt += 1;
             assert!(!p.text.trim().is_empty(), "{}", path.display());
-            assert!(p.uuid.is_some() && p.timestamp.is_some(), "{}", path.display());
+            assert!(
+                p.uuid.is_some() && p.timestamp.is_some(),
+                "{}",
+                path.display()
+            );
         }
         if let Some(t) = &ex.todos {
             with_todos += 1;
-            assert!(t
-                .items
-                .iter()
-                .all(|i| ["pending", "in_progress", "completed"].contains(&i.status.as_str())));
+            assert!(
+                t.items
+                    .iter()
+                    .all(|i| ["pending", "in_progress", "completed"].contains(&i.status.as_str()))
+            );
         }
         assert!(ex.files.modified.len() <= 20 && ex.files.read.len() <= 20);
         assert!(ex.files.read.iter().all(|r| !ex.files.modified.contains(r)));
         // The extraction serialises to the JSON of SPEC §3 and back.
         let json = serde_json::to_value(&ex).unwrap();
         for key in [
-            "session_id", "cwd", "version", "git_branch", "records", "bad_lines", "last_prompt",
-            "reply", "todos", "plan", "files", "last_action",
+            "session_id",
+            "cwd",
+            "version",
+            "git_branch",
+            "records",
+            "bad_lines",
+            "last_prompt",
+            "reply",
+            "todos",
+            "plan",
+            "files",
+            "last_action",
         ] {
             assert!(json.get(key).is_some(), "{key} missing");
         }
@@ -437,7 +457,10 @@ fn task_replay_matches_the_task_list_result() {
             "Merge round-2 branches into master"
         ]
     );
-    assert_eq!(todos.items[0].active_form.as_deref(), Some("alice researching plan mode"));
+    assert_eq!(
+        todos.items[0].active_form.as_deref(),
+        Some("alice researching plan mode")
+    );
 }
 
 #[test]
@@ -455,6 +478,10 @@ fn sub_agent_files_have_no_main_chain_prompt() {
         let ex = extract(&p);
         // Every record of a sub-agent file is a sidechain record.
         assert!(ex.last_prompt.is_none(), "{}", p.display());
-        assert!(ex.reply.is_none() && ex.last_action.is_none(), "{}", p.display());
+        assert!(
+            ex.reply.is_none() && ex.last_action.is_none(),
+            "{}",
+            p.display()
+        );
     }
 }

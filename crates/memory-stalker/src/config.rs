@@ -101,7 +101,11 @@ impl Config {
     /// Reads the configuration through `get` (an environment lookup).
     pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Config {
         let mut warnings = Vec::new();
-        let var = |k: &str| get(k).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+        let var = |k: &str| {
+            get(k)
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+        };
         // A setting made in the plugin's configuration dialog, when the variable is unset.
         let setting = |env: &str, option: &str| {
             var(env).or_else(|| var(&format!("CLAUDE_PLUGIN_OPTION_{option}")))
@@ -119,7 +123,9 @@ impl Config {
         let lang = match setting("MEMORY_STALKER_LANG", "LANG") {
             None => Lang::En,
             Some(v) => Lang::parse(&v).unwrap_or_else(|| {
-                warnings.push(format!("MEMORY_STALKER_LANG={v:?} is not en or zh; using en"));
+                warnings.push(format!(
+                    "MEMORY_STALKER_LANG={v:?} is not en or zh; using en"
+                ));
                 Lang::En
             }),
         };
@@ -129,7 +135,10 @@ impl Config {
                 "1" | "true" | "yes" | "on" => true,
                 "0" | "false" | "no" | "off" => false,
                 _ => {
-                    warnings.push(format!("{name}={v:?} is not 1 or 0; using {}", u8::from(default)));
+                    warnings.push(format!(
+                        "{name}={v:?} is not 1 or 0; using {}",
+                        u8::from(default)
+                    ));
                     default
                 }
             },
@@ -174,9 +183,11 @@ impl Config {
         Config {
             summarizer,
             model: setting("MEMORY_STALKER_MODEL", "MODEL"),
-            anthropic_api_key: var("ANTHROPIC_API_KEY").or_else(|| var("CLAUDE_PLUGIN_OPTION_API_KEY")),
+            anthropic_api_key: var("ANTHROPIC_API_KEY")
+                .or_else(|| var("CLAUDE_PLUGIN_OPTION_API_KEY")),
             anthropic_auth_token: var("ANTHROPIC_AUTH_TOKEN"),
-            anthropic_base_url: var("ANTHROPIC_BASE_URL").unwrap_or_else(|| ANTHROPIC_BASE_URL.into()),
+            anthropic_base_url: var("ANTHROPIC_BASE_URL")
+                .unwrap_or_else(|| ANTHROPIC_BASE_URL.into()),
             anthropic_default_model: var("ANTHROPIC_DEFAULT_SONNET_MODEL"),
             openai_base_url: setting("MEMORY_STALKER_OPENAI_BASE_URL", "OPENAI_BASE_URL"),
             openai_api_key: var("MEMORY_STALKER_OPENAI_API_KEY"),
@@ -201,8 +212,12 @@ impl Config {
     pub fn tasks_dir(&self, session_id: &str) -> Option<PathBuf> {
         let list = self.task_list_id.as_deref().unwrap_or(session_id);
         let safe = !list.is_empty() && !list.contains(['/', '\\']) && list != "." && list != "..";
-        safe.then(|| self.home.as_ref().map(|h| h.join(".claude/tasks").join(list)))
-            .flatten()
+        safe.then(|| {
+            self.home
+                .as_ref()
+                .map(|h| h.join(".claude/tasks").join(list))
+        })
+        .flatten()
     }
 
     /// Claude Code's plan files (`~/.claude/plans/`).
@@ -300,7 +315,10 @@ mod tests {
     #[test]
     fn task_dirs_never_leave_the_tasks_directory() {
         let c = config(&[("HOME", "/h")]);
-        assert_eq!(c.tasks_dir("abc"), Some(PathBuf::from("/h/.claude/tasks/abc")));
+        assert_eq!(
+            c.tasks_dir("abc"),
+            Some(PathBuf::from("/h/.claude/tasks/abc"))
+        );
         assert_eq!(c.tasks_dir("../x"), None);
         assert_eq!(c.tasks_dir(".."), None);
     }

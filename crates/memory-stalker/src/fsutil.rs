@@ -174,12 +174,21 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let sub = dir.path().join("x/y");
         create_private_dir(&sub).unwrap();
-        assert_eq!(fs::metadata(&sub).unwrap().permissions().mode() & 0o777, 0o700);
+        assert_eq!(
+            fs::metadata(&sub).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
         let f = create_new_atomic(&sub, ["m.md".to_string()], b"x").unwrap();
-        assert_eq!(fs::metadata(&f).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(
+            fs::metadata(&f).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
         replace_atomic(&f, b"y").unwrap();
         assert_eq!(fs::read(&f).unwrap(), b"y");
-        assert_eq!(fs::metadata(&f).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(
+            fs::metadata(&f).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
     }
 
     #[test]

@@ -60,7 +60,10 @@ impl Log {
         let path = self.file.lock().ok().and_then(|f| f.clone());
         if let Some(path) = path {
             let now = chrono::Local::now().format("%Y-%m-%dT%H:%M:%S%.3f%:z");
-            let _ = append(&path, &format!("{now} {} {level} {msg}\n", std::process::id()));
+            let _ = append(
+                &path,
+                &format!("{now} {} {level} {msg}\n", std::process::id()),
+            );
         }
     }
 }

@@ -31,10 +31,38 @@ fn mixed(s: &str) -> bool {
 /// Values of `password=`-style assignments that are code, not secrets.
 fn assigned_secret(s: &str) -> bool {
     const NOT_SECRETS: [&str; 32] = [
-        "str", "string", "int", "bool", "boolean", "none", "null", "nil", "true", "false",
-        "undefined", "required", "optional", "any", "object", "self", "this", "input", "env",
-        "os", "process", "config", "settings", "value", "values", "secret", "secrets", "token",
-        "password", "redacted", "hidden", "masked",
+        "str",
+        "string",
+        "int",
+        "bool",
+        "boolean",
+        "none",
+        "null",
+        "nil",
+        "true",
+        "false",
+        "undefined",
+        "required",
+        "optional",
+        "any",
+        "object",
+        "self",
+        "this",
+        "input",
+        "env",
+        "os",
+        "process",
+        "config",
+        "settings",
+        "value",
+        "values",
+        "secret",
+        "secrets",
+        "token",
+        "password",
+        "redacted",
+        "hidden",
+        "masked",
     ];
     let first = s.chars().next().unwrap_or(' ');
     if matches!(first, '$' | '{' | '<' | '%' | '[' | '*' | '.' | '/') {
@@ -65,7 +93,9 @@ fn rules() -> &'static [Rule] {
         vec![
             r(
                 "private-key",
-                r"-----BEGIN ((?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?)-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY(?: BLOCK)?-----|\z)",
+                // Without its END line (a truncated output), the key runs over the
+                // base64 lines that follow (line breaks may be escaped), not further.
+                r"-----BEGIN ((?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?)-----(?:[\s\S]*?-----END [A-Z ]*PRIVATE KEY(?: BLOCK)?-----|(?:\s*(?:\\n)?[A-Za-z0-9+/=]{16,})*)",
                 0,
                 any,
             ),

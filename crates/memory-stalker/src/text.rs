@@ -4,7 +4,13 @@
 pub fn one_line(text: &str, max: usize) -> String {
     let mut out = String::new();
     let mut count = 0;
-    for (i, line) in text.trim().lines().map(str::trim).filter(|l| !l.is_empty()).enumerate() {
+    for (i, line) in text
+        .trim()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .enumerate()
+    {
         if i > 0 {
             out.push_str(" ⏎ ");
             count += 3;

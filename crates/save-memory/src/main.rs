@@ -6,16 +6,16 @@
 //! what it extracts from a transcript.
 
 use std::io::{IsTerminal, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context};
+use anyhow::{Context, bail};
 use clap::{Args, Parser, Subcommand};
+use memory_stalker::Config;
 use memory_stalker::hook::{self, SaveRequest};
 use memory_stalker::log::Log;
 use memory_stalker::transcript::{ReadOptions, Transcript};
-use memory_stalker::Config;
 
 #[derive(Parser)]
 #[command(
@@ -105,7 +105,10 @@ fn run_hook() -> ExitCode {
     let limit = config.timeout + Duration::from_secs(15);
     std::thread::spawn(move || {
         std::thread::sleep(limit);
-        eprintln!("memory-stalker: gave up after {}s; compaction continues", limit.as_secs());
+        eprintln!(
+            "memory-stalker: gave up after {}s; compaction continues",
+            limit.as_secs()
+        );
         std::process::exit(0);
     });
     std::panic::set_hook(Box::new(|info| {
@@ -163,22 +166,21 @@ fn by_hand(args: ByHand) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn inspect(file: &PathBuf, json: bool, session: Option<&str>) -> anyhow::Result<()> {
+fn inspect(file: &Path, json: bool, session: Option<&str>) -> anyhow::Result<()> {
     let config = Config::from_env();
     let started = Instant::now();
     let mut transcript = Transcript::read(
         file,
         ReadOptions {
-            end: None,
             tasks_dir: session.and_then(|s| config.tasks_dir(s)),
             plans_dir: config.plans_dir(),
+            ..ReadOptions::default()
         },
     )?;
-    if session.is_none() {
-        if let Some(dir) = transcript.session_id().and_then(|s| config.tasks_dir(&s))
-        {
-            transcript.use_task_files(&dir);
-        }
+    if session.is_none()
+        && let Some(dir) = transcript.session_id().and_then(|s| config.tasks_dir(&s))
+    {
+        transcript.use_task_files(&dir);
     }
     let extraction = transcript.extraction();
     let elapsed = started.elapsed();

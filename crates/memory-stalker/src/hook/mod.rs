@@ -5,15 +5,15 @@
 
 mod save;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::Deserialize;
 
-pub use save::{render_memory, save_memory, RenderedMemory, SaveRequest, Saved};
+pub use save::{RenderedMemory, SaveRequest, Saved, render_memory, save_memory};
 
+use crate::Error;
 use crate::config::Config;
 use crate::log::Log;
-use crate::Error;
 
 /// Largest hook input read from stdin; Claude Code sends well under a kilobyte, but
 /// PostCompact carries the compaction summary.
@@ -102,7 +102,7 @@ fn pre_compact(input: &HookInput, config: &Config, log: &Log) -> String {
     };
     let Some(project) = input.project(config) else {
         log.error(&format!(
-            "neither cwd ({:?}) nor CLAUDE_PROJECT_DIR is an existing directory; no memory was saved",
+            "the project directory (cwd {:?}) does not exist and CLAUDE_PROJECT_DIR names none either; no memory was saved",
             input.cwd.as_deref().unwrap_or("")
         ));
         return String::new();
@@ -122,12 +122,4 @@ fn pre_compact(input: &HookInput, config: &Config, log: &Log) -> String {
         Err(e) => log.error(&format!("{e}; no memory was saved")),
     }
     String::new()
-}
-
-/// `<dir>` with `~` shown for the home directory, for messages.
-pub fn display_path(path: &Path, config: &Config) -> String {
-    match config.home.as_deref().and_then(|h| path.strip_prefix(h).ok()) {
-        Some(rest) => format!("~/{}", rest.display()),
-        None => path.display().to_string(),
-    }
 }

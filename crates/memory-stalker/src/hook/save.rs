@@ -4,14 +4,14 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, FixedOffset};
 
+use crate::Error;
 use crate::config::Config;
 use crate::log::Log;
 use crate::memory::{FrontMatter, MemoryDoc, MemoryStore};
 use crate::redact::redact_if;
-use crate::summary::{offline, Summary, HEADLINE_CHARS, OFFLINE_SOURCE};
+use crate::summary::{HEADLINE_CHARS, OFFLINE_SOURCE, Summary, offline};
 use crate::text::one_line;
-use crate::transcript::{Extraction, ReadOptions, Transcript};
-use crate::Error;
+use crate::transcript::{Extraction, ReadOptions, TaskCheckpoint, Transcript};
 
 /// What to save.
 #[derive(Debug, Clone)]
@@ -41,12 +41,14 @@ pub struct Saved {
 pub fn save_memory(req: &SaveRequest, config: &Config, log: &Log) -> Result<Saved, Error> {
     let now = chrono::Local::now().fixed_offset();
     let session_hint = req.session_id.as_deref().unwrap_or("");
+    let store = MemoryStore::new(config.memories_dir(&req.project));
     let mut transcript = Transcript::read(
         &req.transcript,
         ReadOptions {
             end: None,
             tasks_dir: config.tasks_dir(session_hint),
             plans_dir: config.plans_dir(),
+            checkpoints: checkpoints(&store, session_hint, &req.transcript),
         },
     )?;
     let from_transcript = transcript.session_id();
@@ -73,7 +75,6 @@ pub fn save_memory(req: &SaveRequest, config: &Config, log: &Log) -> Result<Save
     let content = memory.text;
     let extraction = memory.extraction;
 
-    let store = MemoryStore::new(config.memories_dir(&req.project));
     let path = match store.save_new(&now, &session_id, &content) {
         Ok(p) => p,
         Err(primary) => {
@@ -99,6 +100,30 @@ pub fn save_memory(req: &SaveRequest, config: &Config, log: &Log) -> Result<Save
         extraction,
         transcript_bytes: size,
     })
+}
+
+/// What earlier memories of this session recorded about the task list, by transcript
+/// size: the reader need not search past them.
+pub fn checkpoints(
+    store: &MemoryStore,
+    session_id: &str,
+    transcript: &Path,
+) -> Vec<TaskCheckpoint> {
+    if session_id.is_empty() {
+        return Vec::new();
+    }
+    let transcript = transcript.to_string_lossy();
+    store
+        .session_memories(session_id)
+        .into_iter()
+        .filter(|(_, fm)| fm.transcript == transcript)
+        .filter_map(|(_, fm)| {
+            Some(TaskCheckpoint {
+                bytes: fm.transcript_bytes?,
+                todos: fm.todos?,
+            })
+        })
+        .collect()
 }
 
 /// Where memories go when a project's own directory cannot be written.
@@ -128,15 +153,33 @@ pub fn render_memory(
 ) -> RenderedMemory {
     let extraction = transcript.extraction();
     let summary = offline::summarize(transcript, &extraction, config.lang);
-    let doc = render(req, config, &extraction, &summary, OFFLINE_SOURCE, session_id, now);
+    let mut front = front_matter(
+        req,
+        config,
+        &extraction,
+        &summary,
+        OFFLINE_SOURCE,
+        session_id,
+        now,
+    );
+    front.transcript_bytes = Some(transcript.bytes_read().1);
+    let doc = MemoryDoc {
+        front,
+        extraction: &extraction,
+        summary: &summary,
+        summary_note: None,
+        custom_instructions: req.custom_instructions.as_deref(),
+        compaction_summary: None,
+    }
+    .render();
     RenderedMemory {
         text: redact_if(config.redact, &doc).into_owned(),
         extraction,
     }
 }
 
-/// Renders the memory document for `extraction` with `summary`.
-fn render(
+/// The front matter of a memory of `extraction` summarised by `summary`.
+pub(crate) fn front_matter(
     req: &SaveRequest,
     config: &Config,
     extraction: &Extraction,
@@ -144,9 +187,9 @@ fn render(
     source: &str,
     session_id: &str,
     now: &DateTime<FixedOffset>,
-) -> String {
+) -> FrontMatter {
     let (task_count, tasks_open) = extraction.task_counts();
-    let front = FrontMatter {
+    FrontMatter {
         format: crate::memory::document::FORMAT_VERSION,
         session_id: session_id.to_string(),
         created: now.to_rfc3339_opts(chrono::SecondsFormat::Secs, false),
@@ -159,14 +202,7 @@ fn render(
         summary_source: source.to_string(),
         prompt_id: req.prompt_id.clone(),
         lang: config.lang,
-    };
-    MemoryDoc {
-        front,
-        extraction,
-        summary,
-        summary_note: None,
-        custom_instructions: req.custom_instructions.as_deref(),
-        compaction_summary: None,
+        transcript_bytes: None,
+        todos: Some(extraction.todos.clone()),
     }
-    .render()
 }

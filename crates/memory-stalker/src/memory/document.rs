@@ -41,6 +41,11 @@ pub struct FrontMatter {
     /// Claude Code's `prompt_id` of the compaction, to match the PostCompact hook.
     pub prompt_id: Option<String>,
     pub lang: Lang,
+    /// Size of the transcript when this memory was taken from it.
+    pub transcript_bytes: Option<u64>,
+    /// The task list at that size (`Some(None)`: none), so a later reading of the same
+    /// transcript can stop there instead of searching the whole file for one.
+    pub todos: Option<Option<TodoList>>,
 }
 
 impl FrontMatter {
@@ -62,7 +67,19 @@ impl FrontMatter {
         if let Some(p) = &self.prompt_id {
             let _ = writeln!(out, "prompt_id: {}", q(p));
         }
-        let _ = writeln!(out, "lang: {}", q(if self.lang == Lang::Zh { "zh" } else { "en" }));
+        let _ = writeln!(
+            out,
+            "lang: {}",
+            q(if self.lang == Lang::Zh { "zh" } else { "en" })
+        );
+        if let Some(b) = self.transcript_bytes {
+            let _ = writeln!(out, "transcript_bytes: {b}");
+        }
+        if let Some(t) = &self.todos {
+            // JSON is valid YAML flow syntax, and keeps the list on one line.
+            let json = serde_json::to_string(t).unwrap_or_else(|_| "null".into());
+            let _ = writeln!(out, "todos: {json}");
+        }
         out.push_str("---\n");
         out
     }
@@ -71,7 +88,9 @@ impl FrontMatter {
     /// starts. `None` when the text has no front matter block.
     pub fn parse(text: &str) -> Option<(FrontMatter, usize)> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let rest = text.strip_prefix("---\n").or_else(|| text.strip_prefix("---\r\n"))?;
+        let rest = text
+            .strip_prefix("---\n")
+            .or_else(|| text.strip_prefix("---\r\n"))?;
         let mut fm = FrontMatter::default();
         let mut pos = text.len() - rest.len();
         for line in rest.split_inclusive('\n') {
@@ -83,6 +102,10 @@ impl FrontMatter {
             let Some((key, value)) = line.split_once(':') else {
                 continue;
             };
+            if key.trim() == "todos" {
+                fm.todos = serde_json::from_str(value.trim()).ok();
+                continue;
+            }
             let value = scalar(value);
             match key.trim() {
                 "memory_stalker" => fm.format = value.parse().unwrap_or(1),
@@ -97,6 +120,7 @@ impl FrontMatter {
                 "summary_source" => fm.summary_source = value,
                 "prompt_id" => fm.prompt_id = Some(value).filter(|v| !v.is_empty()),
                 "lang" => fm.lang = Lang::parse(&value).unwrap_or_default(),
+                "transcript_bytes" => fm.transcript_bytes = value.parse().ok(),
                 _ => {}
             }
         }
@@ -138,7 +162,12 @@ impl MemoryDoc<'_> {
         let ex = self.extraction;
         let mut out = self.front.render();
         out.push('\n');
-        let _ = writeln!(out, "# {} — {}\n", l.title, display_time(&self.front.created));
+        let _ = writeln!(
+            out,
+            "# {} — {}\n",
+            l.title,
+            display_time(&self.front.created)
+        );
 
         let _ = writeln!(out, "## {}\n", l.metadata);
         let _ = writeln!(out, "- {}: {}", l.session_id, code(&self.front.session_id));
@@ -147,7 +176,12 @@ impl MemoryDoc<'_> {
         let _ = writeln!(out, "- {}: {}", l.trigger, self.front.trigger);
         if let Some(ci) = self.custom_instructions.filter(|c| !c.trim().is_empty()) {
             if ci.trim().contains('\n') {
-                let _ = writeln!(out, "- {}:\n\n{}", l.custom_instructions, fenced("text", ci.trim()));
+                let _ = writeln!(
+                    out,
+                    "- {}:\n\n{}",
+                    l.custom_instructions,
+                    fenced("text", ci.trim())
+                );
             } else {
                 let _ = writeln!(out, "- {}: {}", l.custom_instructions, one_line(ci, 2_000));
             }
@@ -296,7 +330,9 @@ pub fn render_ai_summary(s: &Summary, source: &str, note: Option<&str>, lang: La
         let _ = writeln!(out, "> {}\n", one_line(n, 500));
     }
     let _ = writeln!(out, "### {}\n", l.task_summary);
-    list(&mut out, &s.task_summary, l.none, |t| format!("- {}", item(t)));
+    list(&mut out, &s.task_summary, l.none, |t| {
+        format!("- {}", item(t))
+    });
     let _ = writeln!(out, "### {}\n", l.code_changes);
     if s.code_changes.is_empty() {
         let _ = writeln!(out, "{}\n", l.none);
@@ -328,9 +364,13 @@ pub fn render_ai_summary(s: &Summary, source: &str, note: Option<&str>, lang: La
         }
     });
     let _ = writeln!(out, "### {}\n", l.preferences);
-    list(&mut out, &s.user_preferences, l.none, |t| format!("- {}", item(t)));
+    list(&mut out, &s.user_preferences, l.none, |t| {
+        format!("- {}", item(t))
+    });
     let _ = writeln!(out, "### {}\n", l.follow_ups);
-    list(&mut out, &s.follow_ups, l.none, |t| format!("- [ ] {}", item(t)));
+    list(&mut out, &s.follow_ups, l.none, |t| {
+        format!("- [ ] {}", item(t))
+    });
     out
 }
 
@@ -347,7 +387,11 @@ fn list<T>(out: &mut String, items: &[T], none: &str, f: impl Fn(&T) -> String) 
 /// The `## Claude Code compaction summary` section.
 pub fn render_compaction_summary(text: &str, lang: Lang) -> String {
     let l = Labels::of(lang);
-    format!("## {}\n\n{}", l.compaction_summary, fenced("markdown", text.trim()))
+    format!(
+        "## {}\n\n{}",
+        l.compaction_summary,
+        fenced("markdown", text.trim())
+    )
 }
 
 /// A fenced block whose fence is longer than any backtick run in `body`.
@@ -473,10 +517,7 @@ pub fn set_front_matter_field(text: &str, key: &str, value: &str) -> String {
     let mut lines: Vec<String> = head.lines().map(str::to_string).collect();
     let prefix = format!("{key}:");
     let new_line = format!("{key}: {value}");
-    match lines
-        .iter()
-        .position(|l| l.starts_with(&prefix))
-    {
+    match lines.iter().position(|l| l.starts_with(&prefix)) {
         Some(i) => lines[i] = new_line,
         None => {
             let close = lines.len() - 1;
@@ -508,6 +549,15 @@ mod tests {
             summary_source: "offline".into(),
             prompt_id: Some("p-1".into()),
             lang: Lang::Zh,
+            transcript_bytes: Some(12345),
+            todos: Some(Some(TodoList {
+                source: crate::transcript::TodoSource::Tasks,
+                items: vec![crate::transcript::TodoItem {
+                    content: "a: \"b\"\n---".into(),
+                    status: "pending".into(),
+                    active_form: None,
+                }],
+            })),
         };
         let text = fm.render() + "body";
         let (back, body) = FrontMatter::parse(&text).unwrap();
@@ -553,7 +603,11 @@ mod tests {
         let replaced = replace_section(text, Section::AiSummary, "## AI summary\n\nnew\n");
         assert!(replaced.ends_with("## AI summary\n\nnew\n"));
         assert!(replaced.contains("````text\n## AI summary\n```\nstill inside\n````"));
-        let appended = replace_section(text, Section::CompactionSummary, "## Claude Code compaction summary\n\nc\n");
+        let appended = replace_section(
+            text,
+            Section::CompactionSummary,
+            "## Claude Code compaction summary\n\nc\n",
+        );
         assert!(appended.ends_with("z\n\n## Claude Code compaction summary\n\nc\n"));
     }
 

@@ -55,7 +55,9 @@ impl Section {
                     Section::LastInteraction => matches!(n.as_str(), "interaction" | "last"),
                     Section::Tasks => matches!(n.as_str(), "todos" | "task-list" | "todo"),
                     Section::AiSummary => matches!(n.as_str(), "ai-summary" | "ai"),
-                    Section::CompactionSummary => matches!(n.as_str(), "compact-summary" | "claude-summary"),
+                    Section::CompactionSummary => {
+                        matches!(n.as_str(), "compact-summary" | "claude-summary")
+                    }
                     _ => false,
                 }
         })
@@ -68,7 +70,9 @@ impl Section {
             [Lang::En, Lang::Zh]
                 .iter()
                 .any(|l| Labels::of(*l).heading(*s) == h)
-                || LEGACY_HEADINGS.iter().any(|(sec, text)| sec == s && *text == h)
+                || LEGACY_HEADINGS
+                    .iter()
+                    .any(|(sec, text)| sec == s && *text == h)
         })
     }
 }
@@ -248,7 +252,10 @@ mod tests {
             assert_eq!(Section::from_heading(ZH.heading(s)), Some(s));
         }
         assert_eq!(Section::parse("当前任务列表"), Some(Section::Tasks));
-        assert_eq!(Section::parse("Last complete interaction"), Some(Section::LastInteraction));
+        assert_eq!(
+            Section::parse("Last complete interaction"),
+            Some(Section::LastInteraction)
+        );
         assert_eq!(Section::parse("todos"), Some(Section::Tasks));
         assert_eq!(Section::parse("nope"), None);
     }

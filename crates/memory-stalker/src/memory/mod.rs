@@ -6,4 +6,4 @@ pub mod store;
 
 pub use document::{FrontMatter, MemoryDoc};
 pub use labels::Section;
-pub use store::{MemoryStore, INDEX_FILE, MEMORIES_DIR};
+pub use store::{INDEX_FILE, MEMORIES_DIR, MemoryStore};

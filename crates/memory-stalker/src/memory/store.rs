@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, FixedOffset};
 
 use super::document::FrontMatter;
-use crate::fsutil::{self, Lock};
 use crate::Error;
+use crate::fsutil::{self, Lock};
 
 /// The memories directory inside a project.
 pub const MEMORIES_DIR: &str = ".claude/memories";
@@ -112,7 +112,8 @@ impl MemoryStore {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let lock_path = self.dir.join(LOCKS_DIR).join(format!("{name}.lock"));
-        let _lock = Lock::acquire(&lock_path).map_err(|e| Error::store("cannot lock", &lock_path, e))?;
+        let _lock =
+            Lock::acquire(&lock_path).map_err(|e| Error::store("cannot lock", &lock_path, e))?;
         let text = fs::read_to_string(path).map_err(|e| Error::store("cannot read", path, e))?;
         let Some(new) = edit(&text) else {
             return Ok(false);
@@ -143,35 +144,38 @@ impl MemoryStore {
         Ok(files.into_iter().map(|(_, p)| p).collect())
     }
 
+    /// Every memory of `session_id` (front matter read), newest first.
+    pub fn session_memories(&self, session_id: &str) -> Vec<(PathBuf, FrontMatter)> {
+        let sid = sid8(session_id);
+        self.memory_files()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .and_then(parse_file_name)
+                    .is_some_and(|(_, s, _)| s == sid)
+            })
+            .filter_map(|p| {
+                let fm = read_front_matter(&p)?;
+                (fm.session_id == session_id).then_some((p, fm))
+            })
+            .collect()
+    }
+
     /// The newest memory of `session_id`, optionally only one saved for `prompt_id`
     /// (the compaction a PostCompact or SessionStart hook belongs to).
     pub fn find_session_memory(
         &self,
         session_id: &str,
         prompt_id: Option<&str>,
-    ) -> Result<Option<(PathBuf, FrontMatter)>, Error> {
-        let sid = sid8(session_id);
-        for path in self.memory_files()? {
-            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-            if name
-                .as_deref()
-                .and_then(parse_file_name)
-                .is_none_or(|(_, s, _)| s != sid)
-            {
-                continue;
-            }
-            let Some(fm) = read_front_matter(&path) else {
-                continue;
-            };
-            if fm.session_id != session_id {
-                continue;
-            }
-            match (prompt_id, fm.prompt_id.as_deref()) {
-                (Some(want), Some(have)) if want != have => continue,
-                _ => return Ok(Some((path, fm))),
-            }
-        }
-        Ok(None)
+    ) -> Option<(PathBuf, FrontMatter)> {
+        self.session_memories(session_id)
+            .into_iter()
+            .find(|(_, fm)| match (prompt_id, fm.prompt_id.as_deref()) {
+                (Some(want), Some(have)) => want == have,
+                _ => true,
+            })
     }
 }
 
@@ -183,22 +187,28 @@ fn sort_key(name: &str) -> String {
     }
 }
 
-/// Reads just the front matter of a memory file (the first few kilobytes).
+/// Largest front matter read; a task list of a few hundred items fits.
+const MAX_FRONT_MATTER: u64 = 256 * 1024;
+
+/// Reads just the front matter of a memory file, not its body.
 pub fn read_front_matter(path: &Path) -> Option<FrontMatter> {
-    use std::io::Read;
-    let mut f = fs::File::open(path).ok()?;
-    let mut buf = vec![0u8; 8 * 1024];
-    let mut n = 0;
-    while n < buf.len() {
-        match f.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(_) => return None,
+    use std::io::{BufRead, BufReader, Read};
+    let f = fs::File::open(path).ok()?;
+    let mut reader = BufReader::new(f.take(MAX_FRONT_MATTER));
+    let mut head = Vec::new();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', &mut line).ok()? == 0 {
+            return None;
+        }
+        head.extend_from_slice(&line);
+        let closing = line.trim_ascii_end() == b"---" && head.len() > line.len();
+        if closing || (head.len() == line.len() && line.trim_ascii_end() != b"---") {
+            break;
         }
     }
-    buf.truncate(n);
-    let text = String::from_utf8_lossy(&buf);
-    FrontMatter::parse(&text).map(|(fm, _)| fm)
+    FrontMatter::parse(&String::from_utf8_lossy(&head)).map(|(fm, _)| fm)
 }
 
 #[cfg(test)]
@@ -228,7 +238,13 @@ mod tests {
             parse_file_name("20260129_173000_ab-1_12.md"),
             Some(("20260129_173000", "ab-1", Some(12)))
         );
-        for bad in ["INDEX.md", "20260129_173000_.md", "2026012_173000_x.md", "20260129_173000_x.txt", "20260129_173000_abcdefghi.md"] {
+        for bad in [
+            "INDEX.md",
+            "20260129_173000_.md",
+            "2026012_173000_x.md",
+            "20260129_173000_x.txt",
+            "20260129_173000_abcdefghi.md",
+        ] {
             assert!(parse_file_name(bad).is_none(), "{bad}");
         }
     }

@@ -29,7 +29,13 @@ fn secrets() -> Vec<(String, String, &'static str)> {
         (p("github_pat_", &body(82)), "github-token"),
         (p("glpat-", &body(20)), "gitlab-token"),
         (p("xoxb-", "2637183-1234567890-AbCdEfGh1234"), "slack-token"),
-        (p("https://hooks.slack.com/services/", "T0000AAAA/B0000BBBB/XXXXxxxxXXXXxxxx1234"), "slack-webhook"),
+        (
+            p(
+                "https://hooks.slack.com/services/",
+                "T0000AAAA/B0000BBBB/XXXXxxxxXXXXxxxx1234",
+            ),
+            "slack-webhook",
+        ),
         (p("sk_live_", &body(24)), "stripe-key"),
         (p("rk_test_", &body(24)), "stripe-key"),
         (p("whsec_", &body(32)), "stripe-webhook-secret"),
@@ -39,7 +45,10 @@ fn secrets() -> Vec<(String, String, &'static str)> {
         (p("GOCSPX-", &body(28)), "google-client-secret"),
         (p("npm_", &body(36)), "npm-token"),
         (p("hf_", &body(34)), "huggingface-token"),
-        (p("SG.", &format!("{}.{}", body(22), body(43))), "sendgrid-key"),
+        (
+            p("SG.", &format!("{}.{}", body(22), body(43))),
+            "sendgrid-key",
+        ),
         (p("dop_v1_", &hex(64)), "digitalocean-token"),
         (
             format!("eyJ{}.eyJ{}.{}", body(30), body(40), body(43)),
@@ -53,17 +62,29 @@ fn secrets() -> Vec<(String, String, &'static str)> {
     // Secrets recognised by their surroundings rather than their shape.
     let contextual: Vec<(String, String, &'static str)> = vec![
         (
-            format!("aws_secret_access_key = {}", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+            format!(
+                "aws_secret_access_key = {}",
+                "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+            ),
             "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY".into(),
             "aws-secret-key",
         ),
         (
-            format!("-----BEGIN RSA {}-----\nMIIEowIBAAKCAQEA{}\n-----END RSA {}-----", "PRIVATE KEY", body(64), "PRIVATE KEY"),
+            format!(
+                "-----BEGIN RSA {}-----\nMIIEowIBAAKCAQEA{}\n-----END RSA {}-----",
+                "PRIVATE KEY",
+                body(64),
+                "PRIVATE KEY"
+            ),
             body(64),
             "private-key",
         ),
         (
-            format!("-----BEGIN OPENSSH {}-----\nb3BlbnNzaC1rZXktdjEAAAA{} (output truncated)", "PRIVATE KEY", body(40)),
+            format!(
+                "-----BEGIN OPENSSH {}-----\nb3BlbnNzaC1rZXktdjEAAAA{} (output truncated)",
+                "PRIVATE KEY",
+                body(40)
+            ),
             body(40),
             "private-key",
         ),
@@ -82,11 +103,31 @@ fn secrets() -> Vec<(String, String, &'static str)> {
             "k3y-v4lue-123456".into(),
             "api-key",
         ),
-        ("export DB_PASSWORD=hunter2!x".into(), "hunter2!x".into(), "secret"),
-        ("password: \"correct horse\"".into(), "correct".into(), "secret"),
-        ("client_secret=Zm9vYmFyYmF6cXV4".into(), "Zm9vYmFyYmF6cXV4".into(), "secret"),
-        ("\"api_key\": \"live-9f8e7d6c5b4a\"".into(), "live-9f8e7d6c5b4a".into(), "secret"),
-        ("GITHUB_TOKEN=not_a_gh_shape_12345".into(), "not_a_gh_shape_12345".into(), "secret"),
+        (
+            "export DB_PASSWORD=hunter2!x".into(),
+            "hunter2!x".into(),
+            "secret",
+        ),
+        (
+            "password: \"correct horse\"".into(),
+            "correct".into(),
+            "secret",
+        ),
+        (
+            "client_secret=Zm9vYmFyYmF6cXV4".into(),
+            "Zm9vYmFyYmF6cXV4".into(),
+            "secret",
+        ),
+        (
+            "\"api_key\": \"live-9f8e7d6c5b4a\"".into(),
+            "live-9f8e7d6c5b4a".into(),
+            "secret",
+        ),
+        (
+            "GITHUB_TOKEN=not_a_gh_shape_12345".into(),
+            "not_a_gh_shape_12345".into(),
+            "secret",
+        ),
     ];
     out.extend(contextual);
     out
@@ -116,7 +157,10 @@ fn context_around_a_secret_is_kept() {
         redact("Authorization: Bearer abc123def456ghi789"),
         "Authorization: Bearer [REDACTED:authorization]"
     );
-    assert_eq!(redact("export DB_PASSWORD=hunter2!x"), "export DB_PASSWORD=[REDACTED:secret]");
+    assert_eq!(
+        redact("export DB_PASSWORD=hunter2!x"),
+        "export DB_PASSWORD=[REDACTED:secret]"
+    );
     // Redacting twice changes nothing more.
     let once = redact(&secrets()[0].0).into_owned();
     assert_eq!(redact(&once), once);
@@ -151,6 +195,20 @@ fn near_misses_are_not_redacted() {
     for text in near_misses {
         assert_eq!(redact(text), text, "changed: {text}");
     }
+}
+
+#[test]
+fn a_truncated_private_key_does_not_swallow_what_follows() {
+    let text = format!(
+        "before\n-----BEGIN {}-----\\nMIIEow{}\\n{}\nafter the key: keep me\n",
+        "PRIVATE KEY",
+        body(40),
+        body(40)
+    );
+    let out = redact(&text);
+    assert!(out.contains("[REDACTED:private-key]"), "{out}");
+    assert!(out.ends_with("after the key: keep me\n"), "{out}");
+    assert!(!out.contains(&body(40)));
 }
 
 #[test]

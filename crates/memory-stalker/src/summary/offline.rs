@@ -1,7 +1,7 @@
 //! The deterministic summary written when no model is configured or reachable
 //! (SPEC §5, `offline`): extractive, built only from what the transcript says.
 
-use super::{CodeChange, Decision, Summary, HEADLINE_CHARS};
+use super::{CodeChange, Decision, HEADLINE_CHARS, Summary};
 use crate::lang::Lang;
 use crate::text::one_line;
 use crate::transcript::{Extraction, Transcript};
@@ -13,19 +13,50 @@ const SENTENCE_CHARS: usize = 240;
 
 /// Words that mark pending work in the assistant's text.
 const FOLLOW_UP_CUES: [&str; 14] = [
-    "todo", "to do", "next", "pending", "follow up", "follow-up", "remaining", "still need",
-    "待办", "下一步", "后续", "剩余", "还需要", "待完成",
+    "todo",
+    "to do",
+    "next",
+    "pending",
+    "follow up",
+    "follow-up",
+    "remaining",
+    "still need",
+    "待办",
+    "下一步",
+    "后续",
+    "剩余",
+    "还需要",
+    "待完成",
 ];
 /// Words that mark a decision in the assistant's text.
 const DECISION_CUES: [&str; 8] = [
-    "decided", "i chose", "we chose", "opted", "went with", "决定", "选择了", "采用了",
+    "decided",
+    "i chose",
+    "we chose",
+    "opted",
+    "went with",
+    "决定",
+    "选择了",
+    "采用了",
 ];
 /// Words that introduce a reason.
 const REASON_CUES: [&str; 6] = [" because ", " since ", " as it ", "因为", "由于", "为了"];
 /// Words that mark a lasting preference in what the user typed.
 const PREFERENCE_CUES: [&str; 14] = [
-    "always", "never", "prefer", "don't", "do not", "please use", "make sure", "instead of",
-    "不要", "总是", "始终", "偏好", "请使用", "务必",
+    "always",
+    "never",
+    "prefer",
+    "don't",
+    "do not",
+    "please use",
+    "make sure",
+    "instead of",
+    "不要",
+    "总是",
+    "始终",
+    "偏好",
+    "请使用",
+    "务必",
 ];
 
 /// Builds the offline summary of the segment `t` was read for.
@@ -106,7 +137,11 @@ pub fn summarize(t: &Transcript, ex: &Extraction, lang: Lang) -> Summary {
         .collect();
 
     let mut key_decisions = Vec::new();
-    for s in assistant_texts.iter().rev().flat_map(|t| sentences(t).into_iter().rev()) {
+    for s in assistant_texts
+        .iter()
+        .rev()
+        .flat_map(|t| sentences(t).into_iter().rev())
+    {
         if key_decisions.len() == MAX_ITEMS {
             break;
         }
@@ -115,7 +150,10 @@ pub fn summarize(t: &Transcript, ex: &Extraction, lang: Lang) -> Summary {
             continue;
         }
         let (decision, reason) = split_reason(&s);
-        if !key_decisions.iter().any(|d: &Decision| d.decision == decision) {
+        if !key_decisions
+            .iter()
+            .any(|d: &Decision| d.decision == decision)
+        {
             key_decisions.push(Decision { decision, reason });
         }
     }
@@ -139,7 +177,11 @@ pub fn summarize(t: &Transcript, ex: &Extraction, lang: Lang) -> Summary {
         .map(|t| one_line(&t.content, SENTENCE_CHARS))
         .collect();
     let mut from_text = Vec::new();
-    for s in assistant_texts.iter().rev().flat_map(|t| sentences(t).into_iter().rev()) {
+    for s in assistant_texts
+        .iter()
+        .rev()
+        .flat_map(|t| sentences(t).into_iter().rev())
+    {
         if follow_ups.len() + from_text.len() >= MAX_FOLLOW_UPS {
             break;
         }
@@ -188,13 +230,17 @@ fn split_reason(sentence: &str) -> (String, String) {
     let lower = sentence.to_lowercase();
     for cue in REASON_CUES {
         // Lower-casing keeps byte offsets for ASCII cues; CJK cues have no case.
-        if let Some(i) = lower.find(cue) {
-            if sentence.is_char_boundary(i) && sentence.is_char_boundary(i + cue.len()) {
-                let decision = sentence[..i].trim().trim_end_matches([',', '，']).to_string();
-                let reason = sentence[i + cue.len()..].trim().to_string();
-                if !decision.is_empty() && !reason.is_empty() {
-                    return (decision, reason);
-                }
+        if let Some(i) = lower.find(cue)
+            && sentence.is_char_boundary(i)
+            && sentence.is_char_boundary(i + cue.len())
+        {
+            let decision = sentence[..i]
+                .trim()
+                .trim_end_matches([',', '，'])
+                .to_string();
+            let reason = sentence[i + cue.len()..].trim().to_string();
+            if !decision.is_empty() && !reason.is_empty() {
+                return (decision, reason);
             }
         }
     }
@@ -204,7 +250,11 @@ fn split_reason(sentence: &str) -> (String, String) {
 /// The last paragraph of prose (outside code blocks) of a reply.
 fn last_paragraph(text: &str) -> Option<String> {
     let prose = prose(text);
-    let last = prose.split("\n\n").map(str::trim).filter(|p| !p.is_empty()).last();
+    let last = prose
+        .split("\n\n")
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .last();
     last.map(str::to_string)
 }
 
@@ -274,7 +324,9 @@ mod tests {
 
     #[test]
     fn sentences_skip_code_and_list_markers() {
-        let s = sentences("Intro line here.\n```\nlet todo = 1;\n```\n- Next we add tests. Then docs!\n2. Remaining: wire CI。下一步：发布。");
+        let s = sentences(
+            "Intro line here.\n```\nlet todo = 1;\n```\n- Next we add tests. Then docs!\n2. Remaining: wire CI。下一步：发布。",
+        );
         assert_eq!(
             s,
             vec![
@@ -300,7 +352,10 @@ mod tests {
             split_reason("I decided to use ureq because it is blocking."),
             ("I decided to use ureq".into(), "it is blocking.".into())
         );
-        assert_eq!(split_reason("决定使用 ureq，因为它是同步的").1, "它是同步的");
+        assert_eq!(
+            split_reason("决定使用 ureq，因为它是同步的").1,
+            "它是同步的"
+        );
     }
 
     #[test]

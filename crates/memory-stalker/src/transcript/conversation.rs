@@ -2,7 +2,7 @@
 //! tool calls and trimmed tool outputs, newest kept when it does not all fit.
 
 use super::record::{Entry, Record};
-use super::{prompt, Transcript};
+use super::{Transcript, prompt};
 use crate::text::head_tail;
 
 /// Tool output longer than this is cut to its head and tail.
@@ -68,7 +68,11 @@ fn render(r: &Record, out: &mut Vec<String>) {
                 out.push(format!("User:\n{p}"));
             }
             for res in &u.tool_results {
-                let label = if res.is_error { "Tool error" } else { "Tool result" };
+                let label = if res.is_error {
+                    "Tool error"
+                } else {
+                    "Tool result"
+                };
                 let body = head_tail(res.text.trim(), TOOL_OUTPUT_CHARS);
                 out.push(format!("{label}:\n{body}"));
             }

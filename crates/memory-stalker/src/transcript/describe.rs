@@ -50,7 +50,11 @@ pub fn describe(ex: &Extraction, read: u64, size: u64, elapsed: Duration) -> Str
                 "reply:       {} characters, {} tool calls{}",
                 r.text.chars().count(),
                 r.tool_calls.len(),
-                if tools.is_empty() { String::new() } else { format!(" ({})", tools.join(", ")) }
+                if tools.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", tools.join(", "))
+                }
             );
         }
         None => out.push_str("reply:       none\n"),

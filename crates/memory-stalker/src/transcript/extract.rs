@@ -7,7 +7,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::record::{Entry, Record, ToolDetail};
-use super::{prompt, tasks, TodoList, Transcript};
+use super::{TodoList, Transcript, prompt, tasks};
 
 /// Most files listed in each of `files.modified` and `files.read`.
 pub const MAX_FILES: usize = 20;
@@ -101,7 +101,7 @@ pub(super) fn extract(t: &Transcript) -> Extraction {
         bad_lines: t.bad_lines,
         last_prompt: None,
         reply: None,
-        todos: tasks::current(records, t.task_files.as_ref()),
+        todos: tasks::current(records, t.task_files.as_ref(), t.checkpoint_state()),
         plan: None,
         files: files(segment, &results),
         last_action: last_action(segment, &results),

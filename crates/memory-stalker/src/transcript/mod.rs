@@ -39,6 +39,17 @@ pub struct ReadOptions {
     /// Claude Code's plan files (`~/.claude/plans/`), read when `ExitPlanMode` has no
     /// inline plan but names a file there.
     pub plans_dir: Option<PathBuf>,
+    /// Task lists known from earlier memories of this transcript: "when the file was
+    /// `bytes` long, the task list was `todos`". Once the reader has passed such a point
+    /// without seeing a task-list write, it need not read further back for one.
+    pub checkpoints: Vec<TaskCheckpoint>,
+}
+
+/// The task list at a known size of the transcript (from an earlier memory).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskCheckpoint {
+    pub bytes: u64,
+    pub todos: Option<TodoList>,
 }
 
 /// The records read from the end of a transcript, in file order.
@@ -54,6 +65,8 @@ pub struct Transcript {
     size: u64,
     /// Claude Code's task files, when there are any.
     task_files: Option<tasks::TaskFiles>,
+    /// The checkpoint the reader stopped at, if any.
+    checkpoint: Option<Checkpoint>,
     options: ReadOptions,
 }
 
@@ -83,7 +96,25 @@ impl Transcript {
         let mut reversed = Vec::new();
         let mut bad_lines = 0;
         let mut boundary_at = None;
+        let mut checkpoint = None;
         while boundary_at.is_none() || scan.needs_more() {
+            if scan.tasks == TaskScan::Open {
+                let unread = lines.unread();
+                // Everything after the latest passed checkpoint has been read, and no
+                // task list was written there: the checkpoint's list is still current.
+                if let Some(c) = options
+                    .checkpoints
+                    .iter()
+                    .filter(|c| c.bytes >= unread && c.bytes <= size)
+                    .max_by_key(|c| c.bytes)
+                {
+                    scan.tasks = TaskScan::Done;
+                    checkpoint = Some((c.todos.clone(), reversed.len()));
+                    if boundary_at.is_some() && !scan.needs_more() {
+                        break;
+                    }
+                }
+            }
             let Some((_, line)) = lines.next_line().map_err(io_err)? else {
                 break;
             };
@@ -105,6 +136,11 @@ impl Transcript {
         }
         let bytes_read = size - lines.unread();
         let segment_start = boundary_at.map_or(0, |b| reversed.len() - b);
+        // Records read after the checkpoint was passed lie before it in the file.
+        let checkpoint = checkpoint.map(|(todos, after)| Checkpoint {
+            todos,
+            first_record_after: reversed.len() - after,
+        });
         reversed.reverse();
         Ok(Transcript {
             records: reversed,
@@ -113,6 +149,7 @@ impl Transcript {
             bytes_read,
             size,
             task_files,
+            checkpoint,
             options,
         })
     }
@@ -197,9 +234,13 @@ impl Transcript {
             .collect();
         let mut changes: Vec<FileChange> = Vec::new();
         for r in self.segment().iter().rev().filter(|r| !r.meta.sidechain) {
-            let Entry::Assistant(a) = &r.entry else { continue };
+            let Entry::Assistant(a) = &r.entry else {
+                continue;
+            };
             for call in a.tool_calls.iter().rev() {
-                let ToolDetail::Modifies(path) = &call.detail else { continue };
+                let ToolDetail::Modifies(path) = &call.detail else {
+                    continue;
+                };
                 if failed.contains(call.id.as_str()) {
                     continue;
                 }
@@ -215,9 +256,25 @@ impl Transcript {
         changes
     }
 
+    /// The checkpoint's task list and the index of the first record after it.
+    fn checkpoint_state(&self) -> Option<(Option<&TodoList>, usize)> {
+        self.checkpoint
+            .as_ref()
+            .map(|c| (c.todos.as_ref(), c.first_record_after))
+    }
+
     fn segment(&self) -> &[Record] {
         &self.records[self.segment_start..]
     }
+}
+
+/// A task list known at a point of the transcript, and where that point is among the
+/// records read.
+#[derive(Debug)]
+struct Checkpoint {
+    todos: Option<TodoList>,
+    /// Index of the first record after the checkpoint.
+    first_record_after: usize,
 }
 
 /// A file changed in the segment.
@@ -251,7 +308,11 @@ impl Scan {
     fn new(task_files: bool) -> Scan {
         Scan {
             prompt_found: false,
-            tasks: if task_files { TaskScan::Done } else { TaskScan::Open },
+            tasks: if task_files {
+                TaskScan::Done
+            } else {
+                TaskScan::Open
+            },
             first_task_calls: Vec::new(),
         }
     }

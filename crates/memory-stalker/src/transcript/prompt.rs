@@ -90,9 +90,15 @@ mod tests {
 
     #[test]
     fn plain_string_and_block_prompts() {
-        assert_eq!(prompt(&user_line(r#""add retries""#)).as_deref(), Some("add retries"));
         assert_eq!(
-            prompt(&user_line(r#"[{"type":"text","text":"a"},{"type":"text","text":"b"}]"#)).as_deref(),
+            prompt(&user_line(r#""add retries""#)).as_deref(),
+            Some("add retries")
+        );
+        assert_eq!(
+            prompt(&user_line(
+                r#"[{"type":"text","text":"a"},{"type":"text","text":"b"}]"#
+            ))
+            .as_deref(),
             Some("a\nb")
         );
     }
@@ -131,8 +137,12 @@ mod tests {
             let line = user_line(&serde_json::to_string(&format!("{text} more")).unwrap());
             assert_eq!(prompt(&line), None, "{text}");
         }
-        let echo = "<command-message>x:resume</command-message>\n<command-name>/x:resume</command-name>";
-        assert_eq!(prompt(&user_line(&serde_json::to_string(echo).unwrap())), None);
+        let echo =
+            "<command-message>x:resume</command-message>\n<command-name>/x:resume</command-name>";
+        assert_eq!(
+            prompt(&user_line(&serde_json::to_string(echo).unwrap())),
+            None
+        );
     }
 
     #[test]
@@ -149,7 +159,9 @@ mod tests {
 
     #[test]
     fn wrappers_then_command_prefix_is_rejected() {
-        let line = user_line(r#""<system-reminder>x</system-reminder><command-name>/model</command-name>""#);
+        let line = user_line(
+            r#""<system-reminder>x</system-reminder><command-name>/model</command-name>""#,
+        );
         assert_eq!(prompt(&line), None);
     }
 

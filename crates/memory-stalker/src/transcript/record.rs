@@ -7,8 +7,8 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
 use crate::text::{head_tail, one_line};
@@ -143,10 +143,10 @@ pub(crate) fn parse_line(line: &[u8]) -> Result<Record, BadLine> {
         Ok(raw) => Ok(raw.into_record()),
         Err(_) => {
             // Salvage a record with a stray invalid byte rather than lose it.
-            if let Cow::Owned(fixed) = String::from_utf8_lossy(line) {
-                if let Ok(raw) = serde_json::from_str::<RawLine>(&fixed) {
-                    return Ok(raw.into_record());
-                }
+            if let Cow::Owned(fixed) = String::from_utf8_lossy(line)
+                && let Ok(raw) = serde_json::from_str::<RawLine>(&fixed)
+            {
+                return Ok(raw.into_record());
             }
             // A shape we do not understand inside a record type we do not use is not
             // an error: newer Claude Code versions add record types freely.
@@ -340,33 +340,33 @@ fn user_entry(line: &RawLine) -> Entry {
         has_tool_use_result: line.tool_use_result.is_some_and(|v| v.get() != "null"),
         ..UserMsg::default()
     };
-    if let Some(raw) = line.message {
-        if let Ok(m) = serde_json::from_str::<RawMessage>(raw.get()) {
-            match m.content {
-                Some(RawContent::Text(t)) => msg.text = t.into_owned(),
-                Some(RawContent::Blocks(blocks)) => {
-                    let mut texts = Vec::new();
-                    for b in blocks {
-                        match b.kind.as_deref() {
-                            Some("text") => {
-                                if let Some(t) = raw_str(b.text) {
-                                    texts.push(t);
-                                }
+    if let Some(raw) = line.message
+        && let Ok(m) = serde_json::from_str::<RawMessage>(raw.get())
+    {
+        match m.content {
+            Some(RawContent::Text(t)) => msg.text = t.into_owned(),
+            Some(RawContent::Blocks(blocks)) => {
+                let mut texts = Vec::new();
+                for b in blocks {
+                    match b.kind.as_deref() {
+                        Some("text") => {
+                            if let Some(t) = raw_str(b.text) {
+                                texts.push(t);
                             }
-                            Some("image") => msg.attachment = Some("image"),
-                            Some("document") => msg.attachment = Some("document"),
-                            Some("tool_result") => msg.tool_results.push(ToolResult {
-                                tool_use_id: b.tool_use_id.unwrap_or_default(),
-                                is_error: b.is_error.unwrap_or(false),
-                                text: head_tail(&result_text(b.content), RESULT_KEEP_CHARS),
-                            }),
-                            _ => {}
                         }
+                        Some("image") => msg.attachment = Some("image"),
+                        Some("document") => msg.attachment = Some("document"),
+                        Some("tool_result") => msg.tool_results.push(ToolResult {
+                            tool_use_id: b.tool_use_id.unwrap_or_default(),
+                            is_error: b.is_error.unwrap_or(false),
+                            text: head_tail(&result_text(b.content), RESULT_KEEP_CHARS),
+                        }),
+                        _ => {}
                     }
-                    msg.text = texts.join("\n");
                 }
-                None => {}
+                msg.text = texts.join("\n");
             }
+            None => {}
         }
     }
     if let Some(tur) = line.tool_use_result {
@@ -414,7 +414,10 @@ fn read_tool_use_result(raw: &RawValue, msg: &mut UserMsg) {
     let Ok(tur) = serde_json::from_str::<RawToolUseResult>(raw.get()) else {
         return;
     };
-    if let Some(task) = tur.task.and_then(|t| serde_json::from_str::<RawTaskRef>(t.get()).ok()) {
+    if let Some(task) = tur
+        .task
+        .and_then(|t| serde_json::from_str::<RawTaskRef>(t.get()).ok())
+    {
         msg.created_task_id = task.id;
     }
     if let Some(tasks) = tur
@@ -551,11 +554,25 @@ fn describe_tool(name: &str, input: Option<&RawValue>) -> (String, ToolDetail) {
     let (summary, detail) = match name {
         "Edit" | "Write" | "MultiEdit" | "NotebookEdit" => {
             let f = file.unwrap_or_default();
-            (f.clone(), if f.is_empty() { ToolDetail::None } else { ToolDetail::Modifies(f) })
+            (
+                f.clone(),
+                if f.is_empty() {
+                    ToolDetail::None
+                } else {
+                    ToolDetail::Modifies(f)
+                },
+            )
         }
         "Read" => {
             let f = file.unwrap_or_default();
-            (f.clone(), if f.is_empty() { ToolDetail::None } else { ToolDetail::Reads(f) })
+            (
+                f.clone(),
+                if f.is_empty() {
+                    ToolDetail::None
+                } else {
+                    ToolDetail::Reads(f)
+                },
+            )
         }
         "TodoWrite" => {
             let items: Vec<TodoInput> = inp
@@ -571,13 +588,19 @@ fn describe_tool(name: &str, input: Option<&RawValue>) -> (String, ToolDetail) {
                 })
                 .collect();
             let open = items.iter().filter(|t| t.status != "completed").count();
-            (format!("{} items, {} open", items.len(), open), ToolDetail::TodoWrite(items))
+            (
+                format!("{} items, {} open", items.len(), open),
+                ToolDetail::TodoWrite(items),
+            )
         }
         "TaskCreate" => {
             let subject = s(inp.subject).unwrap_or_default();
             (
                 subject.clone(),
-                ToolDetail::TaskCreate { subject, active_form: s(inp.active_form) },
+                ToolDetail::TaskCreate {
+                    subject,
+                    active_form: s(inp.active_form),
+                },
             )
         }
         "TaskUpdate" => {
@@ -735,7 +758,9 @@ mod tests {
               null
             ]}}]}}"#,
         );
-        let ToolDetail::TodoWrite(items) = &a.tool_calls[0].detail else { panic!() };
+        let ToolDetail::TodoWrite(items) = &a.tool_calls[0].detail else {
+            panic!()
+        };
         assert_eq!(items.len(), 2);
         assert_eq!(items[0].active_form, None);
         assert_eq!(items[1].active_form.as_deref(), Some("Doing new style"));
@@ -744,7 +769,10 @@ mod tests {
 
     #[test]
     fn unknown_types_and_broken_unknown_shapes_are_not_bad_lines() {
-        let r = parse_line(br#"{"type":"api-request-blob","message":{"role":"user","content":"hello"}}"#).unwrap();
+        let r = parse_line(
+            br#"{"type":"api-request-blob","message":{"role":"user","content":"hello"}}"#,
+        )
+        .unwrap();
         assert!(matches!(r.entry, Entry::Other));
         let r = parse_line(br#"{"type":"progress","data":{"x":[1,2,{"y":null}]}}"#).unwrap();
         assert!(matches!(r.entry, Entry::Other));

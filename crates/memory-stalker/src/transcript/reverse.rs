@@ -135,7 +135,10 @@ mod tests {
     fn reading_stops_at_the_given_end() {
         let data = b"one\ntwo\nthree\n";
         let mut r = ReverseLines::new(Cursor::new(data.to_vec()), 8);
-        assert_eq!(r.next_line().unwrap().map(|(o, l)| (o, l.to_vec())), Some((4, b"two".to_vec())));
+        assert_eq!(
+            r.next_line().unwrap().map(|(o, l)| (o, l.to_vec())),
+            Some((4, b"two".to_vec()))
+        );
         assert_eq!(r.unread(), 3);
     }
 }

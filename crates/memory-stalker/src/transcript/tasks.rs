@@ -225,10 +225,10 @@ pub(crate) fn replay(records: &[Record]) -> Option<(TodoList, usize)> {
 
 /// The id a TaskCreate result reports: `toolUseResult.task.id`, else `Task #N created`.
 fn created_id(u: &UserMsg, text: &str) -> Option<String> {
-    if u.tool_results.len() == 1 {
-        if let Some(id) = &u.created_task_id {
-            return Some(id.clone());
-        }
+    if u.tool_results.len() == 1
+        && let Some(id) = &u.created_task_id
+    {
+        return Some(id.clone());
     }
     let rest = &text[text.find("Task #")? + "Task #".len()..];
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
@@ -374,28 +374,39 @@ pub(crate) fn load_task_files(dir: &Path) -> TaskFiles {
 }
 
 /// Picks between the transcript's list and the task files: the files are
-/// authoritative unless a TodoWrite in the transcript is newer than them.
+/// authoritative unless a TodoWrite in the transcript is newer than them. A checkpoint
+/// (the list as an earlier memory recorded it) replaces whatever the records before it
+/// say.
 pub(crate) fn current(
     records: &[Record],
     files: Option<&TaskFiles>,
+    checkpoint: Option<(Option<&TodoList>, usize)>,
 ) -> Option<TodoList> {
-    let from_transcript = replay(records);
+    // The index of the record that wrote the list, `None` for a checkpoint's list.
+    let mut from_transcript = replay(records).map(|(l, idx)| (l, Some(idx)));
+    if let Some((todos, first_after)) = checkpoint
+        && from_transcript
+            .as_ref()
+            .is_none_or(|(_, idx)| idx.is_some_and(|i| i < first_after))
+    {
+        from_transcript = todos.cloned().map(|l| (l, None));
+    }
     let Some(files) = files else {
         return from_transcript.map(|(l, _)| l);
     };
-    if let Some((list, idx)) = &from_transcript {
-        if list.source == TodoSource::TodoWrite {
-            let written = records[*idx]
-                .meta
-                .timestamp
-                .as_deref()
-                .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
-                .map(SystemTime::from);
-            if let (Some(w), Some(m)) = (written, files.modified) {
-                if w > m {
-                    return from_transcript.map(|(l, _)| l);
-                }
-            }
+    if let Some((list, Some(idx))) = &from_transcript
+        && list.source == TodoSource::TodoWrite
+    {
+        let written = records[*idx]
+            .meta
+            .timestamp
+            .as_deref()
+            .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+            .map(SystemTime::from);
+        if let (Some(w), Some(m)) = (written, files.modified)
+            && w > m
+        {
+            return from_transcript.map(|(l, _)| l);
         }
     }
     Some(TodoList {
@@ -410,7 +421,10 @@ mod tests {
     use crate::transcript::record::parse_line;
 
     fn records(lines: &[&str]) -> Vec<Record> {
-        lines.iter().map(|l| parse_line(l.as_bytes()).unwrap()).collect()
+        lines
+            .iter()
+            .map(|l| parse_line(l.as_bytes()).unwrap())
+            .collect()
     }
 
     fn call(id: &str, name: &str, input: &str) -> String {
@@ -435,17 +449,33 @@ mod tests {
     #[test]
     fn task_tools_replay_with_update_and_delete() {
         let lines = [
-            call("a", "TaskCreate", r#"{"subject":"One","activeForm":"Doing one"}"#),
-            result("a", "Task #1 created successfully: One", r#"{"task":{"id":"1","subject":"One"}}"#),
+            call(
+                "a",
+                "TaskCreate",
+                r#"{"subject":"One","activeForm":"Doing one"}"#,
+            ),
+            result(
+                "a",
+                "Task #1 created successfully: One",
+                r#"{"task":{"id":"1","subject":"One"}}"#,
+            ),
             call("b", "TaskCreate", r#"{"subject":"Two"}"#),
-            result("b", "Task #2 created successfully: Two", r#"{"task":{"id":"2","subject":"Two"}}"#),
+            result(
+                "b",
+                "Task #2 created successfully: Two",
+                r#"{"task":{"id":"2","subject":"Two"}}"#,
+            ),
             call("c", "TaskCreate", r#"{"subject":"Three"}"#),
             result("c", "Task #3 created successfully: Three", r#"{}"#),
             call("d", "TaskUpdate", r#"{"taskId":"1","status":"completed"}"#),
             result("d", "Updated", r#"{"success":true,"taskId":"1"}"#),
             call("e", "TaskUpdate", r#"{"taskId":"2","status":"deleted"}"#),
             result("e", "Updated", r#"{"success":true,"taskId":"2"}"#),
-            call("f", "TaskUpdate", r#"{"taskId":"3","status":"in_progress"}"#),
+            call(
+                "f",
+                "TaskUpdate",
+                r#"{"taskId":"3","status":"in_progress"}"#,
+            ),
         ];
         let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
         let (list, _) = replay(&records(&refs)).unwrap();
@@ -464,9 +494,17 @@ mod tests {
     fn failed_updates_are_ignored() {
         let lines = [
             call("a", "TaskCreate", r#"{"subject":"One"}"#),
-            result("a", "Task #1 created successfully: One", r#"{"task":{"id":"1"}}"#),
+            result(
+                "a",
+                "Task #1 created successfully: One",
+                r#"{"task":{"id":"1"}}"#,
+            ),
             call("b", "TaskUpdate", r#"{"taskId":"9","status":"completed"}"#),
-            result("b", "Task not found", r#"{"success":false,"taskId":"9","error":"Task not found"}"#),
+            result(
+                "b",
+                "Task not found",
+                r#"{"success":false,"taskId":"9","error":"Task not found"}"#,
+            ),
         ];
         let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
         let (list, _) = replay(&records(&refs)).unwrap();
@@ -477,8 +515,16 @@ mod tests {
     fn last_writer_wins_between_todowrite_and_tasks() {
         let lines = [
             call("a", "TaskCreate", r#"{"subject":"Task tool"}"#),
-            result("a", "Task #1 created successfully", r#"{"task":{"id":"1"}}"#),
-            call("t", "TodoWrite", r#"{"todos":[{"content":"Todo","status":"in_progress","activeForm":"Todoing"}]}"#),
+            result(
+                "a",
+                "Task #1 created successfully",
+                r#"{"task":{"id":"1"}}"#,
+            ),
+            call(
+                "t",
+                "TodoWrite",
+                r#"{"todos":[{"content":"Todo","status":"in_progress","activeForm":"Todoing"}]}"#,
+            ),
         ];
         let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
         let (list, _) = replay(&records(&refs)).unwrap();
@@ -489,7 +535,11 @@ mod tests {
     #[test]
     fn cleared_todowrite_is_an_empty_list() {
         let lines = [
-            call("t", "TodoWrite", r#"{"todos":[{"content":"A","status":"pending"}]}"#),
+            call(
+                "t",
+                "TodoWrite",
+                r#"{"todos":[{"content":"A","status":"pending"}]}"#,
+            ),
             call("u", "TodoWrite", r#"{"todos":[]}"#),
         ];
         let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
@@ -519,7 +569,10 @@ mod tests {
         let (list, _) = replay(&records(&refs)).unwrap();
         assert_eq!(
             items(&list),
-            vec![("Four".into(), "completed".into()), ("Five".into(), "pending".into())]
+            vec![
+                ("Four".into(), "completed".into()),
+                ("Five".into(), "pending".into())
+            ]
         );
     }
 
@@ -539,17 +592,34 @@ mod tests {
     fn task_files_are_read_in_id_order() {
         let dir = tempfile::tempdir().unwrap();
         let write = |name: &str, body: &str| fs::write(dir.path().join(name), body).unwrap();
-        write("10.json", r#"{"id":"10","subject":"Ten","status":"pending"}"#);
-        write("2.json", r#"{"id":"2","subject":"Two","status":"in_progress","activeForm":"Doing two"}"#);
-        write("3.json", r#"{"id":"3","subject":"Gone","status":"deleted"}"#);
+        write(
+            "10.json",
+            r#"{"id":"10","subject":"Ten","status":"pending"}"#,
+        );
+        write(
+            "2.json",
+            r#"{"id":"2","subject":"Two","status":"in_progress","activeForm":"Doing two"}"#,
+        );
+        write(
+            "3.json",
+            r#"{"id":"3","subject":"Gone","status":"deleted"}"#,
+        );
         write(".lock", "");
         write("bad.json", "{not json");
         let files = load_task_files(dir.path());
         assert_eq!(
-            files.items.iter().map(|t| t.content.as_str()).collect::<Vec<_>>(),
+            files
+                .items
+                .iter()
+                .map(|t| t.content.as_str())
+                .collect::<Vec<_>>(),
             vec!["Two", "Ten"]
         );
         assert!(files.modified.is_some());
-        assert!(load_task_files(&dir.path().join("missing")).items.is_empty());
+        assert!(
+            load_task_files(&dir.path().join("missing"))
+                .items
+                .is_empty()
+        );
     }
 }

@@ -80,8 +80,8 @@ fn empty_file_extracts_nothing() {
 
 #[test]
 fn missing_file_is_an_error_not_a_panic() {
-    let err = Transcript::read(Path::new("/nonexistent/x.jsonl"), ReadOptions::default())
-        .unwrap_err();
+    let err =
+        Transcript::read(Path::new("/nonexistent/x.jsonl"), ReadOptions::default()).unwrap_err();
     assert!(err.to_string().contains("/nonexistent/x.jsonl"));
 }
 
@@ -93,7 +93,11 @@ fn last_interaction_and_session_meta() {
         .say("Looking at the uploader.")
         .call("t1", "Read", json!({"file_path":"/proj/src/upload.rs"}))
         .result("t1", "fn upload() {}", false)
-        .call("t2", "Edit", json!({"file_path":"/proj/src/upload.rs","old_string":"a","new_string":"b"}))
+        .call(
+            "t2",
+            "Edit",
+            json!({"file_path":"/proj/src/upload.rs","old_string":"a","new_string":"b"}),
+        )
         .result("t2", "ok", false)
         .say("   ")
         .say("Retries added with a budget of 3.");
@@ -170,7 +174,11 @@ fn api_request_blob_and_unknown_types_are_ignored() {
 fn segment_scopes_files_and_last_action() {
     let mut t = T::default();
     t.prompt("old work")
-        .call("o1", "Write", json!({"file_path":"/proj/old.rs","content":"x"}))
+        .call(
+            "o1",
+            "Write",
+            json!({"file_path":"/proj/old.rs","content":"x"}),
+        )
         .result("o1", "ok", false);
     t.boundary();
     t.prompt("new work")
@@ -188,9 +196,13 @@ fn prompt_and_tasks_are_found_before_the_boundary() {
     t.prompt("a very old prompt");
     t.boundary();
     t.prompt("implement phase 2")
-        .call("tw", "TodoWrite", json!({"todos":[
+        .call(
+            "tw",
+            "TodoWrite",
+            json!({"todos":[
             {"content":"Design","status":"completed","activeForm":"Designing"},
-            {"content":"Build","status":"in_progress","activeForm":"Building"}]}))
+            {"content":"Build","status":"in_progress","activeForm":"Building"}]}),
+        )
         .result("tw", "ok", false)
         .say("Building now.");
     t.boundary();
@@ -213,7 +225,11 @@ fn prompt_and_tasks_are_found_before_the_boundary() {
     let last = ex.last_action.unwrap();
     assert_eq!((last.tool.as_str(), last.ok), ("Bash", Some(false)));
     // The earliest prompt was never needed, so it was never read.
-    assert!(tr.records.iter().all(|r| prompt::prompt_text(r).as_deref() != Some("a very old prompt")));
+    assert!(
+        tr.records
+            .iter()
+            .all(|r| prompt::prompt_text(r).as_deref() != Some("a very old prompt"))
+    );
 }
 
 #[test]
@@ -252,7 +268,11 @@ fn reading_stops_at_the_boundary_when_nothing_is_missing() {
     }
     t.boundary();
     t.prompt("now")
-        .call("tw", "TodoWrite", json!({"todos":[{"content":"A","status":"pending","activeForm":"A-ing"}]}))
+        .call(
+            "tw",
+            "TodoWrite",
+            json!({"todos":[{"content":"A","status":"pending","activeForm":"A-ing"}]}),
+        )
         .say("ok");
     let tr = t.read(ReadOptions::default());
     let (read, size) = tr.bytes_read();
@@ -263,8 +283,11 @@ fn reading_stops_at_the_boundary_when_nothing_is_missing() {
 #[test]
 fn task_search_past_the_boundary_parses_only_task_lines() {
     let mut t = T::default();
-    t.prompt("p0")
-        .call("tw", "TodoWrite", json!({"todos":[{"content":"Keep me","status":"in_progress"}]}));
+    t.prompt("p0").call(
+        "tw",
+        "TodoWrite",
+        json!({"todos":[{"content":"Keep me","status":"in_progress"}]}),
+    );
     for i in 0..50 {
         t.say(&format!("chatter {i}"));
     }
@@ -302,7 +325,9 @@ fn huge_line_truncated_last_line_and_invalid_utf8() {
 #[test]
 fn garbage_lines_are_counted_not_fatal() {
     let mut t = T::default();
-    t.raw("not json at all").raw("[1,2,3]").raw("{\"type\":\"user\",\"message\":");
+    t.raw("not json at all")
+        .raw("[1,2,3]")
+        .raw("{\"type\":\"user\",\"message\":");
     t.prompt("after garbage").say("fine");
     let ex = t.extract();
     assert_eq!(ex.bad_lines, 3);
@@ -334,14 +359,22 @@ fn failed_edits_do_not_count_and_files_are_capped() {
             .result(&id, "ok", false);
     }
     t.call("bad", "Edit", json!({"file_path":"/proj/failed.rs"}))
-        .result("bad", "<tool_use_error>String not found</tool_use_error>", true);
+        .result(
+            "bad",
+            "<tool_use_error>String not found</tool_use_error>",
+            true,
+        );
     t.call("r1", "Read", json!({"file_path":"/proj/f24.rs"}))
         .result("r1", "x", false)
         .call("r2", "Read", json!({"file_path":"/proj/readme.md"}))
         .result("r2", "x", false)
         .call("r3", "Read", json!({"file_path":"/proj/readme.md"}))
         .result("r3", "x", false)
-        .call("nb", "NotebookEdit", json!({"notebook_path":"/proj/a.ipynb"}))
+        .call(
+            "nb",
+            "NotebookEdit",
+            json!({"notebook_path":"/proj/a.ipynb"}),
+        )
         .result("nb", "ok", false);
     let files = t.extract().files;
     assert_eq!(files.modified.len(), 20);
@@ -366,7 +399,11 @@ fn last_action_without_result_has_unknown_outcome() {
 fn plan_inline_and_from_plan_file() {
     let mut t = T::default();
     t.prompt("plan it")
-        .call("p", "ExitPlanMode", json!({"plan":"# Plan\n1. do a\n2. do b"}))
+        .call(
+            "p",
+            "ExitPlanMode",
+            json!({"plan":"# Plan\n1. do a\n2. do b"}),
+        )
         .result("p", "User has approved your plan.", false);
     let plan = t.extract().plan.unwrap();
     assert_eq!(plan.source, "ExitPlanMode");
@@ -383,7 +420,10 @@ fn plan_inline_and_from_plan_file() {
         plans_dir: Some(plans.clone()),
         ..Default::default()
     };
-    assert_eq!(t.read(opts).extraction().plan.unwrap().text, "# From file\n- step");
+    assert_eq!(
+        t.read(opts).extraction().plan.unwrap().text,
+        "# From file\n- step"
+    );
     // Outside the plans directory the file is named, not read.
     let outside = t.read(ReadOptions::default()).extraction().plan.unwrap();
     assert!(outside.text.contains("calm-fox.md") && !outside.text.contains("From file"));
@@ -451,7 +491,103 @@ fn conversation_text_names_the_request_from_before_the_boundary() {
     t.boundary();
     t.say("still working");
     let text = t.read(ReadOptions::default()).conversation_text(10_000);
-    assert!(text.starts_with("User (request from before the last compaction):\nthe original request"));
+    assert!(
+        text.starts_with("User (request from before the last compaction):\nthe original request")
+    );
     assert!(text.ends_with("Assistant:\nstill working"));
     assert!(!text.contains("Assistant:\nworking"));
+}
+
+fn checkpoint(bytes: u64, items: &[&str]) -> TaskCheckpoint {
+    TaskCheckpoint {
+        bytes,
+        todos: (!items.is_empty()).then(|| TodoList {
+            source: TodoSource::TodoWrite,
+            items: items
+                .iter()
+                .map(|c| TodoItem {
+                    content: c.to_string(),
+                    status: "pending".into(),
+                    active_form: None,
+                })
+                .collect(),
+        }),
+    }
+}
+
+#[test]
+fn a_checkpoint_ends_the_search_for_a_task_list() {
+    let mut t = T::default();
+    for i in 0..100 {
+        t.prompt(&format!("old {i}")).say(&"z".repeat(2_000));
+    }
+    let at_compaction = t.bytes().len() as u64;
+    t.boundary();
+    t.prompt("new").say("no task tool in this version");
+    // Without a checkpoint the whole file is searched for a task list.
+    let full = t.read(ReadOptions::default());
+    assert!(full.extraction().todos.is_none());
+    assert_eq!(full.bytes_read().0, full.bytes_read().1);
+    // With one, reading stops there and its list is the current one.
+    let opts = ReadOptions {
+        checkpoints: vec![
+            checkpoint(at_compaction, &["from the last memory"]),
+            checkpoint(10, &["older"]),
+        ],
+        ..Default::default()
+    };
+    let tr = t.read(opts);
+    let (read, size) = tr.bytes_read();
+    assert!(read < size / 20, "read {read} of {size}");
+    let todos = tr.extraction().todos.unwrap();
+    assert_eq!(todos.items[0].content, "from the last memory");
+    // A checkpoint that recorded "no task list" stops the search as well.
+    let tr = t.read(ReadOptions {
+        checkpoints: vec![checkpoint(at_compaction, &[])],
+        ..Default::default()
+    });
+    assert!(tr.bytes_read().0 < size / 20);
+    assert!(tr.extraction().todos.is_none());
+}
+
+#[test]
+fn a_task_write_after_the_checkpoint_wins() {
+    let mut t = T::default();
+    t.prompt("old").say("x");
+    let at = t.bytes().len() as u64;
+    t.boundary();
+    t.prompt("new").call(
+        "tw",
+        "TodoWrite",
+        json!({"todos":[{"content":"fresh","status":"pending"}]}),
+    );
+    let todos = t
+        .read(ReadOptions {
+            checkpoints: vec![checkpoint(at, &["stale"])],
+            ..Default::default()
+        })
+        .extraction()
+        .todos
+        .unwrap();
+    assert_eq!(todos.items[0].content, "fresh");
+}
+
+#[test]
+fn checkpoints_beyond_the_end_are_ignored() {
+    let mut t = T::default();
+    t.prompt("p").call(
+        "tw",
+        "TodoWrite",
+        json!({"todos":[{"content":"real","status":"pending"}]}),
+    );
+    let size = t.bytes().len() as u64;
+    let todos = t
+        .read(ReadOptions {
+            checkpoints: vec![checkpoint(size + 100, &["from a longer file"])],
+            ..Default::default()
+        })
+        .extraction()
+        .todos
+        .unwrap();
+    assert_eq!(todos.items[0].content, "real");
 }

@@ -1,0 +1,330 @@
+//! The real `save-memory` binary as Claude Code runs it: hook JSON on stdin, a
+//! temporary project. Whatever the input, the hook exits 0, prints nothing on stdout
+//! (it would be pasted into the compaction prompt), explains problems on stderr and
+//! leaves no partial file behind.
+
+mod support;
+
+use std::fs;
+
+use support::{Sandbox, files_in, sample_transcript, text};
+
+const BIN: &str = env!("CARGO_BIN_EXE_save-memory");
+const SID: &str = "7c630e3a-5b1d-4c2e-9f47-2d8a61b0c9e5";
+
+fn sandbox() -> Sandbox {
+    let mut s = Sandbox::new();
+    s.set("MEMORY_STALKER_SUMMARIZER", "offline");
+    s.set("MEMORY_STALKER_STEER", "0");
+    s
+}
+
+/// Exit 0, nothing on stdout, no temporary files left in the memories directory.
+fn assert_clean(s: &Sandbox, out: &std::process::Output) {
+    let (stdout, stderr) = text(out);
+    assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
+    assert_eq!(stdout, "", "stdout must stay empty; stderr: {stderr}");
+    let leftovers: Vec<_> = files_in(&s.memories())
+        .into_iter()
+        .filter(|n| n.starts_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "partial files left: {leftovers:?}");
+}
+
+fn name_re(sid8: &str) -> regex::Regex {
+    regex::Regex::new(&format!(r"^\d{{8}}_\d{{6}}_{sid8}(_\d+)?\.md$")).unwrap()
+}
+
+#[test]
+fn pre_compact_writes_one_memory() {
+    let s = sandbox();
+    let transcript = s.install_transcript(&sample_transcript(), SID);
+    let input = s.pre_compact_input(&transcript, SID, "manual", Some("keep the API notes"));
+    let out = s.run(BIN, &[], input.as_bytes());
+    assert_clean(&s, &out);
+    let files = s.memory_files();
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert!(name_re("7c630e3a").is_match(&files[0]), "{}", files[0]);
+    let memory = fs::read_to_string(s.memories().join(&files[0])).unwrap();
+    assert!(memory.starts_with("---\nmemory_stalker: 1\n"));
+    assert!(memory.contains(&format!("session_id: \"{SID}\"")));
+    assert!(memory.contains("trigger: \"manual\""));
+    assert!(memory.contains("- Custom instructions: keep the API notes"));
+    assert!(memory.contains("Treat 429 as retryable but honour Retry-After"));
+    assert!(memory.contains("- [ ] **in progress**: Add tests for retries and the budget"));
+    assert!(memory.contains("summary_source: \"offline\""));
+    // The hook logs what it did beside the memories.
+    let log = fs::read_to_string(s.memories().join(".log")).unwrap();
+    assert!(log.contains("saved "), "{log}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs::metadata(s.memories().join(&files[0]))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+}
+
+#[test]
+fn chinese_headings_with_lang_zh() {
+    let mut s = sandbox();
+    s.set("MEMORY_STALKER_LANG", "zh");
+    let transcript = s.install_transcript(&sample_transcript(), SID);
+    let out = s.run(
+        BIN,
+        &[],
+        s.pre_compact_input(&transcript, SID, "auto", None)
+            .as_bytes(),
+    );
+    assert_clean(&s, &out);
+    let memory = fs::read_to_string(s.memories().join(&s.memory_files()[0])).unwrap();
+    for heading in [
+        "# 会话记忆",
+        "## 最后一轮完整交互",
+        "## 当前任务列表",
+        "## AI 生成摘要",
+    ] {
+        assert!(memory.contains(heading), "{heading}");
+    }
+}
+
+#[test]
+fn a_taken_name_gets_a_suffix_and_is_never_overwritten() {
+    let s = sandbox();
+    let transcript = s.install_transcript(&sample_transcript(), SID);
+    fs::create_dir_all(s.memories()).unwrap();
+    // Occupy the name for every second the run could take place in.
+    let start = chrono::Utc::now();
+    for offset in -2..30 {
+        let t = start + chrono::Duration::seconds(offset);
+        let name = format!("{}_7c630e3a.md", t.format("%Y%m%d_%H%M%S"));
+        fs::write(s.memories().join(name), "an older memory").unwrap();
+    }
+    let out = s.run(
+        BIN,
+        &[],
+        s.pre_compact_input(&transcript, SID, "auto", None)
+            .as_bytes(),
+    );
+    assert_clean(&s, &out);
+    let new: Vec<_> = s
+        .memory_files()
+        .into_iter()
+        .filter(|n| n.ends_with("_2.md"))
+        .collect();
+    assert_eq!(new.len(), 1, "{:?}", s.memory_files());
+    for f in s.memory_files().iter().filter(|n| !n.ends_with("_2.md")) {
+        assert_eq!(
+            fs::read_to_string(s.memories().join(f)).unwrap(),
+            "an older memory"
+        );
+    }
+}
+
+#[test]
+fn hostile_session_ids_stay_inside_the_memories_directory() {
+    for (sid, sid8) in [
+        ("../../x", "x"),
+        // An empty id in the hook input: the transcript's own id is used.
+        ("", "7c630e3a"),
+        ("日本語のセッション", "unknown"),
+        ("/etc/passwd", "etcpassw"),
+        ("..\\..\\win", "win"),
+        ("a\nb", "ab"),
+    ] {
+        let s = sandbox();
+        let transcript = s.install_transcript(&sample_transcript(), "t");
+        let out = s.run(
+            BIN,
+            &[],
+            s.pre_compact_input(&transcript, sid, "auto", None)
+                .as_bytes(),
+        );
+        assert_clean(&s, &out);
+        let files = s.memory_files();
+        assert_eq!(files.len(), 1, "{sid:?}: {files:?}");
+        assert!(name_re(sid8).is_match(&files[0]), "{sid:?} → {}", files[0]);
+        // Nothing was written next to the project or the memories directory.
+        assert_eq!(files_in(&s.project()), [".claude"], "{sid:?}");
+        assert_eq!(
+            files_in(&s.project().join(".claude")),
+            ["memories"],
+            "{sid:?}"
+        );
+    }
+}
+
+#[test]
+fn missing_transcript_is_reported_and_nothing_is_written() {
+    let s = sandbox();
+    let missing = s.home().join("nope.jsonl");
+    let out = s.run(
+        BIN,
+        &[],
+        s.pre_compact_input(&missing, SID, "auto", None).as_bytes(),
+    );
+    assert_clean(&s, &out);
+    let (_, stderr) = text(&out);
+    assert!(
+        stderr.contains("cannot read transcript") && stderr.contains("nope.jsonl"),
+        "{stderr}"
+    );
+    assert!(s.memory_files().is_empty());
+}
+
+#[test]
+fn unwritable_memories_directory_falls_back_to_the_data_directory() {
+    let s = sandbox();
+    let transcript = s.install_transcript(&sample_transcript(), SID);
+    // A file where the directory should be: no user, root included, can write there.
+    fs::create_dir_all(s.project().join(".claude")).unwrap();
+    fs::write(s.project().join(".claude/memories"), "not a directory").unwrap();
+    let out = s.run(
+        BIN,
+        &[],
+        s.pre_compact_input(&transcript, SID, "auto", None)
+            .as_bytes(),
+    );
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout, "");
+    assert!(
+        stderr.contains("cannot create") && stderr.contains("saved to"),
+        "{stderr}"
+    );
+    let unsaved = s.root.path().join("plugin-data/unsaved");
+    let project_dirs = files_in(&unsaved);
+    assert_eq!(project_dirs.len(), 1);
+    let saved = files_in(&unsaved.join(&project_dirs[0]));
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    assert!(name_re("7c630e3a").is_match(&saved[0]));
+    assert_eq!(
+        fs::read_to_string(s.project().join(".claude/memories")).unwrap(),
+        "not a directory"
+    );
+}
+
+#[test]
+fn garbage_and_empty_stdin_exit_zero_with_a_clear_message() {
+    for (input, expect) in [
+        (&b"this is not json"[..], "not the JSON object"),
+        (b"", "stdin was empty"),
+        (b"[1, 2, 3]", "not the JSON object"),
+        (b"\xff\xfe\x00garbage", "not the JSON object"),
+        (br#"{"hook_event_name":"PreCompact","session_id":"x"}"#, "no transcript_path"),
+        (br#"{"hook_event_name":"PreCompact","transcript_path":"/t.jsonl","cwd":"/definitely/not/here"}"#, "does not exist"),
+    ] {
+        let s = sandbox();
+        let out = s.run(BIN, &[], input);
+        assert_clean(&s, &out);
+        let (_, stderr) = text(&out);
+        assert!(stderr.contains(expect), "{input:?}: {stderr}");
+        assert!(s.memory_files().is_empty());
+    }
+}
+
+#[test]
+fn corrupt_transcript_still_saves_what_it_can() {
+    let s = sandbox();
+    let mut data = fs::read(sample_transcript()).unwrap();
+    data.extend_from_slice(b"{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"te");
+    let path = s.home().join("corrupt.jsonl");
+    fs::write(&path, data).unwrap();
+    let out = s.run(
+        BIN,
+        &[],
+        s.pre_compact_input(&path, SID, "auto", None).as_bytes(),
+    );
+    assert_clean(&s, &out);
+    let (_, stderr) = text(&out);
+    assert!(
+        stderr.contains("1 lines") && stderr.contains("skipped"),
+        "{stderr}"
+    );
+    assert_eq!(s.memory_files().len(), 1);
+}
+
+#[test]
+fn unknown_hook_events_do_nothing() {
+    let s = sandbox();
+    let input =
+        serde_json::json!({"hook_event_name": "Stop", "session_id": SID, "cwd": s.project()});
+    let out = s.run(BIN, &[], input.to_string().as_bytes());
+    assert_clean(&s, &out);
+    assert!(s.memory_files().is_empty());
+}
+
+#[test]
+fn by_hand_prints_the_path_it_wrote() {
+    let s = sandbox();
+    let project = s.project();
+    let out = s.run(
+        BIN,
+        &[
+            "--transcript",
+            sample_transcript().to_str().unwrap(),
+            "--project",
+            project.to_str().unwrap(),
+        ],
+        b"",
+    );
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    let path = std::path::PathBuf::from(stdout.trim());
+    assert!(
+        path.starts_with(s.memories().canonicalize().unwrap()),
+        "{stdout}"
+    );
+    let memory = fs::read_to_string(&path).unwrap();
+    assert!(
+        memory.contains(&format!("session_id: \"{SID}\"")),
+        "the session comes from the transcript"
+    );
+}
+
+#[test]
+fn by_hand_errors_exit_non_zero() {
+    let s = sandbox();
+    let out = s.run(BIN, &["--transcript", "/nope.jsonl", "--project", "/"], b"");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out).1.contains("cannot read transcript /nope.jsonl"));
+    let out = s.run(BIN, &["--transcript", "/nope.jsonl"], b"");
+    assert_eq!(out.status.code(), Some(2), "clap usage error");
+}
+
+#[test]
+fn inspect_json_snapshot() {
+    let s = sandbox();
+    let out = s.run(
+        BIN,
+        &["inspect", "--json", sample_transcript().to_str().unwrap()],
+        b"",
+    );
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    insta::assert_snapshot!("inspect_sample_json", stdout);
+}
+
+#[test]
+fn inspect_uses_task_files_when_claude_code_kept_them() {
+    let s = sandbox();
+    let tasks = s.home().join(".claude/tasks").join(SID);
+    fs::create_dir_all(&tasks).unwrap();
+    fs::write(
+        tasks.join("1.json"),
+        r#"{"id":"1","subject":"From the task file","description":"d","activeForm":"Filing","status":"in_progress","blocks":[],"blockedBy":[]}"#,
+    )
+    .unwrap();
+    fs::write(tasks.join(".lock"), "").unwrap();
+    let out = s.run(
+        BIN,
+        &["inspect", "--json", sample_transcript().to_str().unwrap()],
+        b"",
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["todos"]["source"], "tasks");
+    assert_eq!(json["todos"]["items"][0]["content"], "From the task file");
+    assert_eq!(json["todos"]["items"].as_array().unwrap().len(), 1);
+}

@@ -1,0 +1,144 @@
+//! Shared helpers for the integration tests: isolated homes and projects, running the
+//! real binaries with a controlled environment.
+
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The sample session the repository ships.
+pub fn sample_transcript() -> PathBuf {
+    repo_root().join("tests/fixtures/sample-session.jsonl")
+}
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// A temporary home directory and project, and the environment the hook sees.
+pub struct Sandbox {
+    pub root: tempfile::TempDir,
+    pub env: Vec<(String, String)>,
+}
+
+impl Sandbox {
+    pub fn new() -> Sandbox {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join("home")).unwrap();
+        std::fs::create_dir_all(root.path().join("project")).unwrap();
+        let home = root.path().join("home").to_string_lossy().into_owned();
+        let env = vec![
+            ("HOME".into(), home),
+            ("PATH".into(), "/usr/bin:/bin".into()),
+            ("TZ".into(), "UTC".into()),
+            (
+                "CLAUDE_PLUGIN_DATA".into(),
+                root.path()
+                    .join("plugin-data")
+                    .to_string_lossy()
+                    .into_owned(),
+            ),
+        ];
+        Sandbox { root, env }
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.root.path().join("home")
+    }
+
+    pub fn project(&self) -> PathBuf {
+        self.root.path().join("project")
+    }
+
+    pub fn memories(&self) -> PathBuf {
+        self.project().join(".claude/memories")
+    }
+
+    pub fn set(&mut self, key: &str, value: impl Into<String>) -> &mut Self {
+        self.env.retain(|(k, _)| k != key);
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// Copies a transcript into the sandbox's Claude Code projects directory.
+    pub fn install_transcript(&self, from: &Path, session_id: &str) -> PathBuf {
+        let dir = self.home().join(".claude/projects/-sandbox-project");
+        std::fs::create_dir_all(&dir).unwrap();
+        let to = dir.join(format!("{session_id}.jsonl"));
+        std::fs::copy(from, &to).unwrap();
+        to
+    }
+
+    /// Hook stdin for PreCompact.
+    pub fn pre_compact_input(
+        &self,
+        transcript: &Path,
+        session_id: &str,
+        trigger: &str,
+        instructions: Option<&str>,
+    ) -> String {
+        serde_json::json!({
+            "session_id": session_id,
+            "transcript_path": transcript,
+            "cwd": self.project(),
+            "prompt_id": "prompt-1",
+            "hook_event_name": "PreCompact",
+            "trigger": trigger,
+            "custom_instructions": instructions,
+        })
+        .to_string()
+    }
+
+    /// Runs `bin` with `args`, `stdin`, and only the sandbox environment.
+    pub fn run(&self, bin: &str, args: &[&str], stdin: &[u8]) -> Output {
+        let mut child = Command::new(bin)
+            .args(args)
+            .env_clear()
+            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .current_dir(self.project())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut pipe = child.stdin.take().unwrap();
+        // A hook may exit before reading everything (garbage input): ignore EPIPE.
+        let _ = pipe.write_all(stdin);
+        drop(pipe);
+        child.wait_with_output().unwrap()
+    }
+
+    /// The memory files in the project's memories directory, sorted by name.
+    pub fn memory_files(&self) -> Vec<String> {
+        files_in(&self.memories())
+            .into_iter()
+            .filter(|n| n.ends_with(".md") && n != "INDEX.md")
+            .collect()
+    }
+}
+
+/// Names of the entries of a directory, sorted (empty if it does not exist).
+pub fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+/// stdout and stderr as text, for assertion messages.
+pub fn text(out: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
