@@ -7,6 +7,9 @@
 //! 1024). Times are with the file in the page cache, as it is right after Claude Code
 //! wrote it.
 
+#[path = "../tests/support/http.rs"]
+mod http;
+
 use std::fs::{self, File};
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -24,18 +27,22 @@ fn main() {
         .unwrap_or(1024);
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/bench-data");
     fs::create_dir_all(&dir).unwrap();
-    let with_tasks = generate(&dir, mb, true);
-    let without_tasks = generate(&dir, mb, false);
+    let (with_tasks, _) = generate(&dir, mb, true);
+    let (without_tasks, last_boundary) = generate(&dir, mb, false);
 
     println!("\nPreCompact hook, offline summary, {RUNS} runs each (median / min / max, peak RSS)");
     println!("{:-<100}", "");
     report(
         "hook: last segment 5 MB, task list in it",
-        &measure_hook(&with_tasks, RUNS),
+        &measure_hook(&with_tasks, RUNS, None),
     );
     report(
-        "hook: no task tool anywhere (whole file scanned for one)",
-        &measure_hook(&without_tasks, RUNS),
+        "hook: no task tool, first compaction (whole file scanned)",
+        &measure_hook(&without_tasks, RUNS, None),
+    );
+    report(
+        "hook: no task tool, later compaction (earlier memory)",
+        &measure_hook(&without_tasks, RUNS, Some(last_boundary)),
     );
     report(
         "inspect --json: last segment 5 MB",
@@ -45,6 +52,20 @@ fn main() {
             RUNS,
         ),
     );
+
+    println!("\nPreCompact hook with a model that answers after 5 s (sample session, 3 runs each)");
+    println!("{:-<100}", "");
+    let server = http::FakeServer::start(|_, _| {
+        http::Reply::json(200, http::anthropic_message(http::MODEL_SUMMARY))
+            .after(Duration::from_secs(5))
+    });
+    for (label, asynchronous) in [
+        ("async (default): the model runs in a detached worker", "1"),
+        ("sync (MEMORY_STALKER_ASYNC=0)", "0"),
+    ] {
+        report(label, &measure_model_hook(&server.url, asynchronous, 3));
+    }
+    println!();
 
     let started = Instant::now();
     let records = reference_parse(&with_tasks);
@@ -75,19 +96,63 @@ fn report(label: &str, runs: &[Run]) {
     );
 }
 
-fn measure_hook(transcript: &Path, runs: usize) -> Vec<Run> {
+/// Runs the hook `runs` times, each in a fresh project; with `earlier`, the project
+/// holds the memory of the previous compaction, taken when the file was that long.
+fn measure_hook(transcript: &Path, runs: usize, earlier: Option<u64>) -> Vec<Run> {
+    (0..runs)
+        .flat_map(|_| {
+            let project = tempfile::tempdir().unwrap();
+            if let Some(bytes) = earlier {
+                let dir = project.path().join(".claude/memories");
+                fs::create_dir_all(&dir).unwrap();
+                let memory = format!(
+                    "---\nmemory_stalker: 1\nsession_id: \"bench-session\"\ntranscript: {}\ntranscript_bytes: {bytes}\ntodos: null\n---\n",
+                    serde_json::to_string(transcript).unwrap()
+                );
+                fs::write(dir.join("20260101_000000_bench-se.md"), memory).unwrap();
+            }
+            let input = format!(
+                r#"{{"session_id":"bench-session","transcript_path":{},"cwd":{},"hook_event_name":"PreCompact","trigger":"auto","custom_instructions":null}}"#,
+                serde_json::to_string(transcript).unwrap(),
+                serde_json::to_string(project.path()).unwrap()
+            );
+            measure(&[], input.as_bytes(), 1)
+        })
+        .collect()
+}
+
+fn measure_model_hook(url: &str, asynchronous: &str, runs: usize) -> Vec<Run> {
     let project = tempfile::tempdir().unwrap();
+    let sample =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/sample-session.jsonl");
     let input = format!(
-        r#"{{"session_id":"bench-session","transcript_path":{},"cwd":{},"hook_event_name":"PreCompact","trigger":"auto","custom_instructions":null}}"#,
-        serde_json::to_string(transcript).unwrap(),
+        r#"{{"session_id":"7c630e3a-bench","transcript_path":{},"cwd":{},"hook_event_name":"PreCompact","trigger":"manual","custom_instructions":null}}"#,
+        serde_json::to_string(&sample).unwrap(),
         serde_json::to_string(project.path()).unwrap()
     );
-    measure(&[], input.as_bytes(), runs)
+    let env = [
+        ("ANTHROPIC_BASE_URL", url),
+        ("ANTHROPIC_API_KEY", "bench-key"),
+        ("MEMORY_STALKER_ASYNC", asynchronous),
+        ("MEMORY_STALKER_SUMMARIZER", "anthropic"),
+    ];
+    run_many(&[], input.as_bytes(), &env, runs)
 }
 
 // Children are reaped by `wait4` (for their resource usage), which clippy cannot see.
 #[allow(clippy::zombie_processes)]
 fn measure(args: &[&str], stdin: &[u8], runs: usize) -> Vec<Run> {
+    run_many(
+        args,
+        stdin,
+        &[("MEMORY_STALKER_SUMMARIZER", "offline")],
+        runs,
+    )
+}
+
+// Children are reaped by `wait4`, which clippy cannot see.
+#[allow(clippy::zombie_processes)]
+fn run_many(args: &[&str], stdin: &[u8], env: &[(&str, &str)], runs: usize) -> Vec<Run> {
     let home = tempfile::tempdir().unwrap();
     (0..runs)
         .map(|_| {
@@ -96,8 +161,9 @@ fn measure(args: &[&str], stdin: &[u8], runs: usize) -> Vec<Run> {
                 .args(args)
                 .env_clear()
                 .env("HOME", home.path())
-                .env("MEMORY_STALKER_SUMMARIZER", "offline")
+                .env("CLAUDE_PLUGIN_DATA", home.path())
                 .env("MEMORY_STALKER_STEER", "0")
+                .envs(env.iter().copied())
                 .stdin(Stdio::piped())
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
@@ -139,16 +205,21 @@ fn reference_parse(path: &Path) -> usize {
 
 /// Writes (once) a transcript of `mb` megabytes: many compacted segments of a long
 /// session, then a last segment of 5 MB with a prompt, tool calls and, if `tasks`, a
-/// TodoWrite list.
-fn generate(dir: &Path, mb: u64, tasks: bool) -> PathBuf {
+/// TodoWrite list. Returns its path and the offset of its last compact boundary.
+fn generate(dir: &Path, mb: u64, tasks: bool) -> (PathBuf, u64) {
     let name = format!(
         "session-{mb}mb-{}.jsonl",
         if tasks { "tasks" } else { "notasks" }
     );
     let path = dir.join(name);
+    let offset_file = path.with_extension("boundary");
     let target = mb * 1024 * 1024;
-    if fs::metadata(&path).is_ok_and(|m| m.len() >= target) {
-        return path;
+    if fs::metadata(&path).is_ok_and(|m| m.len() >= target)
+        && let Some(offset) = fs::read_to_string(&offset_file)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+    {
+        return (path, offset);
     }
     eprintln!("generating {} ...", path.display());
     let tmp = path.with_extension("partial");
@@ -164,6 +235,7 @@ fn generate(dir: &Path, mb: u64, tasks: bool) -> PathBuf {
             next_boundary += 50 * 1024 * 1024;
         }
     }
+    let boundary_offset = written;
     written += g.boundary(&mut out);
     let segment_start = written;
     while written - segment_start < SEGMENT_BYTES {
@@ -172,7 +244,8 @@ fn generate(dir: &Path, mb: u64, tasks: bool) -> PathBuf {
     out.flush().unwrap();
     drop(out);
     fs::rename(&tmp, &path).unwrap();
-    path
+    fs::write(&offset_file, boundary_offset.to_string()).unwrap();
+    (path, boundary_offset)
 }
 
 #[derive(Default)]

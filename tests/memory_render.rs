@@ -39,6 +39,7 @@ fn render(lang: &str, instructions: Option<&str>) -> String {
         &transcript,
         "7c630e3a-5b1d-4c2e-9f47-2d8a61b0c9e5",
         &now,
+        None,
     )
     .text
 }

@@ -81,6 +81,8 @@ pub struct Config {
     pub task_list_id: Option<String>,
     /// `CLAUDE_PROJECT_DIR`: the project when the hook input has no `cwd`.
     pub project_dir: Option<PathBuf>,
+    /// `PATH`, where the `claude` executable is looked for.
+    pub path_var: Option<String>,
     /// Problems found while reading the configuration.
     pub warnings: Vec<String>,
 }
@@ -204,6 +206,7 @@ impl Config {
             home,
             task_list_id: var("CLAUDE_CODE_TASK_LIST_ID"),
             project_dir: var("CLAUDE_PROJECT_DIR").map(PathBuf::from),
+            path_var: var("PATH"),
             warnings,
         }
     }

@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use clap::{Args, Parser, Subcommand};
 use memory_stalker::Config;
-use memory_stalker::hook::{self, SaveRequest};
+use memory_stalker::config::Backend;
+use memory_stalker::hook::{self, SaveRequest, SummaryJob};
 use memory_stalker::log::Log;
 use memory_stalker::transcript::{ReadOptions, Transcript};
 
@@ -67,6 +68,22 @@ enum Command {
         #[arg(long, value_name = "ID")]
         session: Option<String>,
     },
+    /// Write a model's summary into a saved memory (started by the hook, detached).
+    #[command(name = "summarize-job", hide = true)]
+    SummarizeJob {
+        #[arg(long)]
+        memory: PathBuf,
+        #[arg(long)]
+        transcript: PathBuf,
+        #[arg(long)]
+        bytes: u64,
+        #[arg(long)]
+        session: String,
+        #[arg(long)]
+        backend: String,
+        #[arg(long)]
+        instructions: Option<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -77,6 +94,21 @@ fn main() -> ExitCode {
             json,
             session,
         }) => inspect(&file, json, session.as_deref()),
+        Some(Command::SummarizeJob {
+            memory,
+            transcript,
+            bytes,
+            session,
+            backend,
+            instructions,
+        }) => summarize_job(SummaryJob {
+            memory,
+            transcript,
+            transcript_bytes: bytes,
+            session_id: session,
+            custom_instructions: instructions,
+            backend: Backend::parse(&backend).unwrap_or(Backend::Offline),
+        }),
         None if cli.by_hand.transcript.is_some() => by_hand(cli.by_hand),
         None => return run_hook(),
     };
@@ -133,6 +165,19 @@ fn run_hook() -> ExitCode {
         let _ = stdout.flush();
     }
     ExitCode::SUCCESS
+}
+
+/// The background half of a PreCompact hook: no terminal, no stdio, its own session.
+fn summarize_job(job: SummaryJob) -> anyhow::Result<()> {
+    let config = Config::from_env();
+    // The job's calls have their own deadline; this only guards against the unforeseen.
+    let limit = config.timeout + Duration::from_secs(60);
+    std::thread::spawn(move || {
+        std::thread::sleep(limit);
+        std::process::exit(0);
+    });
+    hook::run_detached(&job, &config);
+    Ok(())
 }
 
 fn by_hand(args: ByHand) -> anyhow::Result<()> {

@@ -3,13 +3,15 @@
 //! Every entry point here returns the text for stdout and never fails: errors are
 //! logged (stderr and the memories log) and the compaction goes on.
 
+mod job;
 mod save;
 
 use std::path::PathBuf;
 
 use serde::Deserialize;
 
-pub use save::{RenderedMemory, SaveRequest, Saved, render_memory, save_memory};
+pub use job::{JOB_SUBCOMMAND, SummaryJob, apply_model_summary, run_detached};
+pub use save::{RenderedMemory, SaveRequest, Saved, checkpoints, render_memory, save_memory};
 
 use crate::Error;
 use crate::config::Config;

@@ -1,6 +1,7 @@
 //! Saving a memory: read the transcript, summarise, render, redact, write.
 
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use chrono::{DateTime, FixedOffset};
 
@@ -9,7 +10,9 @@ use crate::config::Config;
 use crate::log::Log;
 use crate::memory::{FrontMatter, MemoryDoc, MemoryStore};
 use crate::redact::redact_if;
-use crate::summary::{HEADLINE_CHARS, OFFLINE_SOURCE, Summary, offline};
+use crate::summary::{self, Breaker, Choice, HEADLINE_CHARS, OFFLINE_SOURCE, Summary, offline};
+
+use super::job::{SummaryJob, offline_note, pending_note};
 use crate::text::one_line;
 use crate::transcript::{Extraction, ReadOptions, TaskCheckpoint, Transcript};
 
@@ -71,7 +74,18 @@ pub fn save_memory(req: &SaveRequest, config: &Config, log: &Log) -> Result<Save
             req.transcript.display()
         ));
     }
-    let memory = render_memory(req, config, &transcript, &session_id, &now);
+    let choice = summary::choose(config, &Breaker::new(&config.data_dir), SystemTime::now());
+    let note = match &choice {
+        Choice::Model(b) if config.async_summary => {
+            Some(pending_note(&summary::source_name(*b, config), config.lang))
+        }
+        Choice::Model(_) => None,
+        Choice::Offline(reason) => reason.as_deref().map(|r| offline_note(r, config.lang)),
+    };
+    if let Choice::Offline(Some(reason)) = &choice {
+        log.warn(reason);
+    }
+    let memory = render_memory(req, config, &transcript, &session_id, &now, note.as_deref());
     let content = memory.text;
     let extraction = memory.extraction;
 
@@ -95,6 +109,32 @@ pub fn save_memory(req: &SaveRequest, config: &Config, log: &Log) -> Result<Save
         }
     };
     let (_, size) = transcript.bytes_read();
+    if let Choice::Model(backend) = choice {
+        let job = SummaryJob {
+            memory: path.clone(),
+            transcript: req.transcript.clone(),
+            transcript_bytes: size,
+            session_id: session_id.clone(),
+            custom_instructions: req.custom_instructions.clone(),
+            backend,
+        };
+        if config.async_summary {
+            let spawned = std::env::current_exe().and_then(|exe| job.spawn(&exe));
+            match spawned {
+                Ok(()) => log.info(&format!(
+                    "the summary by {} is being written in the background",
+                    backend.name()
+                )),
+                Err(e) => log.error(&format!(
+                    "cannot start the background summary: {e}; the memory keeps the offline summary"
+                )),
+            }
+        } else {
+            // The memory is already on disk: if Claude Code's hook timeout stops us
+            // here, nothing is lost but the model's summary.
+            let _ = job.run(Some(&transcript), config, log);
+        }
+    }
     Ok(Saved {
         path,
         extraction,
@@ -143,13 +183,15 @@ pub struct RenderedMemory {
     pub extraction: Extraction,
 }
 
-/// Renders the memory of `transcript` with the offline summary, redacted as configured.
+/// Renders the memory of `transcript` with the offline summary (and `note` above it),
+/// redacted as configured.
 pub fn render_memory(
     req: &SaveRequest,
     config: &Config,
     transcript: &Transcript,
     session_id: &str,
     now: &DateTime<FixedOffset>,
+    note: Option<&str>,
 ) -> RenderedMemory {
     let extraction = transcript.extraction();
     let summary = offline::summarize(transcript, &extraction, config.lang);
@@ -167,7 +209,7 @@ pub fn render_memory(
         front,
         extraction: &extraction,
         summary: &summary,
-        summary_note: None,
+        summary_note: note,
         custom_instructions: req.custom_instructions.as_deref(),
         compaction_summary: None,
     }

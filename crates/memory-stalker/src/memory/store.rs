@@ -272,4 +272,37 @@ mod tests {
         assert!(!store.update(&p, |_| None).unwrap());
         assert_eq!(fs::read_to_string(&p).unwrap(), "hello world");
     }
+
+    #[test]
+    fn concurrent_updates_of_one_memory_lose_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = MemoryStore::new(dir.path());
+        let t = DateTime::parse_from_rfc3339("2026-01-29T17:30:00+00:00").unwrap();
+        let path = store.save_new(&t, "s", "a=0\nb=0\n").unwrap();
+        let bump = |key: &'static str| {
+            let (store, path) = (store.clone(), path.clone());
+            std::thread::spawn(move || {
+                for _ in 0..50 {
+                    store
+                        .update(&path, |text| {
+                            Some(
+                                text.lines()
+                                    .map(|l| match l.split_once('=') {
+                                        Some((k, v)) if k == key => {
+                                            format!("{k}={}\n", v.parse::<u32>().unwrap() + 1)
+                                        }
+                                        _ => format!("{l}\n"),
+                                    })
+                                    .collect(),
+                            )
+                        })
+                        .unwrap();
+                }
+            })
+        };
+        let (a, b) = (bump("a"), bump("b"));
+        a.join().unwrap();
+        b.join().unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "a=50\nb=50\n");
+    }
 }

@@ -3,9 +3,25 @@
 //! Every summariser returns the same [`Summary`]; the memory renders it with headings
 //! in the configured language, so a model only ever supplies content, never layout.
 
+pub mod answer;
+pub mod anthropic;
+pub mod breaker;
+pub mod claude_cli;
+mod http;
 pub mod offline;
+pub mod openai;
+pub mod prompt;
+
+use std::time::{Duration, Instant, SystemTime};
 
 use serde::{Deserialize, Serialize};
+
+pub use breaker::Breaker;
+pub use prompt::SummaryInput;
+
+use crate::config::{Backend, Config};
+use crate::log::Log;
+use crate::redact::redact_if;
 
 /// A session summary (SPEC §4, "AI summary"). This is also the JSON object a model is
 /// asked to return.
@@ -42,3 +58,157 @@ pub const OFFLINE_SOURCE: &str = "offline";
 
 /// Longest `headline`, in characters.
 pub const HEADLINE_CHARS: usize = 120;
+
+/// The system prompt given with every summary request.
+pub const SYSTEM_PROMPT: &str = "You summarise coding sessions into memory files. You reply with one JSON object and nothing else.";
+
+/// First delay between retries of a failed HTTP call; it doubles each time.
+pub const RETRY_BACKOFF: Duration = Duration::from_millis(500);
+
+/// Why a model did not produce a summary.
+#[derive(Debug, thiserror::Error)]
+pub enum SummaryError {
+    /// The backend lacks what it needs (a key, an endpoint, an executable).
+    #[error("not configured: {0}")]
+    NotConfigured(String),
+    /// The API answered with an error status (after retries, for 429 and 5xx).
+    #[error("HTTP {status}: {message}")]
+    Http { status: u16, message: String },
+    /// The connection failed (after retries).
+    #[error("connection failed: {0}")]
+    Transport(String),
+    /// No answer before the deadline (`MEMORY_STALKER_TIMEOUT`).
+    #[error("no answer before the deadline")]
+    Deadline,
+    /// An answer arrived but is not a usable summary.
+    #[error("unusable answer: {0}")]
+    BadAnswer(String),
+    /// The nested `claude -p` failed.
+    #[error("claude -p failed: {0}")]
+    Cli(String),
+    /// The session could not be read for the summary.
+    #[error("cannot read the session: {0}")]
+    Input(String),
+}
+
+/// Which summariser a memory gets, after configuration and the circuit breaker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Choice {
+    /// Ask this backend.
+    Model(Backend),
+    /// Use the offline summary; the reason is worth telling the user (or `None` when
+    /// no model was ever configured, which is normal).
+    Offline(Option<String>),
+}
+
+/// Backends `auto` considers, in order, when configured.
+const AUTO_ORDER: [Backend; 3] = [Backend::Anthropic, Backend::OpenAi, Backend::ClaudeCli];
+
+/// Whether a backend has what it needs.
+pub fn configured(backend: Backend, config: &Config) -> Result<(), String> {
+    let ok = match backend {
+        Backend::Anthropic => anthropic::configured(config),
+        Backend::OpenAi => openai::configured(config),
+        Backend::ClaudeCli => claude_cli::configured(config),
+        Backend::Offline | Backend::Auto => true,
+    };
+    if ok {
+        return Ok(());
+    }
+    Err(match backend {
+        Backend::Anthropic => "anthropic needs ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN",
+        Backend::OpenAi => "openai needs MEMORY_STALKER_OPENAI_BASE_URL",
+        _ => "claude-cli needs the `claude` executable on PATH",
+    }
+    .to_string())
+}
+
+/// Picks the summariser: the configured backend (or, for `auto`, the first configured
+/// one) whose circuit is closed at `now`.
+pub fn choose(config: &Config, breaker: &Breaker, now: SystemTime) -> Choice {
+    let candidates: Vec<Backend> = match config.summarizer {
+        Backend::Offline => return Choice::Offline(None),
+        Backend::Auto => AUTO_ORDER
+            .into_iter()
+            .filter(|b| configured(*b, config).is_ok())
+            .collect(),
+        explicit => {
+            if let Err(why) = configured(explicit, config) {
+                return Choice::Offline(Some(why));
+            }
+            vec![explicit]
+        }
+    };
+    let mut skipped = Vec::new();
+    for b in candidates {
+        match breaker.open_until(b.name(), now) {
+            Some(until) => skipped.push(format!(
+                "{} is skipped until {} after {} failures in a row",
+                b.name(),
+                chrono::DateTime::<chrono::Local>::from(until).format("%H:%M"),
+                breaker::THRESHOLD
+            )),
+            None => return Choice::Model(b),
+        }
+    }
+    Choice::Offline((!skipped.is_empty()).then(|| skipped.join("; ")))
+}
+
+/// A summary written by a model, and `summary_source` for it.
+#[derive(Debug, Clone)]
+pub struct ModelSummary {
+    pub summary: Summary,
+    pub source: String,
+}
+
+/// `summary_source` of a backend before its model is known for sure.
+pub fn source_name(backend: Backend, config: &Config) -> String {
+    match backend {
+        Backend::Anthropic => format!("anthropic:{}", anthropic::model(config)),
+        Backend::OpenAi => match &config.model {
+            Some(m) => format!("openai:{m}"),
+            None => "openai".into(),
+        },
+        other => other.name().to_string(),
+    }
+}
+
+/// Asks `backend` for a summary of `input` before `deadline`. Everything sent is
+/// redacted (unless `MEMORY_STALKER_REDACT=0`).
+pub fn run_model(
+    backend: Backend,
+    input: &SummaryInput,
+    config: &Config,
+    deadline: Instant,
+    log: &Log,
+) -> Result<ModelSummary, SummaryError> {
+    let (template, problem) = prompt::template(config);
+    if let Some(p) = problem {
+        log.warn(&p);
+    }
+    let built = prompt::build(&template, input);
+    let prompt = redact_if(config.redact, &built);
+    let (text, source) = match backend {
+        Backend::Anthropic => (
+            anthropic::complete(config, &prompt, deadline, RETRY_BACKOFF, log)?,
+            source_name(backend, config),
+        ),
+        Backend::OpenAi => {
+            let (text, model) = openai::complete(config, &prompt, deadline, RETRY_BACKOFF, log)?;
+            (text, format!("openai:{model}"))
+        }
+        Backend::ClaudeCli => (
+            claude_cli::complete(config, &prompt, deadline)?,
+            "claude-cli".into(),
+        ),
+        Backend::Offline | Backend::Auto => {
+            return Err(SummaryError::NotConfigured(
+                "no model backend chosen".into(),
+            ));
+        }
+    };
+    Ok(ModelSummary {
+        summary: answer::parse(&text)?,
+        source,
+    })
+}

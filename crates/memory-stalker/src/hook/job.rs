@@ -1,0 +1,231 @@
+//! Writing a model's summary into a memory that already exists: inline (synchronous
+//! mode) or in a detached background worker (asynchronous mode, the default), so that
+//! compaction never waits for a model.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Instant, SystemTime};
+
+use crate::config::{Backend, Config};
+use crate::lang::Lang;
+use crate::log::Log;
+use crate::memory::document::{render_ai_summary, replace_section, set_front_matter_field};
+use crate::memory::{FrontMatter, MemoryStore, Section};
+use crate::redact::redact_if;
+use crate::summary::{self, Breaker, ModelSummary, SummaryError, SummaryInput, offline};
+use crate::transcript::{ReadOptions, Transcript};
+
+/// The subcommand of `save-memory` that runs a job in the background.
+pub const JOB_SUBCOMMAND: &str = "summarize-job";
+
+/// A model summary to write into an existing memory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SummaryJob {
+    pub memory: PathBuf,
+    pub transcript: PathBuf,
+    /// The transcript's size when the memory was taken: the worker reads only that
+    /// much, although Claude Code appends the compaction right after the hook.
+    pub transcript_bytes: u64,
+    pub session_id: String,
+    pub custom_instructions: Option<String>,
+    pub backend: Backend,
+}
+
+impl SummaryJob {
+    /// The job as `save-memory summarize-job` arguments.
+    pub fn to_args(&self) -> Vec<OsString> {
+        let mut args: Vec<OsString> = vec![
+            JOB_SUBCOMMAND.into(),
+            "--memory".into(),
+            self.memory.clone().into(),
+            "--transcript".into(),
+            self.transcript.clone().into(),
+            "--bytes".into(),
+            self.transcript_bytes.to_string().into(),
+            "--session".into(),
+            self.session_id.clone().into(),
+            "--backend".into(),
+            self.backend.name().into(),
+        ];
+        if let Some(ci) = &self.custom_instructions {
+            args.push("--instructions".into());
+            args.push(ci.into());
+        }
+        args
+    }
+
+    /// Starts `exe summarize-job …` in its own session with no stdio, and returns at
+    /// once. The worker outlives the hook and Claude Code (`claude -p` exits right
+    /// after compaction and kills the hook's process group).
+    pub fn spawn(&self, exe: &Path) -> std::io::Result<()> {
+        let mut cmd = Command::new(exe);
+        cmd.args(self.to_args())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: setsid is async-signal-safe and touches no memory of the parent.
+            unsafe {
+                cmd.pre_exec(|| {
+                    if libc::setsid() == -1 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
+        cmd.spawn().map(drop)
+    }
+
+    /// Asks the model and writes its summary into the memory (or, when it fails, says
+    /// so there and keeps the offline summary). `transcript` is reused when the caller
+    /// has it already; otherwise the transcript is read up to `transcript_bytes`.
+    pub fn run(
+        &self,
+        transcript: Option<&Transcript>,
+        config: &Config,
+        log: &Log,
+    ) -> Result<String, SummaryError> {
+        let store = MemoryStore::new(self.memory.parent().unwrap_or(Path::new(".")));
+        let owned;
+        let transcript = match transcript {
+            Some(t) => t,
+            None => {
+                owned = Transcript::read(
+                    &self.transcript,
+                    ReadOptions {
+                        end: Some(self.transcript_bytes),
+                        tasks_dir: config.tasks_dir(&self.session_id),
+                        plans_dir: config.plans_dir(),
+                        checkpoints: super::save::checkpoints(
+                            &store,
+                            &self.session_id,
+                            &self.transcript,
+                        ),
+                    },
+                )
+                .map_err(|e| {
+                    log.error(&format!("background summary: {e}"));
+                    SummaryError::Input(e.to_string())
+                })?;
+                &owned
+            }
+        };
+        let extraction = transcript.extraction();
+        let input = SummaryInput {
+            extraction: &extraction,
+            conversation: transcript.conversation_text(config.max_chars),
+            custom_instructions: self.custom_instructions.as_deref(),
+            lang: config.lang,
+        };
+        let started = Instant::now();
+        let result =
+            summary::run_model(self.backend, &input, config, started + config.timeout, log);
+        let breaker = Breaker::new(&config.data_dir);
+        let error = result.as_ref().err().map(ToString::to_string);
+        match breaker.record(self.backend.name(), error.as_deref(), SystemTime::now()) {
+            Ok(Some(until)) => log.warn(&format!(
+                "{} failed {} times in a row; it is skipped until {}",
+                self.backend.name(),
+                summary::breaker::THRESHOLD,
+                chrono::DateTime::<chrono::Local>::from(until).format("%H:%M")
+            )),
+            Ok(None) => {}
+            Err(e) => log.warn(&format!("cannot update the circuit breaker: {e}")),
+        }
+        let source = summary::source_name(self.backend, config);
+        let written = match &result {
+            Ok(model) => store.update(&self.memory, |text| {
+                Some(apply_model_summary(text, model, config.redact))
+            }),
+            Err(e) => {
+                let offline = offline::summarize(transcript, &extraction, config.lang);
+                store.update(&self.memory, |text| {
+                    let lang = FrontMatter::parse(text).map_or(Lang::En, |(fm, _)| fm.lang);
+                    let note = failed_note(&source, &e.to_string(), lang);
+                    let section =
+                        render_ai_summary(&offline, summary::OFFLINE_SOURCE, Some(&note), lang);
+                    Some(replace_section(
+                        text,
+                        Section::AiSummary,
+                        &redact_if(config.redact, &section),
+                    ))
+                })
+            }
+        };
+        if let Err(e) = written {
+            log.error(&format!(
+                "cannot write the summary into {}: {e}",
+                self.memory.display()
+            ));
+        }
+        match result {
+            Ok(model) => {
+                log.info(&format!(
+                    "summary by {} written into {} in {:.1}s",
+                    model.source,
+                    self.memory.display(),
+                    started.elapsed().as_secs_f64()
+                ));
+                Ok(model.source)
+            }
+            Err(e) => {
+                log.warn(&format!(
+                    "summary by {source} failed: {e}; the memory keeps the offline summary"
+                ));
+                Err(e)
+            }
+        }
+    }
+}
+
+/// Replaces the AI summary section and the front matter's `summary` and
+/// `summary_source` with the model's.
+pub fn apply_model_summary(text: &str, model: &ModelSummary, redact: bool) -> String {
+    let lang = FrontMatter::parse(text).map_or(Lang::En, |(fm, _)| fm.lang);
+    let section = render_ai_summary(&model.summary, &model.source, None, lang);
+    let text = replace_section(text, Section::AiSummary, &redact_if(redact, &section));
+    let headline = redact_if(redact, &model.summary.headline).into_owned();
+    let quote = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
+    let text = set_front_matter_field(&text, "summary", &quote(&headline));
+    set_front_matter_field(&text, "summary_source", &quote(&model.source))
+}
+
+/// The note of a memory whose model summary is still being written.
+pub fn pending_note(source: &str, lang: Lang) -> String {
+    match lang {
+        Lang::En => format!(
+            "A summary by {source} is being written in the background; until it arrives, this is the offline summary."
+        ),
+        Lang::Zh => format!("{source} 正在后台生成摘要；在此之前，以下是离线摘要。"),
+    }
+}
+
+/// The note of a memory whose model summary failed.
+pub fn failed_note(source: &str, error: &str, lang: Lang) -> String {
+    match lang {
+        Lang::En => {
+            format!("The summary by {source} failed ({error}); this is the offline summary.")
+        }
+        Lang::Zh => format!("{source} 生成摘要失败（{error}）；以下是离线摘要。"),
+    }
+}
+
+/// The note of a memory that got the offline summary although a model was wanted.
+pub fn offline_note(reason: &str, lang: Lang) -> String {
+    match lang {
+        Lang::En => format!("{reason}; this is the offline summary."),
+        Lang::Zh => format!("{reason}；以下是离线摘要。"),
+    }
+}
+
+/// Runs a job given on the command line (`save-memory summarize-job …`): logs go to
+/// the memories' `.log` only, since the worker has no stderr.
+pub fn run_detached(job: &SummaryJob, config: &Config) {
+    let log = Log::file_only(job.memory.parent().unwrap_or(Path::new(".")).join(".log"));
+    // The outcome is in the memory and the log; there is nobody else to tell.
+    let _ = job.run(None, config, &log);
+}
