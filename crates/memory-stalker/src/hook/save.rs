@@ -108,6 +108,17 @@ pub fn save_memory(req: &SaveRequest, config: &Config, log: &Log) -> Result<Save
             }
         }
     };
+    if path.parent() == Some(store.dir()) {
+        if let Err(e) = store.write_index() {
+            log.warn(&format!("{e}"));
+        }
+        if let Err(e) = crate::projects::register(&config.data_dir, &req.project) {
+            log.warn(&format!(
+                "cannot record the project in {}: {e}",
+                config.data_dir.display()
+            ));
+        }
+    }
     let (_, size) = transcript.bytes_read();
     if let Choice::Model(backend) = choice {
         let job = SummaryJob {

@@ -1,9 +1,12 @@
 //! Memory files: the document format, and the store that names, writes and updates them.
 
+pub mod catalog;
 pub mod document;
+pub mod index;
 pub mod labels;
 pub mod store;
 
+pub use catalog::{Found, Listing, MemoryEntry, SearchHit, Skipped, Target};
 pub use document::{FrontMatter, MemoryDoc};
 pub use labels::Section;
 pub use store::{INDEX_FILE, MEMORIES_DIR, MemoryStore};

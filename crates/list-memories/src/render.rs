@@ -1,0 +1,213 @@
+//! The human-readable output of `list-memories`: aligned tables, plain when stdout is
+//! not a terminal or `NO_COLOR` is set.
+
+use std::fmt::Write as _;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use memory_stalker::memory::{Found, Listing, MemoryEntry, SearchHit, Target};
+use memory_stalker::text::one_line;
+use memory_stalker::transcript::bytes;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+/// Whether to colour, and how wide the terminal is.
+pub struct Style {
+    color: bool,
+    width: usize,
+}
+
+impl Style {
+    /// Colour only on a terminal without `NO_COLOR`; width from `COLUMNS` (default 100).
+    pub fn detect() -> Style {
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let dumb = std::env::var("TERM").is_ok_and(|t| t == "dumb");
+        Style {
+            color: std::io::stdout().is_terminal() && !no_color && !dumb,
+            width: std::env::var("COLUMNS")
+                .ok()
+                .and_then(|c| c.parse().ok())
+                .filter(|w| *w >= 60)
+                .unwrap_or(100),
+        }
+    }
+
+    /// No colour, default width.
+    pub fn plain() -> Style {
+        Style {
+            color: false,
+            width: 100,
+        }
+    }
+
+    fn bold(&self, s: &str) -> String {
+        if self.color {
+            format!("\x1b[1m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+
+    fn dim(&self, s: &str) -> String {
+        if self.color {
+            format!("\x1b[2m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+}
+
+/// Fits `s` in `w` terminal columns (wide CJK characters take two), cut with `…` or
+/// padded with spaces.
+fn pad(s: &str, w: usize) -> String {
+    let s = one_line(s, usize::MAX);
+    let mut out = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let cw = c.width().unwrap_or(0);
+        if used + cw > w.saturating_sub(1) && s.width() > w {
+            out.push('…');
+            used += 1;
+            break;
+        }
+        out.push(c);
+        used += cw;
+    }
+    format!("{out}{}", " ".repeat(w.saturating_sub(used)))
+}
+
+/// `#  date  session  tasks  summary  size`, one row per memory.
+pub fn table(entries: &[MemoryEntry], style: &Style) -> String {
+    const FIXED: usize = 4 + 18 + 10 + 7 + 10;
+    let summary_w = style.width.saturating_sub(FIXED).max(20);
+    let mut out = String::new();
+    let header = format!(
+        "{:>3}  {}{}{}{}  {}",
+        "#",
+        pad("date", 18),
+        pad("session", 10),
+        pad("tasks", 7),
+        pad("summary", summary_w),
+        "size"
+    );
+    let _ = writeln!(out, "{}", style.bold(header.trim_end()));
+    for (i, e) in entries.iter().enumerate() {
+        let tasks = if e.tasks_total == 0 {
+            "-".to_string()
+        } else {
+            format!("{}/{}", e.tasks_open, e.tasks_total)
+        };
+        let summary = if e.summary.is_empty() {
+            "(no summary)"
+        } else {
+            &e.summary
+        };
+        let _ = writeln!(
+            out,
+            "{:>3}  {}{}{}{}  {}",
+            i + 1,
+            pad(&e.date, 18),
+            pad(&e.session, 10),
+            pad(&tasks, 7),
+            pad(summary, summary_w),
+            style.dim(&bytes(e.size_bytes))
+        );
+    }
+    out
+}
+
+/// The default listing.
+pub fn listing(l: &Listing, dir: &Path, style: &Style) -> String {
+    if l.total == 0 {
+        return format!(
+            "No memories in {} yet. memory-stalker writes one each time Claude Code compacts a session.\n",
+            dir.display()
+        );
+    }
+    let mut out = format!(
+        "{} in {}{}:\n",
+        plural(l.total, "memory", "memories"),
+        dir.display(),
+        if l.memories.len() < l.total {
+            format!(" (showing {})", l.memories.len())
+        } else {
+            String::new()
+        }
+    );
+    out.push_str(&table(&l.memories, style));
+    out
+}
+
+/// What `find` says when nothing matched: what was searched, where.
+pub fn nothing_found(f: &Found, dir: &Path) -> String {
+    let how = match &f.kind {
+        Target::Latest => "there are no memories".to_string(),
+        Target::Index(n) => format!("there is no memory #{n}"),
+        Target::File(name) => format!("no file named {name}"),
+        Target::Date(p) => format!(
+            "no memory dated {p}… (and none whose session id starts with {:?})",
+            f.target
+        ),
+        Target::Session(p) => format!("no memory whose session id starts with {p:?}"),
+    };
+    format!(
+        "No memory matches {:?}: {how} in {}.",
+        f.target,
+        dir.display()
+    )
+}
+
+/// Search results, best first.
+pub fn search(
+    query: &str,
+    hits: &[(PathBuf, SearchHit)],
+    total: usize,
+    all_projects: bool,
+    style: &Style,
+) -> String {
+    let mut out = format!(
+        "{} match {query:?}{}:\n",
+        plural(total, "memory", "memories"),
+        if hits.len() < total {
+            format!(" (best {})", hits.len())
+        } else {
+            String::new()
+        }
+    );
+    for (i, (project, h)) in hits.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "{:>3}. {}  {}  {}",
+            i + 1,
+            h.memory.date,
+            style.bold(&h.memory.file),
+            style.dim(&format!("({})", plural(h.hits, "hit", "hits")))
+        );
+        if all_projects {
+            let _ = writeln!(out, "     {}", style.dim(&project.display().to_string()));
+        }
+        let _ = writeln!(
+            out,
+            "     {}",
+            one_line(&h.snippet, style.width.saturating_sub(5))
+        );
+    }
+    out
+}
+
+/// What `prune` deleted (or would).
+pub fn pruned(doomed: &[MemoryEntry], dry_run: bool, style: &Style) -> String {
+    if doomed.is_empty() {
+        return "Nothing to prune.\n".into();
+    }
+    let mut out = format!(
+        "{} {}:\n",
+        if dry_run { "Would delete" } else { "Deleted" },
+        plural(doomed.len(), "memory", "memories")
+    );
+    out.push_str(&table(doomed, style));
+    out
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}

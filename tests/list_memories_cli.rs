@@ -1,0 +1,532 @@
+//! The real `list-memories` binary on temporary projects holding many memories: English
+//! and Chinese ones, memories of the original design (no front matter), corrupt files,
+//! files that are not memories, and names with collision suffixes.
+
+mod support;
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::Value;
+use support::{Sandbox, text};
+
+const BIN: &str = env!("CARGO_BIN_EXE_list-memories");
+
+/// Writes a memory in the current format.
+#[allow(clippy::too_many_arguments)]
+fn memory(
+    dir: &Path,
+    name: &str,
+    session: &str,
+    created: &str,
+    tasks: (usize, usize),
+    summary: &str,
+    lang: &str,
+    body: &str,
+) {
+    let text = format!(
+        "---\nmemory_stalker: 1\nsession_id: {}\ncreated: {}\ntrigger: \"auto\"\nproject: \"/p\"\ntranscript: \"/t.jsonl\"\ntask_count: {}\ntasks_open: {}\nsummary: {}\nsummary_source: \"offline\"\nlang: \"{lang}\"\n---\n\n{body}",
+        serde_json::to_string(session).unwrap(),
+        serde_json::to_string(created).unwrap(),
+        tasks.0,
+        tasks.1,
+        serde_json::to_string(summary).unwrap(),
+    );
+    fs::write(dir.join(name), text).unwrap();
+}
+
+const EN_BODY: &str = "# Session memory — 2026-01-29 17:30:00 +08:00\n\n## Metadata\n\n- Session ID: `x`\n\n## Last complete interaction\n\n### User input\n\n```text\nAdd a retry budget to the uploader.\n```\n\n## Current task list\n\n- [x] Add RetryBudget type\n- [ ] **in progress**: Add retry tests\n\n## Files\n\n### Modified\n\n(none)\n\n## Last action\n\n(none)\n\n---\n\n## AI summary\n\n### Task summary\n\n- Added the retry budget; the budget caps retries at 10 per upload.\n";
+
+const ZH_BODY: &str = "# 会话记忆 — 2026-01-30 09:15:00 +08:00\n\n## 元数据\n\n- Session ID: `y`\n\n## 最后一轮完整交互\n\n### 用户输入\n\n```text\n首页和登录页需要加一个灰度区域管理，café 也要支持。\n```\n\n## 当前任务列表\n\n- [x] 在首页添加灰度区域管理功能卡片\n- [ ] 检查登录页\n\n---\n\n## AI 生成摘要\n\n### 任务摘要\n\n- 添加了灰度区域管理；灰度区域管理需要测试。\n";
+
+/// The original design's format: no front matter.
+const LEGACY: &str = "# 会话记忆 - 2026-01-28 10:00:00\n\n## 元数据\n- Session ID: ab12cd34-0000-4000-8000-000000000000\n- 项目路径: /data/old\n- 生成时间: 2026-01-28 10:00:00\n- 触发方式: manual\n\n## 最后一轮完整交互\n\n### 用户输入\n```\n旧的请求\n```\n\n## 当前任务列表\n- [x] 完成旧任务\n- [ ] **进行中**: 写文档\n- [ ] 发布\n\n---\n\n## AI 生成摘要\n\n### 任务摘要\n- 完成了旧版本的功能开发\n- 实现了模块\n";
+
+/// A project with seven memories and three files that are not.
+fn project() -> Sandbox {
+    let s = Sandbox::new();
+    let dir = s.memories();
+    fs::create_dir_all(&dir).unwrap();
+    memory(
+        &dir,
+        "20260129_173000_ff246da3.md",
+        "ff246da3-e969-4e32-aedc-3d096a93020a",
+        "2026-01-29T17:30:00+08:00",
+        (2, 1),
+        "Retry budget for the uploader",
+        "en",
+        EN_BODY,
+    );
+    memory(
+        &dir,
+        "20260129_173000_ff246da3_2.md",
+        "ff246da3-e969-4e32-aedc-3d096a93020a",
+        "2026-01-29T17:30:00+08:00",
+        (2, 0),
+        "Retry budget, second compaction in the same second",
+        "en",
+        EN_BODY,
+    );
+    memory(
+        &dir,
+        "20260130_091500_9b7282f9.md",
+        "9b7282f9-1111-4222-8333-444455556666",
+        "2026-01-30T09:15:00+08:00",
+        (2, 1),
+        "首页和登录页的灰度区域管理",
+        "zh",
+        ZH_BODY,
+    );
+    memory(
+        &dir,
+        "20260130_120000_9b7282f9.md",
+        "9b7282f9-1111-4222-8333-444455556666",
+        "2026-01-30T12:00:00+08:00",
+        (0, 0),
+        "Follow-up: 灰度 rollout notes",
+        "en",
+        "## AI summary\n\n- rollout 灰度\n",
+    );
+    memory(
+        &dir,
+        "20260201_080000_c0ffee00.md",
+        "c0ffee00-aaaa-bbbb-cccc-000000000000",
+        "2026-02-01T08:00:00+08:00",
+        (5, 3),
+        "Newest: café menu | pipes and `ticks`",
+        "en",
+        "## AI summary\n\n- café café café retry\n",
+    );
+    memory(
+        &dir,
+        "20250101_000000_old00000.md",
+        "old00000-0000-0000-0000-000000000000",
+        "2025-01-01T00:00:00+08:00",
+        (0, 0),
+        "A year-old memory",
+        "en",
+        "## AI summary\n\n- nothing\n",
+    );
+    fs::write(dir.join("20260128_100000_ab12cd34.md"), LEGACY).unwrap();
+    // Not memories:
+    fs::write(
+        dir.join("20260131_000000_badbad00.md"),
+        "---\nmemory_stalker: 1\nsession_id: \"bad\"\n",
+    )
+    .unwrap();
+    fs::write(dir.join("notes.md"), "# my notes\n").unwrap();
+    fs::write(dir.join("INDEX.md"), "# Memory index\n").unwrap();
+    fs::write(dir.join(".log"), "log\n").unwrap();
+    s
+}
+
+fn run(s: &Sandbox, args: &[&str]) -> (i32, String, String) {
+    let project = s.project();
+    let mut full = vec!["--project", project.to_str().unwrap()];
+    full.extend_from_slice(args);
+    let out = std::process::Command::new(BIN)
+        .args(&full)
+        .env_clear()
+        .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "100")
+        .current_dir(s.project())
+        .output()
+        .unwrap();
+    let (o, e) = text(&out);
+    let root = s.root.path().to_string_lossy().into_owned();
+    (
+        out.status.code().unwrap_or(-1),
+        o.replace(&root, "<root>"),
+        e.replace(&root, "<root>"),
+    )
+}
+
+fn json(s: &Sandbox, args: &[&str]) -> (i32, Value) {
+    let mut a = args.to_vec();
+    a.push("--json");
+    let (code, out, err) = run(s, &a);
+    (
+        code,
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}")),
+    )
+}
+
+fn files(v: &Value, key: &str) -> Vec<String> {
+    v[key]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["file"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn list_table_snapshot() {
+    let s = project();
+    let (code, out, err) = run(&s, &[]);
+    assert_eq!(code, 0);
+    insta::assert_snapshot!("list_table", out);
+    assert!(
+        err.contains("skipped 20260131_000000_badbad00.md: its front matter is not closed"),
+        "{err}"
+    );
+    assert!(
+        err.contains("skipped notes.md: not a memory file name"),
+        "{err}"
+    );
+    assert!(!err.contains("INDEX.md"));
+}
+
+#[test]
+fn list_json_snapshot() {
+    let s = project();
+    let (code, v) = json(&s, &[]);
+    assert_eq!(code, 0);
+    insta::assert_json_snapshot!("list_json", v);
+}
+
+#[test]
+fn list_limit_and_filter() {
+    let s = project();
+    let (_, v) = json(&s, &["--limit", "2"]);
+    assert_eq!(
+        files(&v, "memories"),
+        ["20260201_080000_c0ffee00.md", "20260130_120000_9b7282f9.md"]
+    );
+    assert_eq!(v["total"], 7);
+    let (_, v) = json(&s, &["list", "--filter", "灰度"]);
+    assert_eq!(
+        files(&v, "memories"),
+        ["20260130_120000_9b7282f9.md", "20260130_091500_9b7282f9.md"]
+    );
+    assert_eq!(v["total"], 2);
+}
+
+#[test]
+fn legacy_memories_are_read_from_their_header() {
+    let s = project();
+    let (_, v) = json(&s, &["find", "ab12"]);
+    let m = &v["matches"][0];
+    assert_eq!(m["format"], 0);
+    assert_eq!(m["session_id"], "ab12cd34-0000-4000-8000-000000000000");
+    assert_eq!(m["created"], "2026-01-28T10:00:00");
+    assert_eq!(m["trigger"], "manual");
+    assert_eq!(
+        (m["tasks_total"].as_u64(), m["tasks_open"].as_u64()),
+        (Some(3), Some(2))
+    );
+    assert_eq!(m["summary"], "完成了旧版本的功能开发");
+    assert_eq!(m["lang"], "zh");
+}
+
+#[test]
+fn find_every_target_form() {
+    let s = project();
+    let cases: &[(&str, &[&str])] = &[
+        ("latest", &["20260201_080000_c0ffee00.md"]),
+        ("#3", &["20260130_091500_9b7282f9.md"]),
+        (
+            "20260129",
+            &[
+                "20260129_173000_ff246da3_2.md",
+                "20260129_173000_ff246da3.md",
+            ],
+        ),
+        (
+            "2026-01-29",
+            &[
+                "20260129_173000_ff246da3_2.md",
+                "20260129_173000_ff246da3.md",
+            ],
+        ),
+        ("2026-01-30 12:00", &["20260130_120000_9b7282f9.md"]),
+        ("202602", &["20260201_080000_c0ffee00.md"]),
+        (
+            "9b72",
+            &["20260130_120000_9b7282f9.md", "20260130_091500_9b7282f9.md"],
+        ),
+        (
+            "9B7282F9-1111-4222",
+            &["20260130_120000_9b7282f9.md", "20260130_091500_9b7282f9.md"],
+        ),
+        ("c0ffee00-aaaa", &["20260201_080000_c0ffee00.md"]),
+        (
+            "20260129_173000_ff246da3_2.md",
+            &["20260129_173000_ff246da3_2.md"],
+        ),
+        ("20260129_173000_ff246da3", &["20260129_173000_ff246da3.md"]),
+    ];
+    for (target, want) in cases {
+        let (code, v) = json(&s, &["find", target]);
+        assert_eq!(code, 0, "{target}");
+        assert_eq!(files(&v, "matches"), *want, "{target}");
+    }
+    let (_, v) = json(&s, &["find", "2026-01-29"]);
+    assert_eq!(
+        v["kind"],
+        serde_json::json!({"kind": "date", "value": "20260129"})
+    );
+    assert_eq!(v["matches"][1]["index"], 2);
+}
+
+#[test]
+fn find_nothing_and_usage_errors() {
+    let s = project();
+    let (code, out, err) = run(&s, &["find", "deadbeef"]);
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert_eq!(
+        err.trim_end().lines().last().unwrap(),
+        "No memory matches \"deadbeef\": no memory whose session id starts with \"deadbeef\" in <root>/project/.claude/memories."
+    );
+    let (code, _, err) = run(&s, &["find", "2027-05-01"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no memory dated 20270501"), "{err}");
+    let (code, v) = json(&s, &["find", "#99"]);
+    assert_eq!(code, 1);
+    assert_eq!(v["matches"], serde_json::json!([]));
+    let (code, _, err) = run(&s, &["find"]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, _) = run(&s, &["prune"]);
+    assert_eq!(code, 2);
+    let (code, _, _) = run(&s, &["--bogus"]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn empty_and_missing_directories_are_not_errors() {
+    let s = Sandbox::new();
+    let (code, out, _) = run(&s, &[]);
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with("No memories in <root>/project/.claude/memories yet."),
+        "{out}"
+    );
+    let (code, _, err) = run(&s, &["find", "latest"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("there are no memories"), "{err}");
+}
+
+#[test]
+fn show_a_memory_or_a_section() {
+    let s = project();
+    let (code, out, _) = run(&s, &["show", "20260129_173000_ff246da3.md"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("---\nmemory_stalker: 1\n") && out.contains("## AI summary"));
+    let (code, out, _) = run(&s, &["show", "9b7282f9-1111", "--section", "tasks"]);
+    assert_eq!(code, 1, "two memories match: ambiguous");
+    assert_eq!(out, "");
+    let (code, out, _) = run(
+        &s,
+        &["show", "20260130_091500_9b7282f9", "--section", "tasks"],
+    );
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        "## 当前任务列表\n\n- [x] 在首页添加灰度区域管理功能卡片\n- [ ] 检查登录页\n"
+    );
+    let (_, out, _) = run(
+        &s,
+        &[
+            "show",
+            "20260130_091500_9b7282f9",
+            "--section",
+            "当前任务列表",
+        ],
+    );
+    assert!(out.starts_with("## 当前任务列表"));
+    let (code, v) = json(&s, &["show", "latest", "--section", "summary"]);
+    assert_eq!(code, 0);
+    assert_eq!(v["section"], "summary");
+    assert_eq!(v["memory"]["file"], "20260201_080000_c0ffee00.md");
+    assert!(v["text"].as_str().unwrap().starts_with("## AI summary"));
+    let (code, _, err) = run(&s, &["show", "latest", "--section", "nope"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown section"));
+    let (code, _, err) = run(&s, &["show", "latest", "--section", "plan"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("has no plan section"));
+}
+
+#[test]
+fn search_ranks_by_hits_then_date_with_multibyte_snippets() {
+    let s = project();
+    let (code, v) = json(&s, &["search", "灰度"]);
+    assert_eq!(code, 0);
+    let hits = v["hits"].as_array().unwrap();
+    // The Chinese memory names it 3 times, the follow-up and the legacy one fewer.
+    assert_eq!(hits[0]["file"], "20260130_091500_9b7282f9.md");
+    assert!(hits[0]["hits"].as_u64().unwrap() > hits[1]["hits"].as_u64().unwrap());
+    let snippet = hits[0]["snippet"].as_str().unwrap();
+    assert!(snippet.contains("灰度"), "{snippet}");
+    let (_, v) = json(&s, &["search", "CAFÉ"]);
+    let hits = v["hits"].as_array().unwrap();
+    assert_eq!(hits[0]["file"], "20260201_080000_c0ffee00.md");
+    assert_eq!(hits[0]["hits"], 3);
+    assert!(
+        hits[0]["snippet"]
+            .as_str()
+            .unwrap()
+            .contains("café café café")
+    );
+    assert_eq!(hits[1]["file"], "20260130_091500_9b7282f9.md");
+    // Equal hits: the newer first.
+    let (_, v) = json(&s, &["search", "retry", "budget"]);
+    let ranked = files(&v, "hits");
+    assert_eq!(
+        &ranked[..2],
+        [
+            "20260129_173000_ff246da3_2.md",
+            "20260129_173000_ff246da3.md"
+        ]
+    );
+    let (code, out, _) = run(&s, &["search", "retry", "budget"]);
+    assert_eq!(code, 0);
+    insta::assert_snapshot!("search_table", out);
+    let (code, _, err) = run(&s, &["search", "nothing-like-this"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("No memory contains \"nothing-like-this\""));
+}
+
+#[test]
+fn search_across_all_projects() {
+    let mut s = project();
+    // A second project known only from a transcript's cwd, a third from the registry.
+    let other = s.root.path().join("other");
+    fs::create_dir_all(other.join(".claude/memories")).unwrap();
+    memory(
+        &other.join(".claude/memories"),
+        "20260301_100000_11112222.md",
+        "11112222-x",
+        "2026-03-01T10:00:00+00:00",
+        (0, 0),
+        "Other project",
+        "en",
+        "## AI summary\n\n- uploader retry budget elsewhere\n",
+    );
+    let projects = s.home().join(".claude/projects/-other");
+    fs::create_dir_all(&projects).unwrap();
+    fs::write(
+        projects.join("s.jsonl"),
+        format!(
+            "{{\"type\":\"permission-mode\"}}\n{{\"type\":\"user\",\"cwd\":{}}}\n",
+            serde_json::to_string(&other).unwrap()
+        ),
+    )
+    .unwrap();
+    let third = s.root.path().join("third");
+    fs::create_dir_all(third.join(".claude/memories")).unwrap();
+    memory(
+        &third.join(".claude/memories"),
+        "20260302_100000_33334444.md",
+        "33334444-x",
+        "2026-03-02T10:00:00+00:00",
+        (0, 0),
+        "Third project",
+        "en",
+        "## AI summary\n\n- retry budget in the third\n",
+    );
+    let data = s.root.path().join("plugin-data");
+    fs::create_dir_all(&data).unwrap();
+    fs::write(
+        data.join("projects.txt"),
+        format!("{}\n/gone/project\n", third.display()),
+    )
+    .unwrap();
+    s.set("CLAUDE_PLUGIN_DATA", data.to_string_lossy());
+    let (code, v) = json(&s, &["search", "retry budget", "--all-projects"]);
+    assert_eq!(code, 0);
+    let projects: Vec<String> = v["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["project"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        projects.iter().any(|p| p.ends_with("/other")),
+        "{projects:?}"
+    );
+    assert!(
+        projects.iter().any(|p| p.ends_with("/third")),
+        "{projects:?}"
+    );
+    assert_eq!(
+        v["projects"].as_array().unwrap().len(),
+        2,
+        "only projects with memories: {}",
+        v["projects"]
+    );
+    // Without --all-projects only the current project is searched.
+    let (_, v) = json(&s, &["search", "retry budget"]);
+    assert!(
+        v["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["project"].as_str().unwrap().ends_with("/project"))
+    );
+}
+
+#[test]
+fn prune_keeps_the_newest_and_never_touches_other_files() {
+    let s = project();
+    let (code, v) = json(&s, &["prune", "--keep", "3", "--dry-run"]);
+    assert_eq!(code, 0);
+    assert_eq!(v["deleted"].as_array().unwrap().len(), 4);
+    assert_eq!(s.memory_files().len(), 9, "a dry run deletes nothing");
+    let (code, out, _) = run(&s, &["prune", "--keep", "3"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("Deleted 4 memories:"), "{out}");
+    let mut left = s.memory_files();
+    left.sort();
+    assert_eq!(
+        left,
+        [
+            "20260130_091500_9b7282f9.md",
+            "20260130_120000_9b7282f9.md",
+            "20260131_000000_badbad00.md",
+            "20260201_080000_c0ffee00.md",
+            "notes.md"
+        ]
+    );
+    let index = fs::read_to_string(s.memories().join("INDEX.md")).unwrap();
+    assert!(index.contains("20260201_080000_c0ffee00.md") && !index.contains("ff246da3"));
+    // Everything is older than a day by now.
+    let (_, v) = json(&s, &["prune", "--older-than", "1"]);
+    assert_eq!(v["deleted"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        s.memory_files(),
+        ["20260131_000000_badbad00.md", "notes.md"]
+    );
+}
+
+#[test]
+fn default_project_is_the_nearest_with_claude() {
+    let s = project();
+    let deep = s.project().join("src/deep");
+    fs::create_dir_all(&deep).unwrap();
+    let out = std::process::Command::new(BIN)
+        .args(["find", "latest", "--json"])
+        .current_dir(&deep)
+        .env_clear()
+        .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["matches"][0]["file"], "20260201_080000_c0ffee00.md");
+}
+
+#[test]
+fn colors_only_when_asked_for() {
+    let s = project();
+    let (_, out, _) = run(&s, &[]);
+    assert!(
+        !out.contains('\u{1b}'),
+        "no escape codes when piped or NO_COLOR is set"
+    );
+}
