@@ -3,10 +3,11 @@
 //! Every entry point here returns the text for stdout and never fails: errors are
 //! logged (stderr and the memories log) and the compaction goes on.
 
+pub mod context;
 mod job;
 mod save;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
@@ -16,6 +17,10 @@ pub use save::{RenderedMemory, SaveRequest, Saved, checkpoints, render_memory, s
 use crate::Error;
 use crate::config::Config;
 use crate::log::Log;
+use crate::memory::document::{render_compaction_summary, replace_section};
+use crate::memory::{MemoryStore, Section};
+use crate::redact::redact_if;
+use crate::transcript::Extraction;
 
 /// Largest hook input read from stdin; Claude Code sends well under a kilobyte, but
 /// PostCompact carries the compaction summary.
@@ -90,38 +95,224 @@ pub fn run(stdin: &[u8], config: &Config, log: &Log) -> String {
     }
     match input.hook_event_name.as_deref() {
         Some("PreCompact") | None => pre_compact(&input, config, log),
+        Some("PostCompact") => post_compact(&input, config, log),
+        Some("SessionStart") if input.source.as_deref() == Some("compact") => {
+            session_start_compact(&input, config, log)
+        }
         Some(other) => {
-            log.info(&format!("nothing to do for the {other} hook"));
+            log.info(&format!(
+                "nothing to do for {other}{}",
+                input
+                    .source
+                    .as_deref()
+                    .map(|s| format!(" ({s})"))
+                    .unwrap_or_default()
+            ));
             String::new()
         }
     }
 }
 
-fn pre_compact(input: &HookInput, config: &Config, log: &Log) -> String {
-    let Some(transcript) = input.transcript_path.as_deref().filter(|t| !t.is_empty()) else {
-        log.error("the hook input has no transcript_path; no memory was saved");
-        return String::new();
-    };
-    let Some(project) = input.project(config) else {
-        log.error(&format!(
-            "the project directory (cwd {:?}) does not exist and CLAUDE_PROJECT_DIR names none either; no memory was saved",
+/// What saving needs from the hook input, or why it cannot be had.
+fn save_request(
+    input: &HookInput,
+    config: &Config,
+    trigger: String,
+) -> Result<SaveRequest, String> {
+    let transcript = input
+        .transcript_path
+        .as_deref()
+        .filter(|t| !t.is_empty())
+        .ok_or("the hook input has no transcript_path")?;
+    let project = input.project(config).ok_or_else(|| {
+        format!(
+            "the project directory (cwd {:?}) does not exist and CLAUDE_PROJECT_DIR names none either",
             input.cwd.as_deref().unwrap_or("")
-        ));
-        return String::new();
-    };
-    let request = SaveRequest {
+        )
+    })?;
+    Ok(SaveRequest {
         transcript: PathBuf::from(transcript),
         project,
         session_id: input.session_id.clone(),
-        trigger: input.trigger.clone().unwrap_or_else(|| "auto".into()),
+        trigger,
         custom_instructions: input.custom_instructions.clone(),
         prompt_id: input.prompt_id.clone(),
+    })
+}
+
+/// PreCompact: save the memory; print the compaction instruction (unless turned off).
+fn pre_compact(input: &HookInput, config: &Config, log: &Log) -> String {
+    let trigger = input.trigger.clone().unwrap_or_else(|| "auto".into());
+    let request = match save_request(input, config, trigger) {
+        Ok(r) => r,
+        Err(e) => {
+            log.error(&format!("{e}; no memory was saved"));
+            return String::new();
+        }
     };
     match save_memory(&request, config, log) {
         Ok(saved) => {
             log.info(&format!("saved {}", saved.path.display()));
+            if config.steer {
+                let shown = relative_to(&saved.path, &request.project);
+                return context::steering(&saved.extraction, Some(&shown));
+            }
         }
         Err(e) => log.error(&format!("{e}; no memory was saved")),
     }
     String::new()
+}
+
+/// The memory of the compaction under way: the one PreCompact saved, or (when
+/// PreCompact did not fire, a known Claude Code bug) one saved now from the transcript,
+/// which is still complete while these hooks run.
+fn compaction_memory(
+    input: &HookInput,
+    config: &Config,
+    log: &Log,
+    by: &str,
+) -> Option<(PathBuf, Extraction, PathBuf)> {
+    let request = match save_request(
+        input,
+        config,
+        input.trigger.clone().unwrap_or_else(|| "auto".into()),
+    ) {
+        Ok(r) => r,
+        Err(e) => {
+            log.error(&format!("{by}: {e}"));
+            return None;
+        }
+    };
+    let store = MemoryStore::new(config.memories_dir(&request.project));
+    let session = input.session_id.as_deref().unwrap_or("");
+    if let Some(path) = saved_for_this_compaction(&store, session, &request.transcript) {
+        let ex = read_extraction(&request, config, &path);
+        return Some((path, ex, request.project));
+    }
+    log.warn(&format!(
+        "{by}: no memory was saved for this compaction (PreCompact did not run); saving one now"
+    ));
+    match save_memory(&request, config, log) {
+        Ok(saved) => {
+            log.info(&format!("saved {} (by {by})", saved.path.display()));
+            Some((saved.path, saved.extraction, request.project))
+        }
+        Err(e) => {
+            log.error(&format!("{by}: {e}; no memory was saved"));
+            None
+        }
+    }
+}
+
+/// The newest memory of the session, if nothing of the conversation was written to the
+/// transcript after it was taken (then it belongs to this compaction).
+fn saved_for_this_compaction(
+    store: &MemoryStore,
+    session: &str,
+    transcript: &Path,
+) -> Option<PathBuf> {
+    if session.is_empty() {
+        return None;
+    }
+    let (path, fm) = store.session_memories(session).into_iter().next()?;
+    let size = std::fs::metadata(transcript).ok()?.len();
+    let bytes = fm.transcript_bytes.filter(|b| *b <= size)?;
+    if fm.transcript != transcript.to_string_lossy() {
+        return None;
+    }
+    match crate::transcript::conversation_between(transcript, bytes, size) {
+        Ok(false) => Some(path),
+        _ => None,
+    }
+}
+
+/// The extraction a memory was made from (read again, up to the size it was taken at).
+fn read_extraction(req: &SaveRequest, config: &Config, memory: &Path) -> Extraction {
+    let fm = crate::memory::store::read_front_matter(memory);
+    let opts = crate::transcript::ReadOptions {
+        end: fm.as_ref().and_then(|f| f.transcript_bytes),
+        tasks_dir: config.tasks_dir(req.session_id.as_deref().unwrap_or("")),
+        plans_dir: config.plans_dir(),
+        checkpoints: Vec::new(),
+    };
+    let mut ex = crate::transcript::Transcript::read(&req.transcript, opts)
+        .map(|t| t.extraction())
+        .unwrap_or_else(|_| Extraction::empty());
+    // The task list the memory recorded is what it says; keep the two consistent.
+    if let Some(Some(todos)) = fm.and_then(|f| f.todos) {
+        ex.todos = Some(todos);
+    }
+    ex
+}
+
+/// PostCompact: add Claude Code's summary to the memory; print what that summary left out.
+fn post_compact(input: &HookInput, config: &Config, log: &Log) -> String {
+    let Some((path, ex, project)) = compaction_memory(input, config, log, "PostCompact") else {
+        return String::new();
+    };
+    let raw = input.compact_summary.as_deref().unwrap_or("");
+    let summary = summary_part(raw);
+    if summary.trim().is_empty() {
+        log.warn("PostCompact: the hook input has no compact_summary to add");
+        return String::new();
+    }
+    let store = MemoryStore::new(path.parent().unwrap_or(Path::new(".")));
+    let added = store.update(&path, |text| {
+        let lang =
+            crate::memory::FrontMatter::parse(text).map_or(crate::Lang::En, |(fm, _)| fm.lang);
+        let section = render_compaction_summary(summary, lang);
+        Some(replace_section(
+            text,
+            Section::CompactionSummary,
+            &redact_if(config.redact, &section),
+        ))
+    });
+    match added {
+        Ok(_) => log.info(&format!(
+            "added Claude Code's compaction summary to {}",
+            path.display()
+        )),
+        Err(e) => log.error(&format!("PostCompact: {e}")),
+    }
+    context::dropped_note(summary, &ex, &relative_to(&path, &project))
+}
+
+/// SessionStart(compact): tell the model, right after compaction, what the memory holds.
+fn session_start_compact(input: &HookInput, config: &Config, log: &Log) -> String {
+    let Some((path, ex, project)) = compaction_memory(input, config, log, "SessionStart") else {
+        return String::new();
+    };
+    if !config.restore {
+        return String::new();
+    }
+    let context = context::restore_context(&ex, &relative_to(&path, &project));
+    serde_json::json!({
+        "hookSpecificOutput": {
+            "hookEventName": "SessionStart",
+            "additionalContext": context,
+        }
+    })
+    .to_string()
+}
+
+/// The `<summary>` part of Claude Code's raw compaction output (its `<analysis>` is the
+/// model's scratch work); the whole text when there are no tags.
+pub fn summary_part(raw: &str) -> &str {
+    if let Some(start) = raw.find("<summary>") {
+        let body = &raw[start + "<summary>".len()..];
+        return body
+            .find("</summary>")
+            .map_or(body, |end| &body[..end])
+            .trim();
+    }
+    match raw.find("</analysis>") {
+        Some(end) => raw[end + "</analysis>".len()..].trim(),
+        None => raw.trim(),
+    }
+}
+
+/// `path` relative to `base` when inside it (shorter in what the model reads).
+fn relative_to(path: &Path, base: &Path) -> PathBuf {
+    path.strip_prefix(base)
+        .map_or_else(|_| path.to_path_buf(), Path::to_path_buf)
 }

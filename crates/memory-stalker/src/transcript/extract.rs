@@ -79,6 +79,24 @@ pub struct LastAction {
 }
 
 impl Extraction {
+    /// An extraction of nothing (a transcript that could not be read).
+    pub fn empty() -> Extraction {
+        Extraction {
+            session_id: None,
+            cwd: None,
+            version: None,
+            git_branch: None,
+            records: 0,
+            bad_lines: 0,
+            last_prompt: None,
+            reply: None,
+            todos: None,
+            plan: None,
+            files: Files::default(),
+            last_action: None,
+        }
+    }
+
     /// Number of tasks and of open ones.
     pub fn task_counts(&self) -> (usize, usize) {
         self.todos

@@ -285,6 +285,32 @@ pub struct FileChange {
     pub tools: Vec<String>,
 }
 
+/// Whether anything of the conversation (a user or assistant record, or a compaction)
+/// was written to the transcript between byte offsets `from` and `to`: how a later hook
+/// tells whether a memory was taken just before the compaction now under way.
+pub fn conversation_between(path: &Path, from: u64, to: u64) -> Result<bool, Error> {
+    let io_err = |source| Error::Transcript {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::open(path).map_err(io_err)?;
+    let mut lines = ReverseLines::new(file, to);
+    while lines.unread() > from {
+        let Some((offset, line)) = lines.next_line().map_err(io_err)? else {
+            break;
+        };
+        if offset < from {
+            break;
+        }
+        if let Ok(r) = record::parse_line(line)
+            && !matches!(r.entry, Entry::Other)
+        {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
 /// Tracks, while reading backwards, whether everything that outlives a compaction
 /// has been found.
 struct Scan {

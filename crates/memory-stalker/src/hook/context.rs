@@ -1,0 +1,386 @@
+//! What the hooks tell Claude Code: the compaction instructions printed by PreCompact
+//! (appended to Claude Code's own summary prompt), the note PostCompact prints about
+//! what that summary dropped, and the restore context of SessionStart(compact).
+//!
+//! Everything is bounded and written as facts about the session, not as commands, so a
+//! transcript cannot turn it into instructions.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::text::{one_line, prefix_chars};
+use crate::transcript::{Extraction, TodoList};
+
+/// Longest compaction instruction (SPEC §2).
+pub const STEER_MAX: usize = 1_500;
+/// Longest restore context (SPEC §2; Claude Code moves anything over 10,000 to a file).
+pub const RESTORE_MAX: usize = 8_000;
+/// Longest PostCompact note.
+pub const NOTE_MAX: usize = 2_000;
+
+fn task_line(status: &str, content: &str, max: usize) -> String {
+    let mark = match status {
+        "completed" => "[x]",
+        "in_progress" => "[ ] (in progress)",
+        _ => "[ ]",
+    };
+    format!("- {mark} {}", one_line(content, max))
+}
+
+/// The task list as lines, cut to fit `budget` characters (a count of the rest says
+/// what was left out).
+fn task_lines(todos: &TodoList, budget: usize, item_max: usize) -> String {
+    let mut out = String::new();
+    for (i, t) in todos.items.iter().enumerate() {
+        let line = task_line(&t.status, &t.content, item_max);
+        let rest = todos.items.len() - i;
+        let tail = format!("- … and {rest} more (in the memory file)\n");
+        if out.chars().count() + line.chars().count() + 1 + tail.chars().count() > budget {
+            out.push_str(&tail);
+            break;
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+/// The PreCompact instruction: keep the task list verbatim, the user's last request,
+/// and the memory's path. Empty when there is nothing worth keeping.
+pub fn steering(ex: &Extraction, memory: Option<&Path>) -> String {
+    let mut out = String::from(
+        "memory-stalker saved a structured memory of this session before this compaction. In your summary:\n",
+    );
+    let mut any = false;
+    if let Some(todos) = ex.todos.as_ref().filter(|t| !t.items.is_empty()) {
+        out.push_str("- Reproduce the current task list verbatim, with every item's status:\n");
+        out.push_str(&task_lines(todos, 800, 160));
+        any = true;
+    }
+    if let Some(p) = &ex.last_prompt {
+        let _ = writeln!(
+            out,
+            "- Quote the user's last request word for word: \"{}\"",
+            one_line(&p.text, 300)
+        );
+        any = true;
+    }
+    if let Some(path) = memory {
+        let _ = writeln!(
+            out,
+            "- State that the full record (last interaction, tasks, plan, files) is in {} and can be reloaded with /memory-stalker:resume.",
+            path.display()
+        );
+        any = true;
+    }
+    if !any {
+        return String::new();
+    }
+    fit(out, STEER_MAX)
+}
+
+/// Cuts `text` to `max` characters on a line boundary.
+fn fit(text: String, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text;
+    }
+    let cut = prefix_chars(&text, max.saturating_sub(2));
+    let end = cut.rfind('\n').unwrap_or(cut.len());
+    format!("{}\n…\n", &cut[..end])
+}
+
+/// The words "mentioned" is judged on, lower-cased: those of four letters or more, and
+/// any with a digit (task numbers matter).
+fn key_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| {
+            w.chars().count() >= 4
+                || w.chars().any(|c| c.is_ascii_digit())
+                || w.chars().any(|c| !c.is_ascii())
+        })
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Whether `summary_lower` mentions `item`: it contains it, or at least 70 % of its
+/// key words and all its numbers (as whole words; CJK, which has no spaces, as
+/// substrings).
+pub fn mentions(summary_lower: &str, item: &str) -> bool {
+    let item_lower = one_line(item, usize::MAX).to_lowercase();
+    if item_lower.is_empty() || summary_lower.contains(&item_lower) {
+        return true;
+    }
+    let words = key_words(&item_lower);
+    if words.is_empty() {
+        return false;
+    }
+    let summary_words: std::collections::HashSet<&str> = summary_lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let has = |w: &str| {
+        if !w.is_ascii() {
+            return summary_lower.contains(w);
+        }
+        summary_words.contains(w)
+            || summary_words.contains(format!("{w}s").as_str())
+            || w.strip_suffix('s')
+                .is_some_and(|stem| summary_words.contains(stem))
+    };
+    // Numbers tell similar items apart ("phase 2" vs "phase 3"): all must be there.
+    let numbers_ok = words
+        .iter()
+        .filter(|w| w.chars().any(|c| c.is_ascii_digit()))
+        .all(|w| has(w));
+    let found = words.iter().filter(|w| has(w)).count();
+    numbers_ok && found * 10 >= words.len() * 7
+}
+
+/// The PostCompact note: open tasks, the plan and the last request that Claude Code's
+/// summary does not mention. Empty when it mentions them all.
+pub fn dropped_note(summary: &str, ex: &Extraction, memory: &Path) -> String {
+    let lower = summary.to_lowercase();
+    let mut lines = Vec::new();
+    if let Some(todos) = &ex.todos {
+        let missing: Vec<_> = todos
+            .items
+            .iter()
+            .filter(|t| t.is_open() && !mentions(&lower, &t.content))
+            .collect();
+        if !missing.is_empty() {
+            let mut s = String::from("Open tasks it does not mention:\n");
+            for t in missing.iter().take(15) {
+                s.push_str("  ");
+                s.push_str(&task_line(&t.status, &t.content, 140));
+                s.push('\n');
+            }
+            if missing.len() > 15 {
+                let _ = writeln!(s, "  - … and {} more", missing.len() - 15);
+            }
+            lines.push(s);
+        }
+    }
+    if let Some(p) = &ex.last_prompt
+        && !mentions(&lower, &p.text)
+    {
+        lines.push(format!(
+            "The user's last request, which it does not mention: \"{}\"\n",
+            one_line(&p.text, 400)
+        ));
+    }
+    if let Some(plan) = &ex.plan {
+        let title = plan
+            .text
+            .lines()
+            .map(|l| l.trim_start_matches('#').trim())
+            .find(|l| !l.is_empty())
+            .unwrap_or("");
+        if !mentions(&lower, title) && !lower.contains("plan") {
+            lines.push(format!(
+                "The approved plan (\"{}\"), which it does not mention; it is in the memory's Plan section.\n",
+                one_line(title, 120)
+            ));
+        }
+    }
+    if lines.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "memory-stalker: the compaction summary leaves out some of what was saved in {}.\n",
+        memory.display()
+    );
+    for l in lines {
+        out.push_str("- ");
+        out.push_str(&l);
+    }
+    fit(out, NOTE_MAX)
+}
+
+/// The SessionStart(compact) context: facts from the memory of the compaction.
+pub fn restore_context(ex: &Extraction, memory: &Path) -> String {
+    let mut out = format!(
+        "memory-stalker: facts saved from this session just before the compaction (a record of the past; check the code before relying on it).\n- Memory file: {} (the whole last interaction, task list, plan and files; `list-memories show latest` prints it).\n",
+        memory.display()
+    );
+    if let Some(p) = &ex.last_prompt {
+        let _ = writeln!(out, "- The user's last request:\n{}", quote(&p.text, 2_000));
+    }
+    match ex.todos.as_ref() {
+        Some(t) if !t.items.is_empty() => {
+            let _ = writeln!(
+                out,
+                "- The task list at compaction ({} of {} open):",
+                t.open_count(),
+                t.items.len()
+            );
+            out.push_str(&task_lines(t, 2_500, 200));
+        }
+        Some(_) => out.push_str("- The task list was empty (cleared) at compaction.\n"),
+        None => {}
+    }
+    if let Some(last) = ex
+        .reply
+        .as_ref()
+        .and_then(|r| r.text.rsplit("\n\n").map(str::trim).find(|p| !p.is_empty()))
+    {
+        let _ = writeln!(
+            out,
+            "- The assistant's last words before compaction:\n{}",
+            quote(last, 1_500)
+        );
+    }
+    if let Some(plan) = &ex.plan {
+        let title = plan
+            .text
+            .lines()
+            .map(|l| l.trim_start_matches('#').trim())
+            .find(|l| !l.is_empty())
+            .unwrap_or("plan");
+        let _ = writeln!(
+            out,
+            "- A plan was approved (\"{}\"); it is in the memory file's Plan section.",
+            one_line(title, 120)
+        );
+    }
+    if let Some(a) = &ex.last_action {
+        let outcome = match a.ok {
+            Some(true) => "succeeded",
+            Some(false) => "failed",
+            None => "had no result yet",
+        };
+        let _ = writeln!(
+            out,
+            "- The last action: {} {} ({outcome}).",
+            a.tool,
+            one_line(&a.summary, 160)
+        );
+    }
+    fit(out, RESTORE_MAX)
+}
+
+/// A block quote of at most `max` characters.
+fn quote(text: &str, max: usize) -> String {
+    let t = text.trim();
+    let t = if t.chars().count() > max {
+        format!("{}…", prefix_chars(t, max))
+    } else {
+        t.to_string()
+    };
+    t.lines()
+        .map(|l| format!("  > {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::{Files, LastAction, Plan, Prompt, Reply, TodoItem, TodoSource};
+
+    fn ex(items: usize) -> Extraction {
+        Extraction {
+            session_id: Some("s".into()),
+            cwd: None,
+            version: None,
+            git_branch: None,
+            records: 1,
+            bad_lines: 0,
+            last_prompt: Some(Prompt {
+                text: "Treat 429 as retryable but honour Retry-After".into(),
+                timestamp: None,
+                uuid: None,
+            }),
+            reply: Some(Reply {
+                text: "First part.\n\nAll 6 tests pass; README is next.".into(),
+                tool_calls: vec![],
+            }),
+            todos: Some(TodoList {
+                source: TodoSource::Tasks,
+                items: (0..items)
+                    .map(|i| TodoItem {
+                        content: format!("Task number {i} about the uploader retry budget"),
+                        status: if i == 0 {
+                            "completed"
+                        } else if i == 1 {
+                            "in_progress"
+                        } else {
+                            "pending"
+                        }
+                        .into(),
+                        active_form: None,
+                    })
+                    .collect(),
+            }),
+            plan: Some(Plan {
+                source: "ExitPlanMode".into(),
+                text: "# Retry plan\n1. budget".into(),
+            }),
+            files: Files::default(),
+            last_action: Some(LastAction {
+                tool: "Bash".into(),
+                summary: "cargo test".into(),
+                ok: Some(true),
+            }),
+        }
+    }
+
+    #[test]
+    fn steering_keeps_tasks_request_and_path_within_budget() {
+        let s = steering(&ex(3), Some(Path::new(".claude/memories/m.md")));
+        assert!(s.contains("- [x] Task number 0"), "{s}");
+        assert!(s.contains("- [ ] (in progress) Task number 1"));
+        assert!(s.contains("\"Treat 429 as retryable but honour Retry-After\""));
+        assert!(s.contains(".claude/memories/m.md"));
+        let big = steering(&ex(500), Some(Path::new("m.md")));
+        assert!(big.chars().count() <= STEER_MAX, "{}", big.chars().count());
+        assert!(big.contains("more (in the memory file)"));
+        let mut nothing = ex(0);
+        nothing.todos = None;
+        nothing.last_prompt = None;
+        assert_eq!(steering(&nothing, None), "");
+    }
+
+    #[test]
+    fn dropped_note_lists_only_what_is_missing() {
+        let e = ex(3);
+        let full = "The user asked: Treat 429 as retryable but honour Retry-After. Tasks: task number 1 about the uploader retry budget (in progress), task number 2 about the uploader retry budget. Retry plan approved.";
+        assert_eq!(dropped_note(full, &e, Path::new("m.md")), "");
+        let partial = "We worked on the uploader. Task number 1 about the uploader retry budget is in progress.";
+        let note = dropped_note(partial, &e, Path::new("m.md"));
+        assert!(note.contains("Task number 2"), "{note}");
+        assert!(!note.contains("Task number 1"), "{note}");
+        assert!(
+            !note.contains("Task number 0"),
+            "completed tasks are not reported"
+        );
+        assert!(note.contains("last request"));
+        assert!(note.contains("Retry plan"));
+    }
+
+    #[test]
+    fn restore_context_is_bounded_facts() {
+        let mut e = ex(3);
+        let c = restore_context(&e, Path::new("/p/.claude/memories/m.md"));
+        assert!(c.contains("Memory file: /p/.claude/memories/m.md"));
+        assert!(c.contains("(2 of 3 open)"));
+        assert!(c.contains("  > All 6 tests pass; README is next."));
+        assert!(c.contains("A plan was approved (\"Retry plan\")"));
+        assert!(c.contains("The last action: Bash cargo test (succeeded)"));
+        e.last_prompt.as_mut().unwrap().text = "x".repeat(50_000);
+        e.reply.as_mut().unwrap().text = "y ".repeat(50_000);
+        e.todos = Some(ex(2_000).todos.unwrap());
+        let c = restore_context(&e, Path::new("m.md"));
+        assert!(c.chars().count() <= RESTORE_MAX, "{}", c.chars().count());
+    }
+
+    #[test]
+    fn mentions_tolerates_rewording() {
+        let s = "we still need to document the retry behaviour in the readme";
+        assert!(mentions(s, "Document the retry behaviour in README"));
+        assert!(!mentions(
+            s,
+            "Add tests for the budget exhausted mid-upload"
+        ));
+        assert!(mentions("继续实现灰度区域管理", "灰度区域管理"));
+    }
+}
