@@ -96,7 +96,7 @@ fn key_words(text: &str) -> Vec<String> {
         .filter(|w| {
             w.chars().count() >= 4
                 || w.chars().any(|c| c.is_ascii_digit())
-                || w.chars().any(|c| !c.is_ascii())
+                || !w.is_ascii()
         })
         .map(str::to_lowercase)
         .collect()
