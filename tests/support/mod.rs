@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod anthropic;
+pub mod claude;
 pub mod http;
 
 use std::io::Write;

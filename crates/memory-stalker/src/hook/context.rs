@@ -94,9 +94,7 @@ fn fit(text: String, max: usize) -> String {
 fn key_words(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|w| {
-            w.chars().count() >= 4
-                || w.chars().any(|c| c.is_ascii_digit())
-                || !w.is_ascii()
+            w.chars().count() >= 4 || w.chars().any(|c| c.is_ascii_digit()) || !w.is_ascii()
         })
         .map(str::to_lowercase)
         .collect()

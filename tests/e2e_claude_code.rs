@@ -1,0 +1,523 @@
+//! End to end with the real Claude Code CLI (every version `scripts/test` installed under
+//! `target/e2e/`, newest and 2.1.197), offline against a fake Messages API on 127.0.0.1
+//! (`tests/support/anthropic.rs`): the plugin is loaded with `--plugin-dir`, or once
+//! through the installer's marketplace path, and every assertion is on what reached the
+//! disk or the requests the fake API received.
+//!
+//! Run alone: `scripts/test --test e2e_claude_code` (or `cargo test --test e2e_claude_code`
+//! after `scripts/test` has installed Claude Code once).
+
+mod support;
+
+use std::fs;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use support::anthropic::Turn;
+use support::claude::{Claude, Hooks, World, copy_bundle, installed};
+
+const SAVE_MEMORY: &str = env!("CARGO_BIN_EXE_save-memory");
+
+/// A task list as the version's task tools write it: the Task tools on 2.1.197, TodoWrite
+/// (loaded through ToolSearch) on newer versions, whose default model has no task tool.
+fn task_turns(w: &mut World) -> Vec<Turn> {
+    let notes = w.project().join("API_NOTES.md");
+    let write = Turn::tool(
+        "Write",
+        json!({"file_path": notes, "content": "# API notes\n\nGET /health\nPOST /upload\n"}),
+    );
+    if w.claude.at_least("2.1.300") {
+        w.set("CLAUDE_CODE_ENABLE_TODO_TOOLS", "1");
+        w.set("CLAUDE_CODE_ENABLE_TASKS", "0");
+        let todos = |first: &str| {
+            json!({"todos": [
+                {"content": "Write API notes", "status": first, "activeForm": "Writing API notes"},
+                {"content": "Review the notes", "status": "pending", "activeForm": "Reviewing the notes"}
+            ]})
+        };
+        vec![
+            Turn::tool(
+                "ToolSearch",
+                json!({"query": "select:TodoWrite", "max_results": 1}),
+            ),
+            Turn::tool("TodoWrite", todos("in_progress")),
+            write,
+            Turn::tool("TodoWrite", todos("completed")),
+            Turn::text("API notes written to API_NOTES.md; the review is still to do."),
+        ]
+    } else {
+        vec![
+            Turn::tool(
+                "TaskCreate",
+                json!({"subject": "Write API notes", "description": "Write API_NOTES.md", "activeForm": "Writing API notes"}),
+            ),
+            Turn::tool(
+                "TaskCreate",
+                json!({"subject": "Review the notes", "description": "Read them again", "activeForm": "Reviewing the notes"}),
+            ),
+            Turn::tool(
+                "TaskUpdate",
+                json!({"taskId": "1", "status": "in_progress"}),
+            ),
+            write,
+            Turn::tool("TaskUpdate", json!({"taskId": "1", "status": "completed"})),
+            Turn::text("API notes written to API_NOTES.md; the review is still to do."),
+        ]
+    }
+}
+
+/// Two exchanges (2.1.197 refuses to compact fewer): a task list, a file, a command.
+fn work(w: &mut World) -> String {
+    let turns = task_turns(w);
+    w.api.push(turns);
+    let sid = w
+        .claude_p(&[
+            "--dangerously-skip-permissions",
+            "Write API notes for the service",
+        ])
+        .assert_ok()
+        .session_id();
+    w.api.push([
+        Turn::say_and_call(
+            "Listing the endpoints.",
+            "Bash",
+            json!({"command": "ls", "description": "list files"}),
+        ),
+        Turn::text("The endpoints are GET /health and POST /upload."),
+    ]);
+    w.claude_p(&[
+        "--dangerously-skip-permissions",
+        "--resume",
+        &sid,
+        "Also list the endpoints",
+    ])
+    .assert_ok();
+    sid
+}
+
+/// Polls until `f` holds, for at most `limit`.
+fn eventually(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
+    let end = Instant::now() + limit;
+    while Instant::now() < end {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    f()
+}
+
+fn for_each_version(test: impl Fn(&Claude)) {
+    for c in installed() {
+        eprintln!("-- Claude Code {}", c.version);
+        test(&c);
+    }
+}
+
+#[test]
+fn manual_compaction_saves_restores_and_adds_claude_codes_summary() {
+    for_each_version(|c| {
+        let mut w = World::new(c, Hooks::All, SAVE_MEMORY);
+        let sid = work(&mut w);
+        w.claude_p(&[
+            "--dangerously-skip-permissions",
+            "--resume",
+            &sid,
+            "/compact keep the API notes",
+        ])
+        .assert_ok();
+        let files = w.memory_files();
+        assert_eq!(files.len(), 1, "{}: {files:?}", c.version);
+        let memory = fs::read_to_string(&files[0]).unwrap();
+        let v = &c.version;
+        assert!(memory.contains("trigger: \"manual\""), "{v}");
+        assert!(memory.contains(&format!("session_id: \"{sid}\"")), "{v}");
+        assert!(
+            memory.contains("- Custom instructions: keep the API notes"),
+            "{v}"
+        );
+        assert!(
+            memory.contains("```text\nAlso list the endpoints\n```"),
+            "{v}: last prompt\n{memory}"
+        );
+        assert!(
+            memory.contains("The endpoints are GET /health and POST /upload."),
+            "{v}: reply"
+        );
+        assert!(
+            memory.contains("- [x] Write API notes"),
+            "{v}: tasks\n{memory}"
+        );
+        assert!(memory.contains("- [ ] Review the notes"), "{v}: tasks");
+        assert!(memory.contains("API_NOTES.md`"), "{v}: files");
+        // PostCompact added Claude Code's own summary, without its analysis.
+        assert!(memory.contains("## Claude Code compaction summary"), "{v}");
+        assert!(memory.contains("The user asked for API notes."), "{v}");
+        assert!(!memory.contains("Checking the conversation."), "{v}");
+        // PreCompact's steering reached the compaction prompt.
+        let compaction = w.api.compaction_requests();
+        assert_eq!(compaction.len(), 1, "{v}");
+        let body = &compaction[0].body;
+        assert!(
+            body.contains("memory-stalker saved a structured memory of this session"),
+            "{v}"
+        );
+        assert!(body.contains("[ ] Review the notes"), "{v}");
+        assert!(body.contains("keep the API notes"), "{v}");
+
+        // The next request after compaction carries the restore context and the note
+        // about what Claude Code's summary left out (the last request).
+        w.api
+            .push([Turn::text("Next: review the notes.").when("What is left?")]);
+        w.claude_p(&[
+            "--dangerously-skip-permissions",
+            "--resume",
+            &sid,
+            "What is left?",
+        ])
+        .assert_ok();
+        let next = w
+            .api
+            .message_requests()
+            .into_iter()
+            .rfind(|r| r.body.contains("What is left?"))
+            .expect("the request after compaction");
+        assert!(
+            next.body.contains(
+                "memory-stalker: facts saved from this session just before the compaction"
+            ),
+            "{v}"
+        );
+        assert!(next.body.contains("Review the notes"), "{v}");
+        assert!(
+            next.body.contains("the compaction summary leaves out"),
+            "{v}: PostCompact note"
+        );
+
+        // The hook saw ANTHROPIC_BASE_URL and the key, so a background worker asked "the
+        // API" for the AI summary and wrote it in.
+        let arrived = eventually(Duration::from_secs(30), || {
+            fs::read_to_string(&files[0]).is_ok_and(|m| m.contains("summary_source: \"anthropic:"))
+        });
+        assert!(arrived, "{v}: {}", fs::read_to_string(&files[0]).unwrap());
+        let summary_request = &w.api.memory_summary_requests()[0];
+        assert!(
+            summary_request.body.contains("Also list the endpoints"),
+            "{v}"
+        );
+        assert!(
+            !summary_request.body.contains("sk-ant-e2e-dummy"),
+            "{v}: no key in the prompt"
+        );
+    });
+}
+
+#[test]
+fn automatic_compaction_is_recorded_as_auto() {
+    for_each_version(|c| {
+        let mut w = World::new(c, Hooks::All, SAVE_MEMORY);
+        w.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "100000");
+        w.set("MEMORY_STALKER_SUMMARIZER", "offline");
+        // The second answer reports a context far over the window: Claude Code compacts
+        // before asking again.
+        w.api.push([
+            Turn::tool("Bash", json!({"command": "echo one", "description": "one"})).tokens(5_000),
+            Turn::tool("Bash", json!({"command": "echo two", "description": "two"}))
+                .tokens(990_000),
+            Turn::text("All done.").tokens(5_000),
+        ]);
+        w.claude_p(&["--dangerously-skip-permissions", "Run the two commands"]);
+        let v = &c.version;
+        let files = w.memory_files();
+        assert!(!files.is_empty(), "{v}: no memory");
+        for f in &files {
+            let memory = fs::read_to_string(f).unwrap();
+            assert!(memory.contains("trigger: \"auto\""), "{v}: {memory}");
+            assert!(memory.contains("Run the two commands"), "{v}");
+        }
+        assert!(!w.api.compaction_requests().is_empty(), "{v}");
+        assert!(
+            w.api.compaction_requests()[0]
+                .body
+                .contains("memory-stalker saved a structured memory"),
+            "{v}"
+        );
+    });
+}
+
+#[test]
+fn the_resume_skill_loads_a_memory_without_permission_prompts() {
+    for_each_version(|c| {
+        let w = World::new(c, Hooks::All, SAVE_MEMORY);
+        // A memory to resume from.
+        let save = w.plugin().join("bin/save-memory");
+        let sample = support::sample_transcript();
+        let out = w.run(
+            &save,
+            &[
+                "--transcript",
+                sample.to_str().unwrap(),
+                "--project",
+                w.project().to_str().unwrap(),
+            ],
+            &w.project(),
+        );
+        assert!(out.out.status.success(), "{}", out.stderr());
+        let file = w.memory_files()[0]
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        w.api.push([
+            Turn::tool(
+                "Bash",
+                json!({"command": "list-memories show latest", "description": "load the memory"}),
+            )
+            .when("The user asked to resume from"),
+            Turn::text("Resumed: the retry tests are in progress."),
+        ]);
+        // Default permissions: the skill's allowed-tools must be enough.
+        let run = w.claude_p(&[
+            "--permission-mode",
+            "default",
+            "/memory-stalker:resume latest",
+        ]);
+        run.assert_ok();
+        let v = &c.version;
+        let result = run.json();
+        assert_eq!(result["permission_denials"], json!([]), "{v}: {result}");
+        let reqs = w.api.message_requests();
+        let first = reqs
+            .iter()
+            .find(|r| r.body.contains("The user asked to resume from"))
+            .expect("skill body");
+        assert!(
+            first
+                .body
+                .contains("The user asked to resume from: \\\"latest\\\""),
+            "{v}"
+        );
+        // The dynamic context ran list-memories from the plugin's bin/.
+        assert!(first.body.contains(&file), "{v}: dynamic context");
+        assert!(first.body.contains("\\\"version\\\": 1"), "{v}");
+        // And the model's own call of it was allowed and answered.
+        let second = reqs
+            .iter()
+            .find(|r| r.body.contains("tool_result") && r.body.contains("## Current task list"))
+            .expect("tool result");
+        assert!(
+            second.body.contains("Add tests for retries and the budget"),
+            "{v}"
+        );
+    });
+}
+
+#[test]
+fn post_compact_backfills_when_pre_compact_does_not_fire() {
+    for_each_version(|c| {
+        let mut w = World::new(c, Hooks::NoPreCompact, SAVE_MEMORY);
+        w.set("MEMORY_STALKER_SUMMARIZER", "offline");
+        let sid = work(&mut w);
+        w.claude_p(&[
+            "--dangerously-skip-permissions",
+            "--resume",
+            &sid,
+            "/compact",
+        ])
+        .assert_ok();
+        let v = &c.version;
+        let files = w.memory_files();
+        assert_eq!(files.len(), 1, "{v}: {files:?}");
+        let memory = fs::read_to_string(&files[0]).unwrap();
+        assert!(
+            memory.contains("```text\nAlso list the endpoints\n```"),
+            "{v}"
+        );
+        assert!(memory.contains("- [ ] Review the notes"), "{v}");
+        assert!(
+            memory.contains("The user asked for API notes."),
+            "{v}: PostCompact's summary"
+        );
+        let compaction = w.api.compaction_requests();
+        assert!(
+            !compaction[0]
+                .body
+                .contains("memory-stalker saved a structured memory"),
+            "{v}: no PreCompact, no steering"
+        );
+    });
+}
+
+#[test]
+fn installed_through_the_local_marketplace_by_the_installer() {
+    for_each_version(|c| {
+        let mut w = World::new(c, Hooks::All, SAVE_MEMORY);
+        w.set("MEMORY_STALKER_SUMMARIZER", "offline");
+        // A checkout of the repository: the bundle, the installer, the sample session.
+        let repo = w.root.path().join("checkout");
+        copy_bundle(&repo, SAVE_MEMORY);
+        let fixtures = repo.join("tests/fixtures");
+        fs::create_dir_all(&fixtures).unwrap();
+        fs::copy(
+            support::sample_transcript(),
+            fixtures.join("sample-session.jsonl"),
+        )
+        .unwrap();
+        let bin_dir = c.exe.parent().unwrap().to_string_lossy().into_owned();
+        let path = w.env.iter().find(|(k, _)| k == "PATH").unwrap().1.clone();
+        w.set("PATH", &format!("{bin_dir}:{path}"));
+        let install = w.run(&repo.join("install.sh"), &["--no-build"], &repo);
+        let v = &c.version;
+        assert!(
+            install.out.status.success(),
+            "{v}: {}\n{}",
+            install.stdout(),
+            install.stderr()
+        );
+        assert!(
+            install
+                .stdout()
+                .contains("installed memory-stalker@memory-stalker"),
+            "{v}: {}",
+            install.stdout()
+        );
+        // Idempotent.
+        let again = w.run(&repo.join("install.sh"), &["--no-build"], &repo);
+        assert!(again.out.status.success(), "{v}: {}", again.stderr());
+        let list = w.run(&c.exe, &["plugin", "list"], &repo);
+        assert!(
+            list.stdout().contains("memory-stalker@memory-stalker"),
+            "{v}: {}",
+            list.stdout()
+        );
+
+        // No --plugin-dir: Claude Code loads the installed plugin.
+        let turns = task_turns(&mut w);
+        w.api.push(turns);
+        let sid = w
+            .claude_raw(&[
+                "--dangerously-skip-permissions",
+                "Write API notes for the service",
+            ])
+            .assert_ok()
+            .session_id();
+        w.api.push([Turn::text("Done.")]);
+        w.claude_raw(&["--dangerously-skip-permissions", "--resume", &sid, "Thanks"])
+            .assert_ok();
+        w.claude_raw(&[
+            "--dangerously-skip-permissions",
+            "--resume",
+            &sid,
+            "/compact",
+        ])
+        .assert_ok();
+        let files = w.memory_files();
+        assert_eq!(files.len(), 1, "{v}: {files:?}");
+        assert!(
+            fs::read_to_string(&files[0])
+                .unwrap()
+                .contains("- [ ] Review the notes"),
+            "{v}"
+        );
+
+        let removed = w.run(&repo.join("install.sh"), &["--uninstall"], &repo);
+        assert!(removed.out.status.success(), "{v}: {}", removed.stderr());
+        let list = w.run(&c.exe, &["plugin", "list"], &repo);
+        assert!(
+            !list.stdout().contains("memory-stalker@memory-stalker"),
+            "{v}: {}",
+            list.stdout()
+        );
+    });
+}
+
+#[test]
+fn the_bundle_passes_strict_validation() {
+    for_each_version(|c| {
+        let w = World::new(c, Hooks::All, SAVE_MEMORY);
+        let run = w.run(
+            &c.exe,
+            &[
+                "plugin",
+                "validate",
+                "--strict",
+                w.plugin().to_str().unwrap(),
+            ],
+            &w.project(),
+        );
+        assert!(
+            run.out.status.success(),
+            "{}: {}\n{}",
+            c.version,
+            run.stdout(),
+            run.stderr()
+        );
+        // The repository root is the marketplace: validate it too (with a bin/).
+        let repo = w.root.path().join("checkout");
+        copy_bundle(&repo, SAVE_MEMORY);
+        let run = w.run(
+            &c.exe,
+            &["plugin", "validate", "--strict", repo.to_str().unwrap()],
+            &w.project(),
+        );
+        assert!(
+            run.out.status.success(),
+            "{}: {}\n{}",
+            c.version,
+            run.stdout(),
+            run.stderr()
+        );
+        assert!(run.stdout().contains("marketplace"), "{}", run.stdout());
+    });
+}
+
+#[test]
+fn a_plugin_without_its_binaries_never_breaks_compaction() {
+    for_each_version(|c| {
+        let mut w = World::new(c, Hooks::All, SAVE_MEMORY);
+        fs::remove_dir_all(w.plugin().join("bin")).unwrap();
+        let sid = work(&mut w);
+        let run = w.claude_p(&[
+            "--dangerously-skip-permissions",
+            "--resume",
+            &sid,
+            "/compact",
+        ]);
+        run.assert_ok();
+        let v = &c.version;
+        assert_eq!(
+            w.api.compaction_requests().len(),
+            1,
+            "{v}: compaction happened"
+        );
+        assert!(w.memory_files().is_empty());
+        w.api.push([Turn::text("ok").when("After compaction")]);
+        w.claude_p(&[
+            "--dangerously-skip-permissions",
+            "--resume",
+            &sid,
+            "After compaction",
+        ])
+        .assert_ok();
+        let next = w
+            .api
+            .message_requests()
+            .into_iter()
+            .rfind(|r| r.body.contains("After compaction"))
+            .unwrap();
+        // Every hook of ours exited 0: Claude Code reports them as completed, not failed.
+        assert!(
+            next.body.contains(
+                "PreCompact [${CLAUDE_PLUGIN_ROOT}/plugin/run save-memory] completed successfully"
+            ),
+            "{v}"
+        );
+        assert!(
+            next.body.contains(
+                "PostCompact [${CLAUDE_PLUGIN_ROOT}/plugin/run save-memory] completed successfully"
+            ),
+            "{v}"
+        );
+        assert!(!next.body.contains("save-memory] failed"), "{v}");
+    });
+}

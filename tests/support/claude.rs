@@ -1,0 +1,304 @@
+//! Driving the real Claude Code CLI offline: installed versions, an isolated home, the
+//! plugin bundle with the binaries under test, and the fake Anthropic API.
+
+#![allow(dead_code)]
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use super::anthropic::FakeAnthropic;
+use super::repo_root;
+
+/// One installed Claude Code.
+#[derive(Debug, Clone)]
+pub struct Claude {
+    pub version: String,
+    pub exe: PathBuf,
+}
+
+/// The versions `scripts/test` installed under `target/e2e/` (newest first). None: the
+/// end-to-end tests are skipped, except under CI, where that is a failure.
+pub fn installed() -> Vec<Claude> {
+    let dir = repo_root().join("target/e2e");
+    let mut found: Vec<Claude> = fs::read_dir(&dir)
+        .map(|rd| {
+            rd.flatten()
+                .filter_map(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    let version = name.strip_prefix("claude-code-")?.to_string();
+                    let exe = e.path().join("node_modules/.bin/claude");
+                    exe.exists().then_some(Claude { version, exe })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort_by_key(|c| std::cmp::Reverse(version_key(&c.version)));
+    if found.is_empty() {
+        let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+        assert!(
+            !in_ci,
+            "no Claude Code under {}: scripts/test installs it with npm; CI must not skip the end-to-end tests",
+            dir.display()
+        );
+        eprintln!(
+            "Claude Code is not installed under {} (scripts/test does it): skipping",
+            dir.display()
+        );
+    }
+    found
+}
+
+fn version_key(v: &str) -> Vec<u32> {
+    v.split('.').map(|p| p.parse().unwrap_or(0)).collect()
+}
+
+impl Claude {
+    /// Whether this is at least `major.minor.patch`.
+    pub fn at_least(&self, v: &str) -> bool {
+        version_key(&self.version) >= version_key(v)
+    }
+}
+
+/// Which hooks the plugin under test registers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hooks {
+    All,
+    /// Without PreCompact: as when Claude Code fails to fire it.
+    NoPreCompact,
+}
+
+/// An isolated home and project, the plugin, and the fake API, for one Claude Code.
+pub struct World {
+    pub root: tempfile::TempDir,
+    pub claude: Claude,
+    pub api: FakeAnthropic,
+    pub env: Vec<(String, String)>,
+}
+
+/// The plugin's files in the repository (the bundle, without build output).
+pub const BUNDLE: [&str; 6] = [
+    ".claude-plugin",
+    "hooks",
+    "skills",
+    "prompts",
+    "plugin",
+    "install.sh",
+];
+
+impl World {
+    /// A world whose plugin runs `save_memory` (a test's `CARGO_BIN_EXE_save-memory`).
+    pub fn new(claude: &Claude, hooks: Hooks, save_memory: &str) -> World {
+        let root = tempfile::tempdir().unwrap();
+        for d in ["home", "project"] {
+            fs::create_dir_all(root.path().join(d)).unwrap();
+        }
+        let plugin = root.path().join("plugin");
+        copy_bundle(&plugin, save_memory);
+        if hooks == Hooks::NoPreCompact {
+            let path = plugin.join("hooks/hooks.json");
+            let mut v: serde_json::Value =
+                serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+            v["hooks"].as_object_mut().unwrap().remove("PreCompact");
+            fs::write(&path, v.to_string()).unwrap();
+        }
+        let api = FakeAnthropic::start();
+        let env = vec![
+            (
+                "HOME".into(),
+                root.path().join("home").to_string_lossy().into_owned(),
+            ),
+            (
+                "PATH".into(),
+                std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into()),
+            ),
+            ("ANTHROPIC_BASE_URL".into(), api.server.url.clone()),
+            ("ANTHROPIC_API_KEY".into(), "sk-ant-e2e-dummy".into()),
+            ("DISABLE_TELEMETRY".into(), "1".into()),
+            ("DISABLE_ERROR_REPORTING".into(), "1".into()),
+            (
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(),
+                "1".into(),
+            ),
+            ("DISABLE_AUTOUPDATER".into(), "1".into()),
+            // Root may only skip permissions in a sandbox, which this is.
+            ("IS_SANDBOX".into(), "1".into()),
+            ("TZ".into(), "UTC".into()),
+        ];
+        World {
+            root,
+            claude: claude.clone(),
+            api,
+            env,
+        }
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.root.path().join("home")
+    }
+
+    pub fn project(&self) -> PathBuf {
+        self.root.path().join("project")
+    }
+
+    pub fn plugin(&self) -> PathBuf {
+        self.root.path().join("plugin")
+    }
+
+    pub fn memories(&self) -> PathBuf {
+        self.project().join(".claude/memories")
+    }
+
+    pub fn set(&mut self, k: &str, v: &str) {
+        self.env.retain(|(key, _)| key != k);
+        self.env.push((k.into(), v.into()));
+    }
+
+    /// The memory files, sorted by name.
+    pub fn memory_files(&self) -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = fs::read_dir(self.memories())
+            .map(|rd| rd.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        v.retain(|p| {
+            let n = p.file_name().unwrap().to_string_lossy().into_owned();
+            n.ends_with(".md") && n != "INDEX.md"
+        });
+        v.sort();
+        v
+    }
+
+    /// `claude -p <args…>` with the plugin loaded by `--plugin-dir`.
+    pub fn claude_p(&self, args: &[&str]) -> ClaudeRun {
+        let plugin = self.plugin();
+        let mut full = vec!["--plugin-dir", plugin.to_str().unwrap()];
+        full.extend_from_slice(args);
+        self.claude_raw(&full)
+    }
+
+    /// `claude -p --output-format json <args…>` without loading the plugin explicitly.
+    pub fn claude_raw(&self, args: &[&str]) -> ClaudeRun {
+        let mut full = vec!["-p", "--output-format", "json"];
+        full.extend_from_slice(args);
+        self.run(&self.claude.exe, &full, &self.project())
+    }
+
+    /// Runs a program with the world's environment, killed after two minutes.
+    pub fn run(&self, program: &Path, args: &[&str], cwd: &Path) -> ClaudeRun {
+        let mut child = Command::new(program)
+            .args(args)
+            .current_dir(cwd)
+            .env_clear()
+            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
+        let drain = |mut r: Box<dyn Read + Send>| {
+            std::thread::spawn(move || {
+                let mut v = Vec::new();
+                let _ = r.read_to_end(&mut v);
+                v
+            })
+        };
+        let stdout = drain(Box::new(child.stdout.take().unwrap()));
+        let stderr = drain(Box::new(child.stderr.take().unwrap()));
+        let deadline = Instant::now() + Duration::from_secs(120);
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!(
+                    "{} {args:?} ran for more than two minutes",
+                    program.display()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        ClaudeRun {
+            out: Output {
+                status,
+                stdout: stdout.join().unwrap(),
+                stderr: stderr.join().unwrap(),
+            },
+        }
+    }
+}
+
+/// Copies the plugin bundle from the repository to `to`, with the binaries under test
+/// (`save_memory` and the `list-memories` beside it) in `to/bin/`.
+pub fn copy_bundle(to: &Path, save_memory: &str) {
+    let repo = repo_root();
+    for item in BUNDLE {
+        copy_tree(&repo.join(item), &to.join(item));
+    }
+    let bin = to.join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    let save = PathBuf::from(save_memory);
+    let list = save.with_file_name("list-memories");
+    assert!(
+        list.exists(),
+        "{} is not built: run `cargo build --workspace` (scripts/test does)",
+        list.display()
+    );
+    for b in [save, list] {
+        fs::copy(&b, bin.join(b.file_name().unwrap())).unwrap();
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    if from.is_dir() {
+        fs::create_dir_all(to).unwrap();
+        for e in fs::read_dir(from).unwrap().flatten() {
+            copy_tree(&e.path(), &to.join(e.file_name()));
+        }
+    } else {
+        fs::copy(from, to).unwrap();
+    }
+}
+
+/// The outcome of one `claude` run.
+pub struct ClaudeRun {
+    pub out: Output,
+}
+
+impl ClaudeRun {
+    pub fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.out.stdout).into_owned()
+    }
+
+    pub fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.out.stderr).into_owned()
+    }
+
+    /// The `--output-format json` result object.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(self.stdout().trim()).unwrap_or_else(|e| {
+            panic!(
+                "not JSON ({e}):\n{}\nstderr:\n{}",
+                self.stdout(),
+                self.stderr()
+            )
+        })
+    }
+
+    /// The session id of the run.
+    pub fn session_id(&self) -> String {
+        self.json()["session_id"].as_str().unwrap().to_string()
+    }
+
+    pub fn assert_ok(&self) -> &ClaudeRun {
+        assert!(
+            self.out.status.success(),
+            "claude failed: {:?}\nstdout:\n{}\nstderr:\n{}",
+            self.out.status,
+            self.stdout(),
+            self.stderr()
+        );
+        self
+    }
+}
