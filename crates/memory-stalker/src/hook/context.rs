@@ -167,12 +167,7 @@ pub fn dropped_note(summary: &str, ex: &Extraction, memory: &Path) -> String {
         ));
     }
     if let Some(plan) = &ex.plan {
-        let title = plan
-            .text
-            .lines()
-            .map(|l| l.trim_start_matches('#').trim())
-            .find(|l| !l.is_empty())
-            .unwrap_or("");
+        let title = plan.title();
         if !mentions(&lower, title) && !lower.contains("plan") {
             lines.push(format!(
                 "The approved plan (\"{}\"), which it does not mention; it is in the memory's Plan section.\n",
@@ -228,11 +223,8 @@ pub fn restore_context(ex: &Extraction, memory: &Path) -> String {
         );
     }
     if let Some(plan) = &ex.plan {
-        let title = plan
-            .text
-            .lines()
-            .map(|l| l.trim_start_matches('#').trim())
-            .find(|l| !l.is_empty())
+        let title = Some(plan.title())
+            .filter(|t| !t.is_empty())
             .unwrap_or("plan");
         let _ = writeln!(
             out,

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::http::{Post, endpoint, post_json};
+use super::http::{Post, endpoint, post_for_json};
 use super::{SYSTEM_PROMPT, SummaryError};
 use crate::config::{Config, DEFAULT_ANTHROPIC_MODEL};
 use crate::log::Log;
@@ -56,9 +56,7 @@ pub fn complete(
         body: &body,
         backoff,
     };
-    let answer = post_json(&post, deadline, log)?;
-    let v: serde_json::Value = serde_json::from_str(&answer)
-        .map_err(|e| SummaryError::BadAnswer(format!("the API answer is not JSON: {e}")))?;
+    let v = post_for_json(&post, deadline, log)?;
     let blocks = v
         .get("content")
         .and_then(|c| c.as_array())

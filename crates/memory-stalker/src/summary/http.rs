@@ -91,6 +91,17 @@ pub(crate) fn post_json(post: &Post, deadline: Instant, log: &Log) -> Result<Str
     }
 }
 
+/// [`post_json`], and the answer parsed as JSON.
+pub(crate) fn post_for_json(
+    post: &Post,
+    deadline: Instant,
+    log: &Log,
+) -> Result<serde_json::Value, SummaryError> {
+    let answer = post_json(post, deadline, log)?;
+    serde_json::from_str(&answer)
+        .map_err(|e| SummaryError::BadAnswer(format!("the API answer is not JSON: {e}")))
+}
+
 fn transport(e: ureq::Error, deadline: Instant) -> SummaryError {
     match e {
         ureq::Error::Timeout(_) => SummaryError::Deadline,

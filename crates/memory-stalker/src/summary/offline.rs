@@ -137,11 +137,7 @@ pub fn summarize(t: &Transcript, ex: &Extraction, lang: Lang) -> Summary {
         .collect();
 
     let mut key_decisions = Vec::new();
-    for s in assistant_texts
-        .iter()
-        .rev()
-        .flat_map(|t| sentences(t).into_iter().rev())
-    {
+    for s in newest_sentences(&assistant_texts) {
         if key_decisions.len() == MAX_ITEMS {
             break;
         }
@@ -177,11 +173,7 @@ pub fn summarize(t: &Transcript, ex: &Extraction, lang: Lang) -> Summary {
         .map(|t| one_line(&t.content, SENTENCE_CHARS))
         .collect();
     let mut from_text = Vec::new();
-    for s in assistant_texts
-        .iter()
-        .rev()
-        .flat_map(|t| sentences(t).into_iter().rev())
-    {
+    for s in newest_sentences(&assistant_texts) {
         if follow_ups.len() + from_text.len() >= MAX_FOLLOW_UPS {
             break;
         }
@@ -204,6 +196,14 @@ pub fn summarize(t: &Transcript, ex: &Extraction, lang: Lang) -> Summary {
         user_preferences,
         follow_ups,
     }
+}
+
+/// The sentences of `texts`, newest first.
+fn newest_sentences<'a>(texts: &'a [&str]) -> impl Iterator<Item = String> + 'a {
+    texts
+        .iter()
+        .rev()
+        .flat_map(|t| sentences(t).into_iter().rev())
 }
 
 fn plural(n: usize, word: &str) -> String {

@@ -63,6 +63,17 @@ pub struct Plan {
     pub text: String,
 }
 
+impl Plan {
+    /// The plan's first line, without Markdown heading marks (`""` for an empty plan).
+    pub fn title(&self) -> &str {
+        self.text
+            .lines()
+            .map(|l| l.trim_start_matches('#').trim())
+            .find(|l| !l.is_empty())
+            .unwrap_or("")
+    }
+}
+
 /// Files changed and read in the segment, most recent first.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Files {
