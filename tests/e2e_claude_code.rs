@@ -521,3 +521,72 @@ fn a_plugin_without_its_binaries_never_breaks_compaction() {
         assert!(!next.body.contains("save-memory] failed"), "{v}");
     });
 }
+
+#[test]
+fn the_claude_cli_backend_asks_a_nested_claude() {
+    for_each_version(|c| {
+        let mut w = World::new(c, Hooks::All, SAVE_MEMORY);
+        // Subscription users have no API key for memory-stalker: it runs `claude -p`.
+        w.set("MEMORY_STALKER_SUMMARIZER", "claude-cli");
+        let bin_dir = c.exe.parent().unwrap().to_string_lossy().into_owned();
+        let path = w.env.iter().find(|(k, _)| k == "PATH").unwrap().1.clone();
+        w.set("PATH", &format!("{bin_dir}:{path}"));
+        let sid = work(&mut w);
+        w.claude_p(&[
+            "--dangerously-skip-permissions",
+            "--resume",
+            &sid,
+            "/compact",
+        ])
+        .assert_ok();
+        let v = &c.version;
+        let memory = w.memory_files().pop().expect("a memory");
+        let arrived = eventually(Duration::from_secs(60), || {
+            fs::read_to_string(&memory).is_ok_and(|m| m.contains("summary_source: \"claude-cli\""))
+        });
+        assert!(arrived, "{v}: {}", fs::read_to_string(&memory).unwrap());
+        let text = fs::read_to_string(&memory).unwrap();
+        assert!(
+            text.contains("| src/retry.rs | created | RetryBudget and backoff |"),
+            "{v}"
+        );
+        // The nested claude ran our prompt, without our plugin (no hook recursion: one
+        // memory only, and no second compaction).
+        assert_eq!(w.api.memory_summary_requests().len(), 1, "{v}");
+        assert_eq!(w.memory_files().len(), 1, "{v}");
+    });
+}
+
+#[test]
+fn plugin_options_set_in_claude_code_reach_the_hooks() {
+    for_each_version(|c| {
+        let w = World::new(c, Hooks::All, SAVE_MEMORY);
+        // What `/plugin configure` or `claude plugin install --config lang=zh` stores.
+        let settings = w.home().join(".claude/settings.json");
+        fs::create_dir_all(settings.parent().unwrap()).unwrap();
+        fs::write(
+            &settings,
+            json!({"pluginConfigs": {"memory-stalker@inline": {"options": {"lang": "zh", "summarizer": "offline"}}}}).to_string(),
+        )
+        .unwrap();
+        let mut w = w;
+        let sid = work(&mut w);
+        w.claude_p(&[
+            "--dangerously-skip-permissions",
+            "--resume",
+            &sid,
+            "/compact",
+        ])
+        .assert_ok();
+        let v = &c.version;
+        let memory = fs::read_to_string(w.memory_files().pop().expect("a memory")).unwrap();
+        assert!(
+            memory.contains("## 当前任务列表"),
+            "{v}: CLAUDE_PLUGIN_OPTION_LANG=zh\n{memory}"
+        );
+        assert!(
+            memory.contains("summary_source: \"offline\""),
+            "{v}: CLAUDE_PLUGIN_OPTION_SUMMARIZER"
+        );
+    });
+}

@@ -330,8 +330,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Index => {
             store.write_index()?;
-            if !json {
-                writeln!(out, "wrote {}", store.dir().join("INDEX.md").display())?;
+            let path = store.dir().join("INDEX.md");
+            if json {
+                emit(&mut out, &json!({"version": JSON_VERSION, "index": path}))?;
+            } else {
+                writeln!(out, "wrote {}", path.display())?;
             }
             Ok(ExitCode::SUCCESS)
         }
