@@ -17,7 +17,7 @@ pub use save::{RenderedMemory, SaveRequest, Saved, checkpoints, render_memory, s
 use crate::Error;
 use crate::config::Config;
 use crate::log::Log;
-use crate::memory::document::{render_compaction_summary, replace_section};
+use crate::memory::document::{render_compaction_summary, replace_section, set_front_matter_field};
 use crate::memory::{MemoryStore, Section};
 use crate::redact::redact_if;
 use crate::transcript::Extraction;
@@ -172,11 +172,13 @@ fn compaction_memory(
     log: &Log,
     by: &str,
 ) -> Option<(PathBuf, Extraction, PathBuf)> {
-    let request = match save_request(
-        input,
-        config,
-        input.trigger.clone().unwrap_or_else(|| "auto".into()),
-    ) {
+    // SessionStart does not say what triggered the compaction; PostCompact does, and
+    // corrects it.
+    let trigger = input
+        .trigger
+        .clone()
+        .unwrap_or_else(|| UNKNOWN_TRIGGER.into());
+    let request = match save_request(input, config, trigger) {
         Ok(r) => r,
         Err(e) => {
             log.error(&format!("{by}: {e}"));
@@ -229,21 +231,32 @@ fn saved_for_this_compaction(
 /// The extraction a memory was made from (read again, up to the size it was taken at).
 fn read_extraction(req: &SaveRequest, config: &Config, memory: &Path) -> Extraction {
     let fm = crate::memory::store::read_front_matter(memory);
+    let end = fm.as_ref().and_then(|f| f.transcript_bytes);
+    let recorded = fm.and_then(|f| f.todos);
+    // The task list the memory recorded is the list: a checkpoint at its end spares
+    // searching the transcript for one.
+    let checkpoints = end
+        .zip(recorded.clone())
+        .map(|(bytes, todos)| crate::transcript::TaskCheckpoint { bytes, todos })
+        .into_iter()
+        .collect();
     let opts = crate::transcript::ReadOptions {
-        end: fm.as_ref().and_then(|f| f.transcript_bytes),
+        end,
         tasks_dir: config.tasks_dir(req.session_id.as_deref().unwrap_or("")),
         plans_dir: config.plans_dir(),
-        checkpoints: Vec::new(),
+        checkpoints,
     };
     let mut ex = crate::transcript::Transcript::read(&req.transcript, opts)
         .map(|t| t.extraction())
         .unwrap_or_else(|_| Extraction::empty());
-    // The task list the memory recorded is what it says; keep the two consistent.
-    if let Some(Some(todos)) = fm.and_then(|f| f.todos) {
-        ex.todos = Some(todos);
+    if let Some(todos) = recorded {
+        ex.todos = todos;
     }
     ex
 }
+
+/// The trigger recorded by a memory saved when the trigger was not known.
+const UNKNOWN_TRIGGER: &str = "unknown";
 
 /// PostCompact: add Claude Code's summary to the memory; print what that summary left out.
 fn post_compact(input: &HookInput, config: &Config, log: &Log) -> String {
@@ -258,14 +271,23 @@ fn post_compact(input: &HookInput, config: &Config, log: &Log) -> String {
     }
     let store = MemoryStore::new(path.parent().unwrap_or(Path::new(".")));
     let added = store.update(&path, |text| {
-        let lang =
-            crate::memory::FrontMatter::parse(text).map_or(crate::Lang::En, |(fm, _)| fm.lang);
+        let fm = crate::memory::FrontMatter::parse(text).map(|(fm, _)| fm);
+        let lang = fm.as_ref().map_or(crate::Lang::En, |f| f.lang);
         let section = render_compaction_summary(summary, lang);
-        Some(replace_section(
+        let text = replace_section(
             text,
             Section::CompactionSummary,
             &redact_if(config.redact, &section),
-        ))
+        );
+        // A memory SessionStart had to save could not know the trigger; this hook does.
+        Some(match (&input.trigger, fm) {
+            (Some(t), Some(fm)) if fm.trigger == UNKNOWN_TRIGGER => set_front_matter_field(
+                &text,
+                "trigger",
+                &serde_json::to_string(t).unwrap_or_default(),
+            ),
+            _ => text,
+        })
     });
     match added {
         Ok(_) => log.info(&format!(
