@@ -363,9 +363,7 @@ fn installed_through_the_local_marketplace_by_the_installer() {
             fixtures.join("sample-session.jsonl"),
         )
         .unwrap();
-        let bin_dir = c.exe.parent().unwrap().to_string_lossy().into_owned();
-        let path = w.env.iter().find(|(k, _)| k == "PATH").unwrap().1.clone();
-        w.set("PATH", &format!("{bin_dir}:{path}"));
+        w.put_claude_on_path();
         let install = w.run(&repo.join("install.sh"), &["--no-build"], &repo);
         let v = &c.version;
         assert!(
@@ -528,9 +526,7 @@ fn the_claude_cli_backend_asks_a_nested_claude() {
         let mut w = World::new(c, Hooks::All, SAVE_MEMORY);
         // Subscription users have no API key for memory-stalker: it runs `claude -p`.
         w.set("MEMORY_STALKER_SUMMARIZER", "claude-cli");
-        let bin_dir = c.exe.parent().unwrap().to_string_lossy().into_owned();
-        let path = w.env.iter().find(|(k, _)| k == "PATH").unwrap().1.clone();
-        w.set("PATH", &format!("{bin_dir}:{path}"));
+        w.put_claude_on_path();
         let sid = work(&mut w);
         w.claude_p(&[
             "--dangerously-skip-permissions",

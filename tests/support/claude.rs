@@ -156,6 +156,25 @@ impl World {
         self.env.push((k.into(), v.into()));
     }
 
+    /// Puts this Claude Code's `claude` first on `PATH` (for the installer, and for hooks
+    /// that run `claude -p`).
+    pub fn put_claude_on_path(&mut self) {
+        let dir = self
+            .claude
+            .exe
+            .parent()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let path = self
+            .env
+            .iter()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default();
+        self.set("PATH", &format!("{dir}:{path}"));
+    }
+
     /// The memory files, sorted by name.
     pub fn memory_files(&self) -> Vec<PathBuf> {
         let mut v: Vec<PathBuf> = fs::read_dir(self.memories())
