@@ -216,7 +216,7 @@ fn saved_for_this_compaction(
     if session.is_empty() {
         return None;
     }
-    let (path, fm) = store.session_memories(session).into_iter().next()?;
+    let (path, fm) = store.session_memories(session).next()?;
     let size = std::fs::metadata(transcript).ok()?.len();
     let bytes = fm.transcript_bytes.filter(|b| *b <= size)?;
     if fm.transcript != transcript.to_string_lossy() {

@@ -33,8 +33,6 @@ pub struct SaveRequest {
 pub struct Saved {
     pub path: PathBuf,
     pub extraction: Extraction,
-    /// Size of the transcript when it was read.
-    pub transcript_bytes: u64,
 }
 
 /// Reads the transcript, writes a new memory file and returns where it went.
@@ -146,11 +144,7 @@ pub fn save_memory(req: &SaveRequest, config: &Config, log: &Log) -> Result<Save
             let _ = job.run(Some(&transcript), config, log);
         }
     }
-    Ok(Saved {
-        path,
-        extraction,
-        transcript_bytes: size,
-    })
+    Ok(Saved { path, extraction })
 }
 
 /// What earlier memories of this session recorded about the task list, by transcript
@@ -164,10 +158,11 @@ pub fn checkpoints(
         return Vec::new();
     }
     let transcript = transcript.to_string_lossy();
+    // The newest memories record the largest sizes: they are the ones that can help.
     store
         .session_memories(session_id)
-        .into_iter()
         .filter(|(_, fm)| fm.transcript == transcript)
+        .take(3)
         .filter_map(|(_, fm)| {
             Some(TaskCheckpoint {
                 bytes: fm.transcript_bytes?,

@@ -144,37 +144,25 @@ impl MemoryStore {
         Ok(files.into_iter().map(|(_, p)| p).collect())
     }
 
-    /// Every memory of `session_id` (front matter read), newest first.
-    pub fn session_memories(&self, session_id: &str) -> Vec<(PathBuf, FrontMatter)> {
+    /// The memories of `session_id` with their front matter, newest first. Lazy: each
+    /// front matter is read only when the iterator gets to it.
+    pub fn session_memories<'a>(
+        &self,
+        session_id: &'a str,
+    ) -> impl Iterator<Item = (PathBuf, FrontMatter)> + 'a {
         let sid = sid8(session_id);
         self.memory_files()
             .unwrap_or_default()
             .into_iter()
-            .filter(|p| {
+            .filter(move |p| {
                 p.file_name()
                     .and_then(|n| n.to_str())
                     .and_then(parse_file_name)
                     .is_some_and(|(_, s, _)| s == sid)
             })
-            .filter_map(|p| {
+            .filter_map(move |p| {
                 let fm = read_front_matter(&p)?;
                 (fm.session_id == session_id).then_some((p, fm))
-            })
-            .collect()
-    }
-
-    /// The newest memory of `session_id`, optionally only one saved for `prompt_id`
-    /// (the compaction a PostCompact or SessionStart hook belongs to).
-    pub fn find_session_memory(
-        &self,
-        session_id: &str,
-        prompt_id: Option<&str>,
-    ) -> Option<(PathBuf, FrontMatter)> {
-        self.session_memories(session_id)
-            .into_iter()
-            .find(|(_, fm)| match (prompt_id, fm.prompt_id.as_deref()) {
-                (Some(want), Some(have)) => want == have,
-                _ => true,
             })
     }
 }

@@ -172,11 +172,6 @@ impl Transcript {
             .find_map(|r| r.meta.session_id.clone())
     }
 
-    /// Number of records parsed.
-    pub fn record_count(&self) -> usize {
-        self.records.len()
-    }
-
     /// Lines that were not valid JSON records.
     pub fn bad_lines(&self) -> usize {
         self.bad_lines
