@@ -40,6 +40,16 @@ fn post_compact(s: &Sandbox, transcript: &Path, summary: &str) -> (String, Strin
     )
 }
 
+/// The UserPromptSubmit / PostToolUse hook: hands over a note PostCompact left.
+fn hand_over(s: &Sandbox, event: &str) -> String {
+    let input = json!({"session_id": SID, "cwd": s.project(), "hook_event_name": event, "prompt": "go on", "tool_name": "Bash", "tool_response": {"stdout": "x".repeat(100_000)}});
+    let out = s.run(BIN, &["hand-over-note"], input.to_string().as_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    let (stdout, stderr) = text(&out);
+    assert_eq!(stderr, "");
+    stdout
+}
+
 /// What Claude Code's summariser writes: analysis, then the summary.
 const CLAUDE_SUMMARY: &str = "<analysis>\nThe user wants retries. SECRET-ANALYSIS\n</analysis>\n\n<summary>\n1. Primary Request and Intent:\n   The user asked for a retry budget in the uploader.\n2. Pending Tasks:\n   - Add tests for retries and the budget (in progress)\n</summary>";
 
@@ -57,18 +67,9 @@ fn pre_compact_steers_claude_codes_summary() {
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     let memory = s.memory_files().pop().unwrap();
     assert!(stdout.chars().count() <= 1_500);
-    assert!(
-        stdout.starts_with("memory-stalker saved a structured memory of this session"),
-        "{stdout}"
-    );
-    assert!(stdout.contains("- [x] Add RetryBudget type"));
-    assert!(stdout.contains("- [ ] (in progress) Add tests for retries and the budget"));
-    assert!(stdout.contains("- [ ] Document the retry behaviour in README"));
-    assert!(stdout.contains("\"Good. Treat 429 as retryable but honour Retry-After"));
-    assert!(
-        stdout.contains(&format!(".claude/memories/{memory}")),
-        "{stdout}"
-    );
+    // Claude Code shows this on the user's screen too: one line, only what changes the
+    // summary.
+    insta::assert_snapshot!(stdout.replace(&memory, "<memory>"), @r#"memory-stalker: keep verbatim the task list ([x] Add RetryBudget type; [x] Retry failed chunks with exponential backoff; [ ] Add tests for retries and the budget (in progress); [ ] Document the retry behaviour in README) and the user's last request ("Good. Treat 429 as retryable but honour Retry-After, and don't count it against the budget. Always use `thiserror` for the new error variants."); the session is saved in .claude/memories/<memory>."#);
     // JSON would be pasted verbatim into the summary prompt: this is plain text.
     assert!(!stdout.trim_start().starts_with('{'));
 }
@@ -133,24 +134,40 @@ fn one_compaction_pre_then_session_start_then_post() {
         "the <analysis> part is not kept"
     );
     assert!(!memory.contains("<summary>"));
+    // Nothing on stdout (the /compact screen stays quiet); the note of what the summary
+    // dropped waits for the next prompt or tool call, which hands it to the model once.
+    assert_eq!(stdout, "");
+    let note = hand_over(&s, "UserPromptSubmit");
+    let v: Value = serde_json::from_str(&note).unwrap_or_else(|e| panic!("{e}: {note}"));
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "UserPromptSubmit");
+    let note = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
     // The summary mentions the in-progress task but drops the pending one and the request.
     assert!(
-        stdout.starts_with("memory-stalker: the compaction summary leaves out"),
-        "{stdout}"
+        note.starts_with("memory-stalker: the compaction summary leaves out"),
+        "{note}"
     );
-    assert!(stdout.contains("Document the retry behaviour in README"));
-    assert!(!stdout.contains("Add tests for retries"), "{stdout}");
-    assert!(stdout.contains("last request"));
-    // Running PostCompact again replaces the section, it does not add a second one.
-    post_compact(&s, &transcript, "<summary>Second version</summary>");
-    let memory = fs::read_to_string(&memory_path).unwrap();
+    assert!(note.contains("Document the retry behaviour in README"));
+    assert!(!note.contains("Add tests for retries"), "{note}");
+    assert!(note.contains("last request"));
+    assert_eq!(hand_over(&s, "PostToolUse"), "", "handed over once");
     assert_eq!(
         memory.matches("## Claude Code compaction summary").count(),
         1
     );
-    assert!(memory.contains("Second version"));
-    // list-memories reads the section.
     assert!(memory.contains("## AI summary"));
+    // A second compaction whose PreCompact did not fire: its hooks do not reuse the
+    // memory the first compaction's hooks used; they save one of their own.
+    let (_, stderr) = session_start(&s, &transcript);
+    assert!(stderr.contains("PreCompact did not run"), "{stderr}");
+    post_compact(&s, &transcript, "<summary>Second version</summary>");
+    assert_eq!(s.memory_files().len(), 2);
+    assert!(
+        !fs::read_to_string(&memory_path)
+            .unwrap()
+            .contains("Second version")
+    );
 }
 
 #[test]
@@ -166,6 +183,50 @@ fn a_summary_that_keeps_everything_gets_no_note() {
     let complete = "<summary>The user said: Good. Treat 429 as retryable but honour Retry-After, and don't count it against the budget. Always use `thiserror` for the new error variants.\nTasks: Add tests for retries and the budget (in progress); Document the retry behaviour in README (pending).</summary>";
     let (stdout, _) = post_compact(&s, &transcript, complete);
     assert_eq!(stdout, "");
+    assert_eq!(hand_over(&s, "UserPromptSubmit"), "");
+}
+
+#[test]
+fn records_written_after_pre_compact_do_not_cause_a_second_memory() {
+    let s = sandbox();
+    let transcript = s.install_transcript(&sample_transcript(), SID);
+    s.run(
+        BIN,
+        &[],
+        s.pre_compact_input(&transcript, SID, "auto", None)
+            .as_bytes(),
+    );
+    assert_eq!(s.memory_files().len(), 1);
+    // Claude Code completes the segment after PreCompact returned: a background Bash
+    // result, an attachment and a system record (seen in real automatic compactions).
+    let mut more = fs::read_to_string(&transcript).unwrap();
+    // Claude Code writes the transcript behind its agent loop: even the model's next
+    // tool call can land after PreCompact read the file, stamped before it.
+    let before = (chrono::Utc::now() - chrono::Duration::seconds(3)).to_rfc3339();
+    for record in [
+        json!({"type":"assistant","sessionId":SID,"timestamp":before,"message":{"id":"m-late","role":"assistant","model":"claude-opus-4-8","content":[{"type":"tool_use","id":"toolu_late","name":"Bash","input":{"command":"echo two"}}]},"uuid":"late-0"}),
+        json!({"type":"user","sessionId":SID,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_bg","content":"succeeded"}]},"toolUseResult":{"stdout":"succeeded"},"uuid":"late-1"}),
+        json!({"type":"attachment","sessionId":SID,"attachment":{"type":"hook_success","content":""},"uuid":"late-2"}),
+        json!({"type":"system","subtype":"turn_duration","sessionId":SID,"durationMs":5,"uuid":"late-3"}),
+    ] {
+        more.push_str(&record.to_string());
+        more.push('\n');
+    }
+    fs::write(&transcript, more).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let (stdout, stderr) = session_start(&s, &transcript);
+    assert!(!stderr.contains("PreCompact did not run"), "{stderr}");
+    let (_, stderr) = hook(
+        &s,
+        json!({"session_id": SID, "transcript_path": transcript, "cwd": s.project(), "hook_event_name": "PostCompact", "trigger": "auto", "compact_summary": CLAUDE_SUMMARY}),
+    );
+    assert!(!stderr.contains("PreCompact did not run"), "{stderr}");
+    let files = s.memory_files();
+    assert_eq!(files.len(), 1, "one compaction, one memory: {files:?}");
+    assert!(
+        stdout.contains(&format!(".claude/memories/{}", files[0])),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -209,7 +270,8 @@ fn a_memory_of_an_earlier_compaction_is_not_reused() {
     // The conversation went on after that compaction, then compacted again without a
     // PreCompact hook.
     let mut more = fs::read_to_string(&transcript).unwrap();
-    more.push_str(&json!({"type":"user","sessionId":SID,"message":{"role":"user","content":"Now add a --dry-run flag"},"uuid":"later-1","timestamp":"2026-11-20T15:00:00Z"}).to_string());
+    let typed = (chrono::Utc::now() + chrono::Duration::seconds(2)).to_rfc3339();
+    more.push_str(&json!({"type":"user","sessionId":SID,"message":{"role":"user","content":"Now add a --dry-run flag"},"uuid":"later-1","timestamp":typed}).to_string());
     more.push('\n');
     fs::write(&transcript, more).unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1100));

@@ -159,7 +159,7 @@ fn manual_compaction_saves_restores_and_adds_claude_codes_summary() {
         assert_eq!(compaction.len(), 1, "{v}");
         let body = &compaction[0].body;
         assert!(
-            body.contains("memory-stalker saved a structured memory of this session"),
+            body.contains("memory-stalker: keep verbatim the task list"),
             "{v}"
         );
         assert!(body.contains("[ ] Review the notes"), "{v}");
@@ -239,8 +239,96 @@ fn automatic_compaction_is_recorded_as_auto() {
         assert!(
             w.api.compaction_requests()[0]
                 .body
-                .contains("memory-stalker saved a structured memory"),
+                .contains("memory-stalker: keep verbatim"),
             "{v}"
+        );
+    });
+}
+
+/// The memory file name a hook text names (`…/.claude/memories/<name>.md`).
+fn named_memory(text: &str) -> Option<String> {
+    let at = text.find(".claude/memories/")? + ".claude/memories/".len();
+    let rest = &text[at..];
+    let end = rest.find(".md")? + 3;
+    Some(rest[..end].to_string())
+}
+
+#[test]
+fn automatic_compactions_give_one_memory_each_and_the_note_reaches_the_model() {
+    for_each_version(|c| {
+        let mut w = World::new(c, Hooks::All, SAVE_MEMORY);
+        w.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "100000");
+        w.set("MEMORY_STALKER_SUMMARIZER", "offline");
+        // Two answers report a context far over the window: Claude Code compacts twice
+        // inside one agent loop, between tool calls.
+        w.api.push([
+            Turn::tool("Bash", json!({"command": "echo one", "description": "one"})).tokens(5_000),
+            Turn::tool("Bash", json!({"command": "echo two", "description": "two"}))
+                .tokens(990_000),
+            Turn::tool(
+                "Bash",
+                json!({"command": "echo three", "description": "three"}),
+            )
+            .tokens(990_000),
+            Turn::tool(
+                "Bash",
+                json!({"command": "echo four", "description": "four"}),
+            )
+            .tokens(5_000),
+            Turn::text("All done.").tokens(5_000),
+        ]);
+        w.claude_p(&["--dangerously-skip-permissions", "Run the four commands"])
+            .assert_ok();
+        let v = &c.version;
+        let compactions = w.api.compaction_requests();
+        assert_eq!(compactions.len(), 2, "{v}: two automatic compactions");
+        let files = w.memory_files();
+        assert_eq!(
+            files.len(),
+            compactions.len(),
+            "{v}: one memory per compaction: {files:?}\n{}",
+            fs::read_to_string(w.memories().join(".log")).unwrap_or_default()
+        );
+        let requests = w.api.message_requests();
+        for (i, compaction) in compactions.iter().enumerate() {
+            // The steering of this compaction names a memory; the restore in the first
+            // request after it names the same one.
+            let steered = named_memory(&compaction.body)
+                .unwrap_or_else(|| panic!("{v}: compaction {i} names no memory"));
+            let at = requests
+                .iter()
+                .position(|r| r.body == compaction.body)
+                .unwrap();
+            let after = requests[at + 1..]
+                .iter()
+                .find(|r| !r.body.contains("memory-stalker: keep verbatim"))
+                .unwrap_or_else(|| panic!("{v}: no request after compaction {i}"));
+            let restore_at = after
+                .body
+                .find("memory-stalker: facts saved from this session")
+                .unwrap_or_else(|| panic!("{v}: no restore after compaction {i}"));
+            assert_eq!(
+                named_memory(&after.body[restore_at..]).as_deref(),
+                Some(steered.as_str()),
+                "{v}: compaction {i}"
+            );
+            assert!(
+                files.iter().any(|f| f.ends_with(&steered)),
+                "{v}: {steered} not in {files:?}"
+            );
+        }
+        // Claude Code's (fake) summary leaves out the user's request: PostCompact's
+        // note says so, and a later request carries it to the model.
+        let first = requests
+            .iter()
+            .position(|r| r.body == compactions[0].body)
+            .unwrap();
+        assert!(
+            requests[first + 1..]
+                .iter()
+                .any(|r| r.body.contains("the compaction summary leaves out")
+                    && r.body.contains("Run the four commands")),
+            "{v}: the PostCompact note never reached the model"
         );
     });
 }
@@ -583,6 +671,89 @@ fn plugin_options_set_in_claude_code_reach_the_hooks() {
         assert!(
             memory.contains("summary_source: \"offline\""),
             "{v}: CLAUDE_PLUGIN_OPTION_SUMMARIZER"
+        );
+    });
+}
+
+#[test]
+fn a_rejected_task_write_is_no_task_list() {
+    for_each_version(|c| {
+        let mut w = World::new(c, Hooks::All, SAVE_MEMORY);
+        w.set("MEMORY_STALKER_SUMMARIZER", "offline");
+        // Neither version offers TodoWrite by default (2.1.197 has the Task tools, newer
+        // versions no task tool): the call is answered "No such tool available".
+        let todos = json!({"todos": [{"content": "Ghost task from a refused write", "status": "pending", "activeForm": "Haunting"}]});
+        w.api.push([
+            Turn::tool("TodoWrite", todos),
+            Turn::text("I could not record the plan; carrying on without a list."),
+        ]);
+        let sid = w
+            .claude_p(&["--dangerously-skip-permissions", "Plan the migration"])
+            .assert_ok()
+            .session_id();
+        w.api.push([Turn::text("Nothing else to do.")]);
+        w.claude_p(&[
+            "--dangerously-skip-permissions",
+            "--resume",
+            &sid,
+            "Anything else?",
+        ])
+        .assert_ok();
+        w.claude_p(&[
+            "--dangerously-skip-permissions",
+            "--resume",
+            &sid,
+            "/compact",
+        ])
+        .assert_ok();
+        let v = &c.version;
+        let files = w.memory_files();
+        assert_eq!(files.len(), 1, "{v}: {files:?}");
+        let memory = fs::read_to_string(&files[0]).unwrap();
+        let transcript = memory
+            .lines()
+            .find_map(|l| l.strip_prefix("transcript: "))
+            .and_then(|t| serde_json::from_str::<String>(t).ok())
+            .unwrap();
+        assert!(
+            fs::read_to_string(transcript)
+                .unwrap()
+                .contains("No such tool available"),
+            "{v}: the call was refused"
+        );
+        let ghost = "Ghost task from a refused write";
+        assert!(
+            !memory.contains(&format!("] {ghost}")),
+            "{v}: task list\n{memory}"
+        );
+        assert!(
+            memory.contains("task_count: 0") || !memory.contains("task_count"),
+            "{v}\n{memory}"
+        );
+        let compaction = &w.api.compaction_requests()[0].body;
+        assert!(!compaction.contains(&format!("] {ghost}")), "{v}: steering");
+        w.api
+            .push([Turn::text("Nothing is left.").when("What is left?")]);
+        w.claude_p(&[
+            "--dangerously-skip-permissions",
+            "--resume",
+            &sid,
+            "What is left?",
+        ])
+        .assert_ok();
+        let next = w
+            .api
+            .message_requests()
+            .into_iter()
+            .rfind(|r| r.body.contains("What is left?"))
+            .unwrap();
+        assert!(
+            next.body.contains("memory-stalker: facts saved"),
+            "{v}: restore"
+        );
+        assert!(
+            !next.body.contains(&format!("] {ghost}")),
+            "{v}: restore or note"
         );
     });
 }

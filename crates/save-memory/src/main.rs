@@ -68,6 +68,10 @@ enum Command {
         #[arg(long, value_name = "ID")]
         session: Option<String>,
     },
+    /// Hook for UserPromptSubmit and PostToolUse: hand a note PostCompact left to the
+    /// model (prints nothing when none waits).
+    #[command(name = "hand-over-note", hide = true)]
+    HandOverNote,
     /// Write a model's summary into a saved memory (started by the hook, detached).
     #[command(name = "summarize-job", hide = true)]
     SummarizeJob {
@@ -109,6 +113,7 @@ fn main() -> ExitCode {
             custom_instructions: instructions,
             backend: Backend::parse(&backend).unwrap_or(Backend::Offline),
         }),
+        Some(Command::HandOverNote) => return hand_over_note(),
         None if cli.by_hand.transcript.is_some() => by_hand(cli.by_hand),
         None => return run_hook(),
     };
@@ -164,6 +169,27 @@ fn run_hook() -> ExitCode {
         let _ = stdout.write_all(out.as_bytes());
         let _ = stdout.flush();
     }
+    ExitCode::SUCCESS
+}
+
+/// Runs on every prompt and tool call: when no note waits (nearly always), it only
+/// drains stdin, so Claude Code's write never fails, and exits 0 without parsing it.
+fn hand_over_note() -> ExitCode {
+    let config = Config::from_env();
+    let mut input = Vec::new();
+    let read = std::io::stdin()
+        .take(hook::MAX_INPUT_BYTES)
+        .read_to_end(&mut input);
+    if read.is_ok() && hook::note::any_waiting(&config) {
+        let out = hook::note::hand_over(&input, &config);
+        if !out.is_empty() {
+            let mut stdout = std::io::stdout().lock();
+            let _ = stdout.write_all(out.as_bytes());
+            let _ = stdout.flush();
+        }
+    }
+    // Whatever is past the cap is read and dropped.
+    let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
     ExitCode::SUCCESS
 }
 

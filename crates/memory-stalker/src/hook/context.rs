@@ -47,36 +47,68 @@ fn task_lines(todos: &TodoList, budget: usize, item_max: usize) -> String {
 
 /// The PreCompact instruction: keep the task list verbatim, the user's last request,
 /// and the memory's path. Empty when there is nothing worth keeping.
+///
+/// Claude Code shows this text to the user after `/compact` as well as appending it to
+/// its summary prompt, so it says only what changes the summary, on one line.
 pub fn steering(ex: &Extraction, memory: Option<&Path>) -> String {
-    let mut out = String::from(
-        "memory-stalker saved a structured memory of this session before this compaction. In your summary:\n",
-    );
-    let mut any = false;
+    let mut keep = Vec::new();
     if let Some(todos) = ex.todos.as_ref().filter(|t| !t.items.is_empty()) {
-        out.push_str("- Reproduce the current task list verbatim, with every item's status:\n");
-        out.push_str(&task_lines(todos, 800, 160));
-        any = true;
+        keep.push(format!("the task list ({})", inline_tasks(todos, 900, 120)));
     }
     if let Some(p) = &ex.last_prompt {
-        let _ = writeln!(
-            out,
-            "- Quote the user's last request word for word: \"{}\"",
-            one_line(&p.text, 300)
-        );
-        any = true;
+        keep.push(format!(
+            "the user's last request (\"{}\")",
+            one_line(&p.text, 240)
+        ));
     }
-    if let Some(path) = memory {
-        let _ = writeln!(
-            out,
-            "- State that the full record (last interaction, tasks, plan, files) is in {} and can be reloaded with /memory-stalker:resume.",
-            path.display()
-        );
-        any = true;
+    let mut out = String::from("memory-stalker:");
+    if !keep.is_empty() {
+        let _ = write!(out, " keep verbatim {}", keep.join(" and "));
     }
-    if !any {
-        return String::new();
+    match memory {
+        Some(path) if keep.is_empty() => {
+            let _ = write!(
+                out,
+                " mention that this session is saved in {}",
+                path.display()
+            );
+        }
+        Some(path) => {
+            let _ = write!(out, "; the session is saved in {}", path.display());
+        }
+        None if keep.is_empty() => return String::new(),
+        None => {}
     }
+    out.push_str(".\n");
     fit(out, STEER_MAX)
+}
+
+/// The task list on one line (`[x] a; [ ] b (in progress)`), cut to `budget`
+/// characters with a count of what was left out.
+fn inline_tasks(todos: &TodoList, budget: usize, item_max: usize) -> String {
+    let mut out = String::new();
+    for (i, t) in todos.items.iter().enumerate() {
+        let mark = match t.status.as_str() {
+            "completed" => "[x]",
+            _ => "[ ]",
+        };
+        let progress = if t.status == "in_progress" {
+            " (in progress)"
+        } else {
+            ""
+        };
+        let item = format!("{mark} {}{progress}", one_line(&t.content, item_max));
+        let rest = todos.items.len() - i;
+        if out.chars().count() + item.chars().count() + 40 > budget {
+            let _ = write!(out, "; … {rest} more in the memory file");
+            break;
+        }
+        if i > 0 {
+            out.push_str("; ");
+        }
+        out.push_str(&item);
+    }
+    out
 }
 
 /// Cuts `text` to `max` characters on a line boundary.
@@ -315,19 +347,24 @@ mod tests {
     }
 
     #[test]
-    fn steering_keeps_tasks_request_and_path_within_budget() {
+    fn steering_keeps_tasks_request_and_path_on_one_line_within_budget() {
         let s = steering(&ex(3), Some(Path::new(".claude/memories/m.md")));
-        assert!(s.contains("- [x] Task number 0"), "{s}");
-        assert!(s.contains("- [ ] (in progress) Task number 1"));
-        assert!(s.contains("\"Treat 429 as retryable but honour Retry-After\""));
-        assert!(s.contains(".claude/memories/m.md"));
+        insta::assert_snapshot!(s, @r#"memory-stalker: keep verbatim the task list ([x] Task number 0 about the uploader retry budget; [ ] Task number 1 about the uploader retry budget (in progress); [ ] Task number 2 about the uploader retry budget) and the user's last request ("Treat 429 as retryable but honour Retry-After"); the session is saved in .claude/memories/m.md."#);
+        assert_eq!(s.lines().count(), 1);
         let big = steering(&ex(500), Some(Path::new("m.md")));
         assert!(big.chars().count() <= STEER_MAX, "{}", big.chars().count());
-        assert!(big.contains("more (in the memory file)"));
+        assert!(
+            big.contains("; … 484 more in the memory file) and the user's last request"),
+            "{big}"
+        );
         let mut nothing = ex(0);
         nothing.todos = None;
         nothing.last_prompt = None;
         assert_eq!(steering(&nothing, None), "");
+        assert_eq!(
+            steering(&nothing, Some(Path::new("m.md"))),
+            "memory-stalker: mention that this session is saved in m.md.\n"
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 pub mod context;
 mod job;
+pub mod note;
 mod save;
 
 use std::path::{Path, PathBuf};
@@ -187,7 +188,9 @@ fn compaction_memory(
     };
     let store = MemoryStore::new(config.memories_dir(&request.project));
     let session = input.session_id.as_deref().unwrap_or("");
-    if let Some(path) = saved_for_this_compaction(&store, session, &request.transcript) {
+    let claims = Claims::new(config, session, by);
+    if let Some(path) = saved_for_this_compaction(&store, session, &request.transcript, &claims) {
+        claims.claim(&path, log);
         let ex = read_extraction(&request, config, &path);
         return Some((path, ex, request.project));
     }
@@ -197,6 +200,7 @@ fn compaction_memory(
     match save_memory(&request, config, log) {
         Ok(saved) => {
             log.info(&format!("saved {} (by {by})", saved.path.display()));
+            claims.claim(&saved.path, log);
             Some((saved.path, saved.extraction, request.project))
         }
         Err(e) => {
@@ -206,25 +210,83 @@ fn compaction_memory(
     }
 }
 
-/// The newest memory of the session, if nothing of the conversation was written to the
-/// transcript after it was taken (then it belongs to this compaction).
+/// The newest memory of the session, unless this hook event already used it for an
+/// earlier compaction or the conversation went on after it: then PreCompact did not
+/// run for this compaction.
+///
+/// Records written to the transcript after the memory do not decide it by themselves:
+/// Claude Code writes the transcript behind its agent loop, so records of the same turn
+/// (tool results, the model's next tool call, even the previous compaction's boundary)
+/// can land after PreCompact has read the file. Which memories each event has already
+/// used, and the time stamps of what was written, do not depend on that timing.
 fn saved_for_this_compaction(
     store: &MemoryStore,
     session: &str,
     transcript: &Path,
+    claims: &Claims,
 ) -> Option<PathBuf> {
     if session.is_empty() {
         return None;
     }
     let (path, fm) = store.session_memories(session).next()?;
-    let size = std::fs::metadata(transcript).ok()?.len();
-    let bytes = fm.transcript_bytes.filter(|b| *b <= size)?;
-    if fm.transcript != transcript.to_string_lossy() {
+    if fm.transcript != transcript.to_string_lossy() || claims.is_claimed(&path) {
         return None;
     }
-    match crate::transcript::conversation_between(transcript, bytes, size) {
+    // PreCompact can fire without a compaction following (Claude Code bails out); if
+    // the conversation went on after that memory, it is not this compaction's.
+    let size = std::fs::metadata(transcript).ok()?.len();
+    let bytes = fm.transcript_bytes.filter(|b| *b <= size)?;
+    let taken = chrono::DateTime::parse_from_rfc3339(&fm.created).ok()?;
+    match crate::transcript::conversation_after(transcript, bytes, size, taken) {
         Ok(false) => Some(path),
         _ => None,
+    }
+}
+
+/// Which memory a compaction hook event (SessionStart, PostCompact) last used, per
+/// session, in the plugin's data directory.
+struct Claims {
+    file: Option<PathBuf>,
+}
+
+impl Claims {
+    fn new(config: &Config, session: &str, event: &str) -> Claims {
+        let file = note::session_key(session).map(|key| {
+            config
+                .data_dir
+                .join("claims")
+                .join(format!("{key}.{event}"))
+        });
+        Claims { file }
+    }
+
+    fn name(path: &Path) -> String {
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+
+    fn is_claimed(&self, memory: &Path) -> bool {
+        self.file
+            .as_deref()
+            .and_then(|f| std::fs::read_to_string(f).ok())
+            .is_some_and(|used| used.trim() == Self::name(memory))
+    }
+
+    fn claim(&self, memory: &Path, log: &Log) {
+        let Some(file) = &self.file else {
+            return;
+        };
+        let written = file
+            .parent()
+            .map_or(Ok(()), crate::fsutil::create_private_dir)
+            .and_then(|()| crate::fsutil::replace_atomic(file, Self::name(memory).as_bytes()));
+        if let Err(e) = written {
+            log.warn(&format!(
+                "cannot record that {} was used for this compaction ({e}); the next compaction may reuse it",
+                memory.display()
+            ));
+        }
     }
 }
 
@@ -258,7 +320,8 @@ fn read_extraction(req: &SaveRequest, config: &Config, memory: &Path) -> Extract
 /// The trigger recorded by a memory saved when the trigger was not known.
 const UNKNOWN_TRIGGER: &str = "unknown";
 
-/// PostCompact: add Claude Code's summary to the memory; print what that summary left out.
+/// PostCompact: add Claude Code's summary to the memory; leave a note of what that
+/// summary left out for the next hook that can hand it to the model (see [`note`]).
 fn post_compact(input: &HookInput, config: &Config, log: &Log) -> String {
     let Some((path, ex, project)) = compaction_memory(input, config, log, "PostCompact") else {
         return String::new();
@@ -296,7 +359,19 @@ fn post_compact(input: &HookInput, config: &Config, log: &Log) -> String {
         )),
         Err(e) => log.error(&format!("PostCompact: {e}")),
     }
-    context::dropped_note(summary, &ex, &relative_to(&path, &project))
+    let dropped = context::dropped_note(summary, &ex, &relative_to(&path, &project));
+    if dropped.is_empty() {
+        return String::new();
+    }
+    let session = input.session_id.as_deref().unwrap_or("");
+    match note::leave(config, session, &crate::redact::redact_if(config.redact, &dropped)) {
+        Ok(p) => log.info(&format!(
+            "PostCompact: the summary left out saved facts; the note waits in {} for the next prompt or tool call",
+            p.display()
+        )),
+        Err(e) => log.error(&format!("PostCompact: cannot leave the dropped-facts note: {e}")),
+    }
+    String::new()
 }
 
 /// SessionStart(compact): tell the model, right after compaction, what the memory holds.

@@ -280,14 +280,26 @@ pub struct FileChange {
     pub tools: Vec<String>,
 }
 
-/// Whether anything of the conversation (a user or assistant record, or a compaction)
-/// was written to the transcript between byte offsets `from` and `to`: how a later hook
-/// tells whether a memory was taken just before the compaction now under way.
-pub fn conversation_between(path: &Path, from: u64, to: u64) -> Result<bool, Error> {
+/// Whether the conversation went on after a memory was taken: between byte offsets
+/// `from` and `to` of the transcript, a model reply, a real user prompt or a compaction
+/// boundary stamped at or after `taken` plus one second (memory times have whole
+/// seconds).
+///
+/// The time stamp is what tells: Claude Code writes the transcript behind its agent
+/// loop, so records from before the memory (tool results, the next tool call, even the
+/// previous compaction's boundary) can land in the file after it was read; they keep
+/// their earlier time stamps.
+pub fn conversation_after(
+    path: &Path,
+    from: u64,
+    to: u64,
+    taken: chrono::DateTime<chrono::FixedOffset>,
+) -> Result<bool, Error> {
     let io_err = |source| Error::Transcript {
         path: path.to_path_buf(),
         source,
     };
+    let after = taken + chrono::Duration::seconds(1);
     let file = File::open(path).map_err(io_err)?;
     let mut lines = ReverseLines::new(file, to);
     while lines.unread() > from {
@@ -297,9 +309,22 @@ pub fn conversation_between(path: &Path, from: u64, to: u64) -> Result<bool, Err
         if offset < from {
             break;
         }
-        if let Ok(r) = record::parse_line(line)
-            && !matches!(r.entry, Entry::Other)
-        {
+        let Ok(r) = record::parse_line(line) else {
+            continue;
+        };
+        let goes_on = match &r.entry {
+            Entry::CompactBoundary => true,
+            Entry::Assistant(a) => !r.meta.sidechain && !a.synthetic,
+            Entry::User(_) => prompt::prompt_text(&r).is_some(),
+            Entry::Other => false,
+        };
+        let stamped_after = r
+            .meta
+            .timestamp
+            .as_deref()
+            .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+            .is_some_and(|t| t >= after);
+        if goes_on && stamped_after {
             return Ok(true);
         }
     }
@@ -314,6 +339,9 @@ struct Scan {
     /// TaskCreate calls whose result said they created task #1: reading further back
     /// than the call itself cannot change the current task list.
     first_task_calls: Vec<String>,
+    /// Tool calls whose result was an error (seen before the call, reading backwards):
+    /// a rejected TodoWrite is no task list.
+    failed_calls: std::collections::HashSet<String>,
 }
 
 #[derive(PartialEq)]
@@ -335,6 +363,7 @@ impl Scan {
                 TaskScan::Open
             },
             first_task_calls: Vec::new(),
+            failed_calls: std::collections::HashSet::new(),
         }
     }
 
@@ -360,7 +389,10 @@ impl Scan {
             Entry::Assistant(a) => {
                 for call in a.tool_calls.iter().rev() {
                     match call.detail {
-                        ToolDetail::TodoWrite(_) if self.tasks == TaskScan::Open => {
+                        ToolDetail::TodoWrite(_)
+                            if self.tasks == TaskScan::Open
+                                && !self.failed_calls.contains(&call.id) =>
+                        {
                             self.tasks = TaskScan::Done;
                         }
                         ToolDetail::TaskCreate { .. } => {
@@ -378,6 +410,12 @@ impl Scan {
                 }
             }
             Entry::User(u) => {
+                self.failed_calls.extend(
+                    u.tool_results
+                        .iter()
+                        .filter(|r| r.is_error || u.tool_use_failed)
+                        .map(|r| r.tool_use_id.clone()),
+                );
                 if u.task_snapshot.is_some() {
                     self.tasks = TaskScan::Done;
                 } else if u.created_task_id.as_deref() == Some("1") {
@@ -406,6 +444,9 @@ fn mentions_tasks(line: &[u8]) -> bool {
             b"Task #",
             b"\"tasks\"",
             b"updatedFields",
+            // Error results: a task write they answer did not happen.
+            b"\"is_error\":true",
+            b"\"is_error\": true",
         ]
         .iter()
         .map(|n| memmem::Finder::new(*n))

@@ -102,6 +102,21 @@ pub(crate) fn replay(records: &[Record]) -> Option<(TodoList, usize)> {
     let mut tasks: BTreeMap<TaskKey, Task> = BTreeMap::new();
     let mut tasks_written: Option<usize> = None;
     let mut pending: Vec<(&str, PendingOp)> = Vec::new();
+    // A TodoWrite answered with an error (the tool disabled, bad input) changed nothing.
+    let failed: std::collections::HashSet<&str> = records
+        .iter()
+        .filter(|r| !r.meta.sidechain)
+        .filter_map(|r| match &r.entry {
+            Entry::User(u) => Some(
+                u.tool_results
+                    .iter()
+                    .filter(move |t| t.is_error || u.tool_use_failed),
+            ),
+            _ => None,
+        })
+        .flatten()
+        .map(|t| t.tool_use_id.as_str())
+        .collect();
 
     for (idx, record) in records.iter().enumerate() {
         if record.meta.sidechain {
@@ -111,7 +126,7 @@ pub(crate) fn replay(records: &[Record]) -> Option<(TodoList, usize)> {
             Entry::Assistant(a) => {
                 for call in &a.tool_calls {
                     match &call.detail {
-                        ToolDetail::TodoWrite(items) => {
+                        ToolDetail::TodoWrite(items) if !failed.contains(call.id.as_str()) => {
                             let items = items
                                 .iter()
                                 .map(|t| TodoItem {

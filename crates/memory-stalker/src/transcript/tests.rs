@@ -591,3 +591,58 @@ fn checkpoints_beyond_the_end_are_ignored() {
         .unwrap();
     assert_eq!(todos.items[0].content, "real");
 }
+
+#[test]
+fn a_rejected_todowrite_changes_nothing() {
+    let todos = |items: &[&str]| json!({"todos": items.iter().map(|c| json!({"content":c,"status":"pending","activeForm":c})).collect::<Vec<_>>()});
+    let mut t = T::default();
+    t.prompt("plan the work")
+        .call("w1", "TodoWrite", todos(&["real task"]))
+        .result("w1", "Todos have been modified successfully", false)
+        .call("w2", "TodoWrite", todos(&["rejected task"]))
+        .result(
+            "w2",
+            "<tool_use_error>Error: No such tool available: TodoWrite. TodoWrite is disabled for this session, in subagents as well as here.</tool_use_error>",
+            true,
+        );
+    let ex = t.extract();
+    let items: Vec<_> = ex
+        .todos
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|i| i.content)
+        .collect();
+    assert_eq!(items, ["real task"]);
+
+    // Only a rejected write: no task list at all.
+    let mut t = T::default();
+    t.prompt("plan the work")
+        .call("w2", "TodoWrite", todos(&["rejected task"]))
+        .result(
+            "w2",
+            "<tool_use_error>Error: No such tool available: TodoWrite.</tool_use_error>",
+            true,
+        );
+    assert!(t.extract().todos.is_none());
+
+    // Past a boundary too: the search for a task list goes on behind a rejected write,
+    // even when the error text does not name the tool.
+    let mut t = T::default();
+    t.call("w1", "TodoWrite", todos(&["real task"]))
+        .result("w1", "Todos have been modified successfully", false)
+        .call("w2", "TodoWrite", todos(&["rejected task"]))
+        .result("w2", "InputValidationError: bad input", true)
+        .prompt("go on")
+        .boundary()
+        .say("Continuing.");
+    let items: Vec<_> = t
+        .extract()
+        .todos
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|i| i.content)
+        .collect();
+    assert_eq!(items, ["real task"]);
+}

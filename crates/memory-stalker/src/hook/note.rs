@@ -1,0 +1,169 @@
+//! The PostCompact note's way to the model.
+//!
+//! What PostCompact prints reaches the model only after a manual `/compact` (Claude Code
+//! pastes it into the `/compact` output, on the user's screen too); after an automatic
+//! compaction it is dropped. So PostCompact leaves its note in the plugin's data
+//! directory, and the next `UserPromptSubmit` or `PostToolUse` hook of the same session
+//! hands it over as `additionalContext`, which reaches the model after either kind of
+//! compaction without being printed on the user's screen.
+//!
+//! Those two hooks run often (every prompt, every tool call), so the hand-over must cost
+//! next to nothing when no note waits: one directory read, no JSON parsing.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use crate::config::Config;
+use crate::fsutil;
+
+use super::HookInput;
+
+/// A note nobody picked up (the session ended) is swept after this long.
+const STALE_AFTER: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// The events whose `additionalContext` carries a waiting note to the model.
+const HAND_OVER_EVENTS: [&str; 2] = ["UserPromptSubmit", "PostToolUse"];
+
+fn notes_dir(config: &Config) -> PathBuf {
+    config.data_dir.join("notes")
+}
+
+/// A session id as a file name: only `[A-Za-z0-9-]` kept, so no id leaves its directory.
+pub(crate) fn session_key(session: &str) -> Option<String> {
+    let clean: String = session
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .take(64)
+        .collect();
+    (!clean.is_empty()).then_some(clean)
+}
+
+/// The note file of a session.
+fn note_path(config: &Config, session: &str) -> Option<PathBuf> {
+    session_key(session).map(|key| notes_dir(config).join(format!("{key}.txt")))
+}
+
+/// Leaves `note` for the session's next prompt or tool call (replacing an older one).
+pub(crate) fn leave(config: &Config, session: &str, note: &str) -> io::Result<PathBuf> {
+    let path = note_path(config, session)
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no session id"))?;
+    let dir = notes_dir(config);
+    fsutil::create_private_dir(&dir)?;
+    sweep_stale(&dir);
+    fsutil::replace_atomic(&path, note.as_bytes())?;
+    Ok(path)
+}
+
+fn sweep_stale(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let now = SystemTime::now();
+    for e in entries.flatten() {
+        let old = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| now.duration_since(t).ok())
+            .is_some_and(|age| age > STALE_AFTER);
+        if old {
+            let _ = fs::remove_file(e.path());
+        }
+    }
+}
+
+/// Whether any note waits at all: the cheap test made before the hook input is parsed.
+pub fn any_waiting(config: &Config) -> bool {
+    fs::read_dir(notes_dir(config)).is_ok_and(|mut d| d.next().is_some())
+}
+
+/// The hook output that hands the session's waiting note to the model, or nothing.
+///
+/// The note is claimed by renaming it first, so two hooks running at once (parallel
+/// tool calls) never deliver it twice.
+pub fn hand_over(stdin: &[u8], config: &Config) -> String {
+    let Ok(input) = HookInput::parse(stdin) else {
+        return String::new();
+    };
+    let Some(event) = input
+        .hook_event_name
+        .as_deref()
+        .filter(|e| HAND_OVER_EVENTS.contains(e))
+    else {
+        return String::new();
+    };
+    let Some(path) = input
+        .session_id
+        .as_deref()
+        .and_then(|s| note_path(config, s))
+    else {
+        return String::new();
+    };
+    let claimed = path.with_extension(format!("claimed-{}", std::process::id()));
+    if fs::rename(&path, &claimed).is_err() {
+        return String::new();
+    }
+    let note = fs::read_to_string(&claimed).unwrap_or_default();
+    let _ = fs::remove_file(&claimed);
+    if note.trim().is_empty() {
+        return String::new();
+    }
+    serde_json::json!({
+        "hookSpecificOutput": {
+            "hookEventName": event,
+            "additionalContext": note,
+        }
+    })
+    .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(dir: &Path) -> Config {
+        let mut c = Config::from_lookup(|_| None);
+        c.data_dir = dir.to_path_buf();
+        c
+    }
+
+    fn input(event: &str, session: &str) -> Vec<u8> {
+        serde_json::json!({"hook_event_name": event, "session_id": session, "tool_response": {"stdout": "x"}})
+            .to_string()
+            .into_bytes()
+    }
+
+    #[test]
+    fn a_note_is_handed_over_once_to_its_own_session() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = config(dir.path());
+        assert!(!any_waiting(&c));
+        assert_eq!(hand_over(&input("PostToolUse", "s-1"), &c), "");
+        leave(&c, "s-1", "Open tasks it does not mention: …").unwrap();
+        assert!(any_waiting(&c));
+        assert_eq!(hand_over(&input("PostToolUse", "other"), &c), "");
+        assert_eq!(hand_over(&input("SessionStart", "s-1"), &c), "");
+        let out = hand_over(&input("PostToolUse", "s-1"), &c);
+        insta::assert_snapshot!(out, @r#"{"hookSpecificOutput":{"additionalContext":"Open tasks it does not mention: …","hookEventName":"PostToolUse"}}"#);
+        assert_eq!(hand_over(&input("UserPromptSubmit", "s-1"), &c), "");
+        assert!(!any_waiting(&c));
+
+        leave(&c, "s-1", "newer").unwrap();
+        let out = hand_over(&input("UserPromptSubmit", "s-1"), &c);
+        assert!(
+            out.contains(r#""hookEventName":"UserPromptSubmit""#),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn hostile_session_ids_stay_inside_the_notes_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = config(&dir.path().join("data"));
+        let p = leave(&c, "../../etc/passwd", "n").unwrap();
+        assert_eq!(p, dir.path().join("data/notes/etcpasswd.txt"));
+        assert!(leave(&c, "/..", "n").is_err());
+    }
+}
