@@ -197,7 +197,10 @@ fn unwritable_memories_directory_falls_back_to_the_data_directory() {
     let unsaved = s.root.path().join("plugin-data/unsaved");
     let project_dirs = files_in(&unsaved);
     assert_eq!(project_dirs.len(), 1);
-    let saved = files_in(&unsaved.join(&project_dirs[0]));
+    let saved: Vec<_> = files_in(&unsaved.join(&project_dirs[0]))
+        .into_iter()
+        .filter(|n| n != ".gitignore")
+        .collect();
     assert_eq!(saved.len(), 1, "{saved:?}");
     assert!(name_re("7c630e3a").is_match(&saved[0]));
     assert_eq!(
@@ -327,4 +330,74 @@ fn inspect_uses_task_files_when_claude_code_kept_them() {
     assert_eq!(json["todos"]["source"], "tasks");
     assert_eq!(json["todos"]["items"][0]["content"], "From the task file");
     assert_eq!(json["todos"]["items"].as_array().unwrap().len(), 1);
+}
+
+/// Runs `git` in `dir`; `None` when git is not installed.
+fn git(dir: &std::path::Path, args: &[&str]) -> Option<String> {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .ok()?;
+    assert!(out.status.success(), "git {args:?}: {}", text(&out).1);
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn the_memories_directory_keeps_itself_out_of_git() {
+    let s = sandbox();
+    let transcript = s.install_transcript(&sample_transcript(), SID);
+    let input = s.pre_compact_input(&transcript, SID, "manual", None);
+    let out = s.run(BIN, &[], input.as_bytes());
+    assert_clean(&s, &out);
+    let ignore = fs::read_to_string(s.memories().join(".gitignore")).unwrap();
+    assert!(ignore.lines().any(|l| l == "*"), "{ignore}");
+    assert!(ignore.contains("git add -f"), "says how to share: {ignore}");
+    // With git: nothing in the directory, the index and the ignore file included, is
+    // offered for a commit.
+    if git(&s.project(), &["init", "-q"]).is_none() {
+        eprintln!("git is not installed: the git check is skipped");
+        return;
+    }
+    assert!(s.memories().join("INDEX.md").is_file());
+    let status = git(
+        &s.project(),
+        &["status", "--porcelain", "--untracked-files=all"],
+    )
+    .unwrap();
+    assert!(!status.contains(".claude/memories"), "{status}");
+}
+
+#[test]
+fn a_gitignore_the_user_wrote_is_never_replaced() {
+    let s = sandbox();
+    let transcript = s.install_transcript(&sample_transcript(), SID);
+    // Sharing memories on purpose: the user keeps only the log out.
+    fs::create_dir_all(s.memories()).unwrap();
+    fs::write(s.memories().join(".gitignore"), ".log\n.locks/\n").unwrap();
+    for _ in 0..2 {
+        let input = s.pre_compact_input(&transcript, SID, "manual", None);
+        let out = s.run(BIN, &[], input.as_bytes());
+        assert_clean(&s, &out);
+    }
+    assert_eq!(s.memory_files().len(), 2);
+    assert_eq!(
+        fs::read_to_string(s.memories().join(".gitignore")).unwrap(),
+        ".log\n.locks/\n"
+    );
+}
+
+#[test]
+fn a_memories_directory_without_a_gitignore_gets_one() {
+    let s = sandbox();
+    let transcript = s.install_transcript(&sample_transcript(), SID);
+    // Made by an older version, or by hand.
+    fs::create_dir_all(s.memories()).unwrap();
+    let input = s.pre_compact_input(&transcript, SID, "auto", None);
+    let out = s.run(BIN, &[], input.as_bytes());
+    assert_clean(&s, &out);
+    let ignore = fs::read_to_string(s.memories().join(".gitignore")).unwrap();
+    assert!(ignore.lines().any(|l| l == "*"), "{ignore}");
 }

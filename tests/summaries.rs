@@ -376,13 +376,39 @@ fn claude_cli_for_subscription_users() {
     let (memory, _) = compact(&s, None);
     assert_model_summary(&memory, "claude-cli");
     let argv = fs::read_to_string(bin.join("argv")).unwrap();
+    // A small model unless one is configured: the nested claude would otherwise spend
+    // the subscriber's default (Opus) quota on a background summary.
     assert_eq!(
         argv,
-        "[-p]\n[--safe-mode]\n[--no-session-persistence]\n[--tools]\n[]\n[--output-format]\n[json]\n"
+        "[-p]\n[--safe-mode]\n[--no-session-persistence]\n[--tools]\n[]\n[--output-format]\n[json]\n[--model]\n[haiku]\n"
     );
     let stdin = fs::read_to_string(bin.join("stdin")).unwrap();
     assert!(stdin.contains("Treat 429 as retryable"));
     assert!(!stdin.contains(SECRET));
+}
+
+#[test]
+fn claude_cli_uses_the_configured_model() {
+    let answer =
+        json!({"type":"result","subtype":"success","is_error":false,"result": MODEL_SUMMARY});
+    for (var, model) in [
+        ("MEMORY_STALKER_MODEL", "sonnet"),
+        ("CLAUDE_PLUGIN_OPTION_MODEL", "claude-opus-4-1"),
+    ] {
+        let tools = tempfile::tempdir().unwrap();
+        let bin = tools.path().join("bin");
+        fake_claude(&bin, &answer, 0);
+        let mut s = cli_sandbox(&bin);
+        s.set(var, model);
+        let (memory, _) = compact(&s, None);
+        assert_model_summary(&memory, "claude-cli");
+        let argv = fs::read_to_string(bin.join("argv")).unwrap();
+        assert!(
+            argv.ends_with(&format!("[--model]\n[{model}]\n")),
+            "{var}: {argv}"
+        );
+        assert_eq!(argv.matches("[--model]").count(), 1, "{argv}");
+    }
 }
 
 #[test]
@@ -516,4 +542,66 @@ fn async_failure_is_written_into_the_memory() {
     let memory = fs::read_to_string(&path).unwrap();
     assert_offline_summary(&memory, "failed");
     assert!(!memory.contains("being written in the background"));
+}
+
+/// The index lines of INDEX.md.
+fn index_lines(s: &Sandbox) -> Vec<String> {
+    fs::read_to_string(s.memories().join("INDEX.md"))
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.starts_with("- "))
+        .map(str::to_string)
+        .collect()
+}
+
+const MODEL_HEADLINE: &str = "Retry budget and 429 handling for the uploader (model summary)";
+
+#[test]
+fn the_index_gets_the_model_headline_synchronously() {
+    let server = FakeServer::start(|_, _| Reply::json(200, anthropic_message(MODEL_SUMMARY)));
+    let s = anthropic_sandbox(&server);
+    let (memory, _) = compact(&s, None);
+    assert_model_summary(&memory, "anthropic:claude-test-model");
+    let lines = index_lines(&s);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].ends_with(MODEL_HEADLINE), "{lines:?}");
+}
+
+#[test]
+fn the_index_gets_the_model_headline_when_the_worker_writes_it() {
+    let server = FakeServer::start(|_, _| {
+        Reply::json(200, anthropic_message(MODEL_SUMMARY)).after(Duration::from_millis(1500))
+    });
+    let mut s = anthropic_sandbox(&server);
+    s.set("MEMORY_STALKER_ASYNC", "1");
+    compact(&s, None);
+    // At first the index has the offline headline, like the memory.
+    let first = index_lines(&s);
+    assert_eq!(first.len(), 1, "{first:?}");
+    assert!(!first[0].contains("(model summary)"), "{first:?}");
+    let name = s.memory_files().pop().unwrap();
+    let refreshed = eventually(Duration::from_secs(20), || {
+        index_lines(&s)
+            .first()
+            .is_some_and(|l| l.ends_with(MODEL_HEADLINE))
+    });
+    assert!(refreshed, "{:?}", index_lines(&s));
+    let lines = index_lines(&s);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].contains(&name), "{lines:?}");
+    let memory = fs::read_to_string(s.memories().join(&name)).unwrap();
+    assert_model_summary(&memory, "anthropic:claude-test-model");
+}
+
+#[test]
+fn a_failed_model_summary_leaves_the_offline_headline_in_the_index() {
+    let server = FakeServer::start(|_, _| {
+        Reply::json(400, json!({"error":{"message":"prompt is too long"}}))
+    });
+    let s = anthropic_sandbox(&server);
+    let (memory, _) = compact(&s, None);
+    assert_offline_summary(&memory, "failed");
+    let lines = index_lines(&s);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(!lines[0].contains("(model summary)"), "{lines:?}");
 }

@@ -50,7 +50,8 @@ impl Backend {
 #[derive(Debug, Clone)]
 pub struct Config {
     pub summarizer: Backend,
-    /// `MEMORY_STALKER_MODEL`: the model for anthropic and openai.
+    /// `MEMORY_STALKER_MODEL` (or the plugin's `model` option): the model for anthropic,
+    /// openai and claude-cli, each of which has its own default when it is unset.
     pub model: Option<String>,
     pub anthropic_api_key: Option<String>,
     pub anthropic_auth_token: Option<String>,
@@ -308,8 +309,10 @@ mod tests {
             ("CLAUDE_PLUGIN_OPTION_SUMMARIZER", "claude-cli"),
             ("CLAUDE_PLUGIN_OPTION_LANG", "zh"),
             ("CLAUDE_PLUGIN_OPTION_API_KEY", "k"),
+            ("CLAUDE_PLUGIN_OPTION_MODEL", "sonnet"),
             ("MEMORY_STALKER_LANG", "en"),
         ]);
+        assert_eq!(c.model.as_deref(), Some("sonnet"));
         assert_eq!(c.summarizer, Backend::ClaudeCli);
         assert_eq!(c.lang, Lang::En, "the environment variable wins");
         assert_eq!(c.anthropic_api_key.as_deref(), Some("k"));

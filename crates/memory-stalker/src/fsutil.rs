@@ -100,6 +100,27 @@ pub fn create_new_atomic(
     result
 }
 
+/// Atomically creates `path` with `content` unless something (a file, a link, anything)
+/// already has that name; returns whether it created the file.
+pub fn create_if_absent(path: &Path, content: &[u8]) -> io::Result<bool> {
+    // A cheap check first: the file is there on every save but the first.
+    if fs::symlink_metadata(path).is_ok() {
+        return Ok(false);
+    }
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no file name"))?
+        .to_string_lossy()
+        .into_owned();
+    match create_new_atomic(dir, [name], content) {
+        Ok(_) => Ok(true),
+        // Someone else created it between the check and the link: theirs stands.
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
 /// Atomically replaces `path` with `content`, keeping it private.
 pub fn replace_atomic(path: &Path, content: &[u8]) -> io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -165,6 +186,17 @@ mod tests {
         // No temporary files are left behind, whatever happened.
         let left: Vec<_> = fs::read_dir(dir.path()).unwrap().flatten().collect();
         assert_eq!(left.len(), 2);
+    }
+
+    #[test]
+    fn create_if_absent_never_replaces() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".gitignore");
+        assert!(create_if_absent(&path, b"*\n").unwrap());
+        assert!(!create_if_absent(&path, b"other\n").unwrap());
+        assert_eq!(fs::read(&path).unwrap(), b"*\n");
+        let left: Vec<_> = fs::read_dir(dir.path()).unwrap().flatten().collect();
+        assert_eq!(left.len(), 1, "no temporary file left");
     }
 
     #[cfg(unix)]

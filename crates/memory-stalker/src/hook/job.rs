@@ -156,11 +156,15 @@ impl SummaryJob {
                 })
             }
         };
-        if let Err(e) = written {
-            log.error(&format!(
+        match written {
+            Err(e) => log.error(&format!(
                 "cannot write the summary into {}: {e}",
                 self.memory.display()
-            ));
+            )),
+            // The model's headline replaced the offline one in the front matter, and
+            // INDEX.md shows headlines: without this it would keep the offline one.
+            Ok(true) if result.is_ok() => refresh_index(&store, log),
+            Ok(_) => {}
         }
         match result {
             Ok(model) => {
@@ -179,6 +183,18 @@ impl SummaryJob {
                 Err(e)
             }
         }
+    }
+}
+
+/// Rewrites the `INDEX.md` beside a memory whose headline changed. Only where an index
+/// exists: the hook writes one in a project's memories directory, never in the
+/// fallback directory for unsaved memories.
+fn refresh_index(store: &MemoryStore, log: &Log) {
+    if !store.dir().join(crate::memory::INDEX_FILE).is_file() {
+        return;
+    }
+    if let Err(e) = store.write_index() {
+        log.warn(&format!("{e}"));
     }
 }
 

@@ -254,16 +254,30 @@ impl MemoryDoc<'_> {
         }
 
         let _ = writeln!(out, "## {}\n", l.files);
-        for (label, list) in [(l.modified, &ex.files.modified), (l.read, &ex.files.read)] {
+        let (modified, read) = (&ex.files.modified, &ex.files.read);
+        let paths = |out: &mut String, label: &str, list: &[String], none: &str| {
             let _ = writeln!(out, "### {label}\n");
             if list.is_empty() {
-                let _ = writeln!(out, "{}", l.none);
+                let _ = writeln!(out, "{none}");
             }
             for f in list {
                 let _ = writeln!(out, "- {}", code(f));
             }
-            out.push('\n');
+        };
+        paths(&mut out, l.modified, modified, l.none);
+        out.push('\n');
+        // Read files exclude modified ones (SPEC §3): with modified files, a bare
+        // "none" would deny reading what was read and then edited.
+        let read_none = if modified.is_empty() {
+            l.none
+        } else {
+            l.read_only_modified
+        };
+        paths(&mut out, l.read, read, read_none);
+        if !read.is_empty() && !modified.is_empty() {
+            let _ = writeln!(out, "\n{}", l.read_and_modified);
         }
+        out.push('\n');
 
         let _ = writeln!(out, "## {}\n", l.last_action);
         match &ex.last_action {

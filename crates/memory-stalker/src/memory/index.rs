@@ -17,10 +17,26 @@ const SUMMARY_CHARS: usize = 72;
 
 impl MemoryStore {
     /// Rewrites `INDEX.md` atomically from the newest memories.
+    ///
+    /// Under a lock, so that of two writers (a save and a background summary, say) the
+    /// one that writes last has also listed last: the index never goes back to a
+    /// memory's older headline.
     pub fn write_index(&self) -> Result<(), Error> {
+        let path = self.dir().join(INDEX_FILE);
+        if !self.dir().is_dir() {
+            // Taking the lock would create the directory: an index of nothing is no
+            // reason to.
+            let missing = std::io::Error::from(std::io::ErrorKind::NotFound);
+            return Err(Error::store("cannot write", &path, missing));
+        }
+        let lock_path = self.lock_path(INDEX_FILE);
+        let _lock = fsutil::Lock::acquire(&lock_path)
+            .map_err(|e| Error::store("cannot lock", &lock_path, e))?;
+        // A directory of an older version, or one the user made, gets its ignore file
+        // too; without it the index is still worth writing.
+        let _ = self.ensure_gitignore();
         let listing = self.list(Some(CANDIDATES), None)?;
         let text = render_index(&listing.memories, listing.total);
-        let path = self.dir().join(INDEX_FILE);
         fsutil::replace_atomic(&path, text.as_bytes())
             .map_err(|e| Error::store("cannot write", &path, e))
     }

@@ -110,6 +110,11 @@ pub struct Labels {
     pub files: &'static str,
     pub modified: &'static str,
     pub read: &'static str,
+    /// Under "Read" when nothing but modified files was read: SPEC §3 lists a file read
+    /// and then modified only as modified, so a bare "(none)" would be untrue.
+    pub read_only_modified: &'static str,
+    /// Under a "Read" list when files were also modified, for the same reason.
+    pub read_and_modified: &'static str,
     pub none: &'static str,
     pub last_action: &'static str,
     pub ok: &'static str,
@@ -154,6 +159,8 @@ const EN: Labels = Labels {
     files: "Files",
     modified: "Modified",
     read: "Read",
+    read_only_modified: "(none besides the modified files)",
+    read_and_modified: "(files read and then modified are listed under Modified only)",
     none: "(none)",
     last_action: "Last action",
     ok: "succeeded",
@@ -198,6 +205,8 @@ const ZH: Labels = Labels {
     files: "文件",
     modified: "已修改",
     read: "已读取",
+    read_only_modified: "（除已修改的文件外无）",
+    read_and_modified: "（读取后又修改的文件只列在“已修改”下）",
     none: "（无）",
     last_action: "最后操作",
     ok: "成功",

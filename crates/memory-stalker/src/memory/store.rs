@@ -15,6 +15,18 @@ pub const MEMORIES_DIR: &str = ".claude/memories";
 pub const INDEX_FILE: &str = "INDEX.md";
 /// Lock files, one per memory, so concurrent updates of one memory serialise.
 const LOCKS_DIR: &str = ".locks";
+/// The ignore file kept in the memories directory.
+pub const GITIGNORE_FILE: &str = ".gitignore";
+/// What that file says: memories hold verbatim prompts and replies (and INDEX.md their
+/// headlines), so nothing in the directory, this file included, is committed unless
+/// the user decides otherwise. Ignoring the file itself keeps `git status` silent.
+pub const GITIGNORE: &str = "\
+# Written by memory-stalker. Memories hold your prompts and Claude's replies verbatim,
+# so everything in this directory (this file included) is kept out of git.
+# To share memories on purpose, `git add -f` them, or edit this file: an edited file is
+# left alone, a deleted one is written again with the next memory.
+*
+";
 
 /// The memories of one project.
 #[derive(Debug, Clone)]
@@ -93,11 +105,27 @@ impl MemoryStore {
     ) -> Result<PathBuf, Error> {
         fsutil::create_private_dir(&self.dir)
             .map_err(|e| Error::store("cannot create", &self.dir, e))?;
+        // Before the memory, so it is never in the directory unprotected. A failure
+        // here must not cost the memory: the next save tries again.
+        let _ = self.ensure_gitignore();
         let stem = format!("{}_{}", created.format("%Y%m%d_%H%M%S"), sid8(session_id));
         let names = std::iter::once(format!("{stem}.md"))
             .chain((2..10_000).map(move |n| format!("{stem}_{n}.md")));
         fsutil::create_new_atomic(&self.dir, names, content.as_bytes())
             .map_err(|e| Error::store("cannot write a memory in", &self.dir, e))
+    }
+
+    /// Writes the `.gitignore` that keeps the memories out of git, unless the directory
+    /// has one already (the user's own is never replaced). Returns whether it wrote one.
+    pub fn ensure_gitignore(&self) -> Result<bool, Error> {
+        let path = self.dir.join(GITIGNORE_FILE);
+        fsutil::create_if_absent(&path, GITIGNORE.as_bytes())
+            .map_err(|e| Error::store("cannot write", &path, e))
+    }
+
+    /// The lock file that serialises the writers of `name` (a memory or the index).
+    pub(super) fn lock_path(&self, name: &str) -> PathBuf {
+        self.dir.join(LOCKS_DIR).join(format!("{name}.lock"))
     }
 
     /// Rewrites a memory under its lock: `edit` gets the current text and returns the
@@ -111,7 +139,7 @@ impl MemoryStore {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let lock_path = self.dir.join(LOCKS_DIR).join(format!("{name}.lock"));
+        let lock_path = self.lock_path(&name);
         let _lock =
             Lock::acquire(&lock_path).map_err(|e| Error::store("cannot lock", &lock_path, e))?;
         let text = fs::read_to_string(path).map_err(|e| Error::store("cannot read", path, e))?;

@@ -20,6 +20,18 @@ pub const ARGS: [&str; 7] = [
     "json",
 ];
 
+/// The model of the nested call when `MEMORY_STALKER_MODEL` (or the plugin's `model`
+/// option) names none. Without `--model`, `claude -p` would use the subscriber's
+/// default model (often Opus), spending the dearest quota on a background summary; a
+/// small fast model writes it as well. `haiku` is an alias the CLI resolves to its
+/// current Haiku (listed in 2.1.197 and 2.1.330 alike), so it never goes stale.
+pub const DEFAULT_MODEL: &str = "haiku";
+
+/// The model the nested `claude` is asked to use.
+pub fn model(config: &Config) -> &str {
+    config.model.as_deref().unwrap_or(DEFAULT_MODEL)
+}
+
 /// The `claude` executable on `PATH`, if any.
 pub fn find(config: &Config) -> Option<PathBuf> {
     find_in_path("claude", config.path_var.as_deref()?)
@@ -56,10 +68,7 @@ pub fn complete(config: &Config, prompt: &str, deadline: Instant) -> Result<Stri
     let exe =
         find(config).ok_or_else(|| SummaryError::NotConfigured("no `claude` on PATH".into()))?;
     let mut cmd = Command::new(&exe);
-    cmd.args(ARGS);
-    if let Some(m) = &config.model {
-        cmd.args(["--model", m]);
-    }
+    cmd.args(ARGS).args(["--model", model(config)]);
     // Belt and braces against recursion, should hooks run after all.
     cmd.env("MEMORY_STALKER_SUMMARIZER", "offline")
         .stdin(Stdio::piped())
@@ -146,6 +155,19 @@ fn parse_output(out: &[u8], code: Option<i32>, stderr: &str) -> Result<String, S
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_small_model_unless_one_is_configured() {
+        let config = |model: Option<&str>| {
+            Config::from_lookup(|k| {
+                (k == "MEMORY_STALKER_MODEL")
+                    .then(|| model.map(String::from))
+                    .flatten()
+            })
+        };
+        assert_eq!(model(&config(None)), "haiku");
+        assert_eq!(model(&config(Some("sonnet"))), "sonnet");
+    }
 
     #[test]
     fn output_is_read() {
