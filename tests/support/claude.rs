@@ -321,3 +321,220 @@ impl ClaudeRun {
         self
     }
 }
+
+/// Whether tmux can be run (for the interactive TUI tests). Missing: those tests are
+/// skipped, except under CI, where that is a failure.
+pub fn tmux_available() -> bool {
+    let ok = Command::new("tmux")
+        .arg("-V")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+        assert!(
+            !in_ci,
+            "tmux is not installed: the interactive Claude Code tests need it; CI must not skip them"
+        );
+        eprintln!("tmux is not installed: skipping the interactive Claude Code tests");
+    }
+    ok
+}
+
+impl World {
+    /// Pre-answers the interactive CLI's first-run dialogs in the isolated home, as a
+    /// user who went through them once would have: onboarding and theme, the API key
+    /// in the environment, trusting the project folder, and the bypass-permissions
+    /// warning.
+    pub fn accept_first_run_dialogs(&self) {
+        let key = self
+            .env
+            .iter()
+            .find(|(k, _)| k == "ANTHROPIC_API_KEY")
+            .map(|(_, v)| v.trim().to_string())
+            .unwrap_or_default();
+        // Claude Code remembers an approved key by its last 20 characters.
+        let tail: String = {
+            let chars: Vec<char> = key.chars().collect();
+            chars[chars.len().saturating_sub(20)..].iter().collect()
+        };
+        let project = self.project().canonicalize().unwrap();
+        let mut projects = serde_json::Map::new();
+        for p in [self.project(), project] {
+            projects.insert(
+                p.to_string_lossy().into_owned(),
+                serde_json::json!({
+                    "hasTrustDialogAccepted": true,
+                    "hasCompletedProjectOnboarding": true,
+                    "projectOnboardingSeenCount": 1,
+                    "allowedTools": [],
+                }),
+            );
+        }
+        let config = serde_json::json!({
+            "numStartups": 1,
+            "hasCompletedOnboarding": true,
+            "lastOnboardingVersion": self.claude.version,
+            "lastReleaseNotesSeen": self.claude.version,
+            "theme": "dark",
+            "bypassPermissionsModeAccepted": true,
+            "hasSeenTasksHint": true,
+            "customApiKeyResponses": {"approved": [tail], "rejected": []},
+            "projects": projects,
+        });
+        fs::write(self.home().join(".claude.json"), config.to_string()).unwrap();
+        let settings = self.home().join(".claude/settings.json");
+        fs::create_dir_all(settings.parent().unwrap()).unwrap();
+        let mut v: serde_json::Value = fs::read_to_string(&settings)
+            .ok()
+            .and_then(|s| serde_json::from_str(&s).ok())
+            .unwrap_or_else(|| serde_json::json!({}));
+        v["skipDangerousModePermissionPrompt"] = serde_json::json!(true);
+        fs::write(&settings, v.to_string()).unwrap();
+    }
+
+    /// The interactive `claude <args…>` with the plugin loaded by `--plugin-dir`, in a
+    /// detached tmux session of `cols`×`rows` on a private tmux server (killed when the
+    /// returned value is dropped, so also when a test fails; drop it before the world).
+    pub fn claude_tui(&self, args: &[&str], cols: u16, rows: u16) -> Tmux {
+        // The socket lives in the world's directory: nothing is left behind.
+        let socket = self.root.path().join("tmux.sock");
+        let tmux = Tmux {
+            socket,
+            target: "e2e".into(),
+        };
+        let plugin = self.plugin();
+        let mut cmd = tmux.command();
+        cmd.args(["new-session", "-d", "-s", &tmux.target])
+            .args(["-x", &cols.to_string(), "-y", &rows.to_string()])
+            .arg("-c")
+            .arg(self.project())
+            // Only the world's environment reaches claude, with a terminal type.
+            .args(["env", "-i", "TERM=xterm-256color", "COLORTERM=truecolor"])
+            .args(self.env.iter().map(|(k, v)| format!("{k}={v}")))
+            .arg(&self.claude.exe)
+            .args(["--plugin-dir", plugin.to_str().unwrap()])
+            .args(args);
+        let out = cmd.output().expect("cannot run tmux");
+        assert!(
+            out.status.success(),
+            "tmux new-session failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // Keep the pane after claude exits, so a crash can still be read.
+        let _ = tmux
+            .command()
+            .args(["set-option", "-t", &tmux.target, "remain-on-exit", "on"])
+            .output();
+        tmux
+    }
+}
+
+/// A detached tmux session on its own server socket; the server is killed on drop.
+pub struct Tmux {
+    pub socket: PathBuf,
+    pub target: String,
+}
+
+impl Tmux {
+    /// `tmux -S <socket>`, with a minimal environment (the server inherits it).
+    fn command(&self) -> Command {
+        let mut c = Command::new("tmux");
+        c.env_clear()
+            .env(
+                "PATH",
+                std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into()),
+            )
+            .env("TERM", "xterm-256color")
+            .args(["-f", "/dev/null", "-S"])
+            .arg(&self.socket);
+        c
+    }
+
+    /// Types `text` literally (no key names).
+    pub fn type_text(&self, text: &str) {
+        self.keys(&["-l", text]);
+    }
+
+    /// Sends tmux key names (`Enter`, `Escape`, `C-c`…).
+    pub fn keys(&self, keys: &[&str]) {
+        let out = self
+            .command()
+            .args(["send-keys", "-t", &self.target])
+            .args(keys)
+            .output()
+            .expect("cannot run tmux");
+        assert!(
+            out.status.success(),
+            "tmux send-keys {keys:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// The visible screen, as text.
+    pub fn screen(&self) -> String {
+        self.capture(&[])
+    }
+
+    /// The scrollback and the visible screen, as text.
+    pub fn history(&self) -> String {
+        self.capture(&["-S", "-"])
+    }
+
+    fn capture(&self, extra: &[&str]) -> String {
+        let out = self
+            .command()
+            .args(["capture-pane", "-p", "-t", &self.target])
+            .args(extra)
+            .output()
+            .expect("cannot run tmux");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Polls the screen until `done` holds for it, for at most `limit`; the last screen
+    /// either way.
+    pub fn wait_for(&self, limit: Duration, mut done: impl FnMut(&str) -> bool) -> (bool, String) {
+        let end = Instant::now() + limit;
+        loop {
+            let screen = self.screen();
+            if done(&screen) {
+                return (true, screen);
+            }
+            if Instant::now() > end {
+                return (false, screen);
+            }
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    }
+
+    /// Waits until the screen has not changed for `quiet` (at most `limit`).
+    pub fn settle(&self, quiet: Duration, limit: Duration) -> String {
+        let end = Instant::now() + limit;
+        let mut last = self.screen();
+        let mut since = Instant::now();
+        while Instant::now() < end {
+            std::thread::sleep(Duration::from_millis(200));
+            let now = self.screen();
+            if now != last {
+                last = now;
+                since = Instant::now();
+            } else if since.elapsed() >= quiet {
+                break;
+            }
+        }
+        last
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self
+            .command()
+            .arg("kill-server")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+        let _ = fs::remove_file(&self.socket);
+    }
+}
