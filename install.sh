@@ -5,25 +5,140 @@
 #                             Code (when `claude` is on PATH) from this repository as a local
 #                             marketplace, then show a memory saved from the sample session
 #   ./install.sh --no-build   the same with the binaries already in bin/
-#   ./install.sh --uninstall  remove the plugin and the marketplace from Claude Code
+#   ./install.sh --uninstall  remove the plugin, the marketplace and Claude Code's copy of
+#                             the plugin (memories stay in each project's .claude/memories/)
 #
 # It works offline (the marketplace is this directory) and can be run again at any time.
+#
+# What Claude Code installs is dist/, not the repository: Claude Code copies a directory
+# plugin's whole folder into ~/.claude/plugins/cache/ (ignoring .gitignore), and the
+# repository's target/ is hundreds of MB. dist/ holds the plugin's files (copied from
+# here by this script) and bin/ (a link to ../bin, so a rebuilt bin/ is used at once);
+# it ignores itself in git. Set CLAUDE=/path/to/claude to use another Claude Code.
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$(pwd)
 plugin=memory-stalker
 marketplace=memory-stalker
+id="$plugin@$marketplace"
 claude=${CLAUDE:-claude}
+config_dir=${CLAUDE_CONFIG_DIR:-$HOME/.claude}
+# Claude Code's copy of the plugin (one directory per marketplace).
+cache="$config_dir/plugins/cache/$marketplace"
+dist="$root/dist"
+demo="$root/target/demo-project"
+
+have_claude() { command -v "$claude" >/dev/null 2>&1; }
+plugin_installed() { "$claude" plugin list 2>/dev/null | grep -qF "$id"; }
+marketplace_added() {
+    "$claude" plugin marketplace list --json 2>/dev/null | grep -Eq "\"name\": *\"$marketplace\""
+}
+size_of() { du -sh "$1" 2>/dev/null | cut -f1; }
+
+# Claude Code's files that name the plugin or its marketplace (for when claude is absent).
+registered_in_files() {
+    grep -lsF -e "\"$id\"" -e "\"$marketplace\"" \
+        "$config_dir/settings.json" \
+        "$config_dir/plugins/installed_plugins.json" \
+        "$config_dir/plugins/known_marketplaces.json" || true
+}
+
+remove_cache() {
+    if [ -e "$cache" ]; then
+        local size
+        size=$(size_of "$cache")
+        rm -rf "$cache"
+        echo "    removed Claude Code's copy of the plugin: $cache (${size:-?})"
+    fi
+}
+
+uninstall() {
+    if ! have_claude; then
+        local files
+        files=$(registered_in_files)
+        if [ -n "$files" ]; then
+            echo "✘ Claude Code ('$claude') is not on PATH, so memory-stalker could not be removed from it." >&2
+            echo "  These files still name $id:" >&2
+            printf '%s\n' "$files" | sed 's/^/    /' >&2
+            echo "  Put claude on PATH (or run CLAUDE=/path/to/claude $0 --uninstall) and run this again," >&2
+            echo "  or in Claude Code: /plugin uninstall $id, then /plugin marketplace remove $marketplace." >&2
+            echo "  Nothing was removed." >&2
+            exit 1
+        fi
+        echo "==> Claude Code ('$claude') is not on PATH, and nothing in $config_dir names $id."
+        remove_cache
+        echo "memory-stalker is not installed in Claude Code: nothing to uninstall."
+        exit 0
+    fi
+    local did=0 failed=0
+    if plugin_installed; then
+        if "$claude" plugin uninstall "$id"; then did=1; else failed=1; fi
+    else
+        echo "    the plugin $id is not installed"
+    fi
+    if marketplace_added; then
+        if "$claude" plugin marketplace remove "$marketplace"; then did=1; else failed=1; fi
+    else
+        echo "    the marketplace $marketplace is not configured"
+    fi
+    if [ "$failed" = 1 ]; then
+        echo "✘ memory-stalker could not be completely uninstalled from Claude Code (see above)." >&2
+        exit 1
+    fi
+    [ -e "$cache" ] && did=1
+    remove_cache
+    if [ "$did" = 1 ]; then
+        echo "memory-stalker is uninstalled from Claude Code. Memories stay in each project's .claude/memories/."
+    else
+        echo "memory-stalker is not installed in Claude Code: nothing to uninstall."
+    fi
+    exit 0
+}
+
+# dist/: what Claude Code copies, without the build output.
+make_dist() {
+    local new="$dist.new.$$" old="$dist.old.$$"
+    rm -rf "$new"
+    mkdir -p "$new/.claude-plugin"
+    printf '# Made by install.sh from the repository: edit the originals, then run it again.\n*\n' \
+        >"$new/.gitignore"
+    cp .claude-plugin/plugin.json "$new/.claude-plugin/"
+    cp -R hooks skills prompts plugin "$new/"
+    ln -s ../bin "$new/bin"
+    if [ -e "$dist" ]; then mv "$dist" "$old"; fi
+    mv "$new" "$dist"
+    rm -rf "$old"
+}
+
+# Earlier installers registered the demo project in the hook's project list (used by
+# `list-memories search --all-projects`): take it out again.
+forget_demo() {
+    local real registry tmp
+    real=$(cd "$demo" 2>/dev/null && pwd -P) || real=$demo
+    for registry in "${XDG_CACHE_HOME:-$HOME/.cache}/memory-stalker/projects.txt" \
+        "$HOME/.cache/memory-stalker/projects.txt" \
+        "$config_dir"/plugins/data/memory-stalker*/projects.txt; do
+        [ -f "$registry" ] || continue
+        grep -qxF -e "$demo" -e "$real" "$registry" || continue
+        tmp="$registry.install.$$"
+        (
+            # The hook takes this lock (flock) to add a project.
+            if command -v flock >/dev/null 2>&1; then
+                exec 9>>"$(dirname "$registry")/projects.lock"
+                flock 9
+            fi
+            grep -vxF -e "$demo" -e "$real" "$registry" >"$tmp" || true
+            chmod 600 "$tmp"
+            mv "$tmp" "$registry"
+        )
+        echo "    took the demo project out of $registry"
+    done
+}
 
 build=1
 case "${1:-}" in
     --no-build) build=0 ;;
-    --uninstall)
-        "$claude" plugin uninstall "$plugin@$marketplace" || true
-        "$claude" plugin marketplace remove "$marketplace" || true
-        echo "memory-stalker is uninstalled from Claude Code. Memories stay in each project's .claude/memories/."
-        exit 0
-        ;;
+    --uninstall) uninstall ;;
     "") ;;
     *) echo "usage: $0 [--no-build | --uninstall]" >&2; exit 2 ;;
 esac
@@ -42,32 +157,58 @@ for b in save-memory list-memories; do
 done
 echo "    $root/bin/save-memory"
 echo "    $root/bin/list-memories"
+make_dist
+echo "    $dist (the plugin as Claude Code installs it: no build output)"
 
-if command -v "$claude" >/dev/null 2>&1; then
+if have_claude; then
     echo "==> installing the plugin into Claude Code $("$claude" --version 2>/dev/null | head -n 1)"
     "$claude" plugin marketplace add "$root"
-    "$claude" plugin install "$plugin@$marketplace"
-    echo "    installed $plugin@$marketplace (it runs in place from $root: rebuild here to update it)"
-    echo "    its settings (summariser, model, language, API key) are optional: /plugin configure $plugin@$marketplace"
+    # An earlier installer had Claude Code copy the whole repository, target/ included.
+    # Claude Code reads a directory plugin from its folder, not from this copy, and makes
+    # it again on install when it is missing.
+    for old in "$cache/$plugin"/*; do
+        if [ -e "$old/Cargo.toml" ] || [ -d "$old/target" ]; then
+            echo "    Claude Code's copy of an earlier install holds the whole repository ($(size_of "$cache")): making it again"
+            rm -rf "$cache"
+            break
+        fi
+    done
+    # Claude Code reports the plugin's options as "not yet set"; they are all optional.
+    out=$("$claude" plugin install "$id" 2>&1) || {
+        printf '%s\n' "$out" >&2
+        exit 1
+    }
+    printf '%s\n' "$out" | grep -v 'userConfig option.* not yet set' || true
+    echo "    installed $id (it runs in place from $dist: run ./install.sh again to update it)"
+    echo "    nothing to configure: its options (summariser, model, language, OpenAI-compatible"
+    echo "    server, API key) are all optional, and without them it works offline"
+    if "$claude" plugin --help 2>/dev/null | grep -Eq '^[[:space:]]+configure[[:space:]]'; then
+        echo "    to set one anyway: /plugin configure $id in Claude Code,"
+        echo "      or: claude plugin install $id --config KEY=VALUE (e.g. --config lang=zh)"
+    else
+        echo "    to set one anyway: claude plugin install $id --config KEY=VALUE (e.g. --config lang=zh)"
+    fi
     echo "    to uninstall: ./install.sh --uninstall"
-    echo "      (claude plugin uninstall $plugin@$marketplace && claude plugin marketplace remove $marketplace)"
 else
     echo "==> Claude Code ('$claude') is not on PATH, so the plugin was not installed."
     echo "    When it is, run ./install.sh again, or:"
-    echo "      claude plugin marketplace add $root && claude plugin install $plugin@$marketplace"
+    echo "      claude plugin marketplace add $root && claude plugin install $id"
     echo "    or load it for one session: claude --plugin-dir $root"
 fi
 
 echo "==> saving a memory from the sample session (tests/fixtures/sample-session.jsonl)"
-demo="$root/target/demo-project"
+# The demo keeps its own data directory, so it never joins your projects in
+# `list-memories search --all-projects`, and ignores MEMORY_STALKER_DIR.
 rm -rf "$demo"
 mkdir -p "$demo"
-memory=$(MEMORY_STALKER_SUMMARIZER=offline bin/save-memory \
-    --transcript tests/fixtures/sample-session.jsonl --project "$demo")
+forget_demo
+demo_env=(env -u MEMORY_STALKER_DIR -u CLAUDE_PROJECT_DIR "CLAUDE_PLUGIN_DATA=$demo/.plugin-data"
+    MEMORY_STALKER_SUMMARIZER=offline)
+memory=$("${demo_env[@]}" bin/save-memory --transcript tests/fixtures/sample-session.jsonl --project "$demo")
 echo "    wrote $memory"
 echo
 sed -n '1,/^## Files/p' "$memory" | head -n 70
 echo "    … the whole memory is in $memory"
 echo
 echo "==> list-memories --project $demo"
-bin/list-memories --project "$demo"
+"${demo_env[@]}" bin/list-memories --project "$demo"

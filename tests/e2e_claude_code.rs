@@ -558,57 +558,6 @@ fn the_bundle_passes_strict_validation() {
 }
 
 #[test]
-fn a_plugin_without_its_binaries_never_breaks_compaction() {
-    for_each_version(|c| {
-        let mut w = World::new(c, Hooks::All, SAVE_MEMORY);
-        fs::remove_dir_all(w.plugin().join("bin")).unwrap();
-        let sid = work(&mut w);
-        let run = w.claude_p(&[
-            "--dangerously-skip-permissions",
-            "--resume",
-            &sid,
-            "/compact",
-        ]);
-        run.assert_ok();
-        let v = &c.version;
-        assert_eq!(
-            w.api.compaction_requests().len(),
-            1,
-            "{v}: compaction happened"
-        );
-        assert!(w.memory_files().is_empty());
-        w.api.push([Turn::text("ok").when("After compaction")]);
-        w.claude_p(&[
-            "--dangerously-skip-permissions",
-            "--resume",
-            &sid,
-            "After compaction",
-        ])
-        .assert_ok();
-        let next = w
-            .api
-            .message_requests()
-            .into_iter()
-            .rfind(|r| r.body.contains("After compaction"))
-            .unwrap();
-        // Every hook of ours exited 0: Claude Code reports them as completed, not failed.
-        assert!(
-            next.body.contains(
-                "PreCompact [${CLAUDE_PLUGIN_ROOT}/plugin/run save-memory] completed successfully"
-            ),
-            "{v}"
-        );
-        assert!(
-            next.body.contains(
-                "PostCompact [${CLAUDE_PLUGIN_ROOT}/plugin/run save-memory] completed successfully"
-            ),
-            "{v}"
-        );
-        assert!(!next.body.contains("save-memory] failed"), "{v}");
-    });
-}
-
-#[test]
 fn the_claude_cli_backend_asks_a_nested_claude() {
     for_each_version(|c| {
         let mut w = World::new(c, Hooks::All, SAVE_MEMORY);
@@ -755,5 +704,150 @@ fn a_rejected_task_write_is_no_task_list() {
             !next.body.contains(&format!("] {ghost}")),
             "{v}: restore or note"
         );
+    });
+}
+
+/// Claude Code copies a directory plugin's whole folder into its cache (`.gitignore` or
+/// not): the marketplace serves `dist/`, so the repository's `target/` stays out of it.
+/// Its install notes say nothing needs configuring, in this version's words, and a second
+/// uninstall says there is nothing to do.
+#[test]
+fn the_installer_keeps_build_output_out_of_claude_codes_copy_and_uninstalls_twice() {
+    for_each_version(|c| {
+        let mut w = World::new(c, Hooks::All, SAVE_MEMORY);
+        w.set("MEMORY_STALKER_SUMMARIZER", "offline");
+        let repo = w.root.path().join("checkout");
+        copy_bundle(&repo, SAVE_MEMORY);
+        let fixtures = repo.join("tests/fixtures");
+        fs::create_dir_all(&fixtures).unwrap();
+        fs::copy(
+            support::sample_transcript(),
+            fixtures.join("sample-session.jsonl"),
+        )
+        .unwrap();
+        // Build output as a developer's checkout has it.
+        fs::create_dir_all(repo.join("target/release")).unwrap();
+        fs::write(repo.join("target/release/big"), vec![7u8; 8 << 20]).unwrap();
+        w.put_claude_on_path();
+        let v = &c.version;
+        let install = w.run(&repo.join("install.sh"), &["--no-build"], &repo);
+        let out = install.stdout();
+        assert!(
+            install.out.status.success(),
+            "{v}: {out}\n{}",
+            install.stderr()
+        );
+        let cache = w.home().join(".claude/plugins/cache/memory-stalker");
+        let files = walk(&cache);
+        assert!(
+            files.iter().any(|f| f.ends_with("hooks/hooks.json")),
+            "{v}: {files:?}"
+        );
+        assert!(
+            !files
+                .iter()
+                .any(|f| f.to_string_lossy().contains("/target/")),
+            "{v}: build output copied"
+        );
+        let bytes: u64 = files
+            .iter()
+            .map(|f| fs::metadata(f).map(|m| m.len()).unwrap_or(0))
+            .sum();
+        let binaries: u64 = ["save-memory", "list-memories"]
+            .iter()
+            .map(|b| fs::metadata(repo.join("bin").join(b)).unwrap().len())
+            .sum();
+        assert!(
+            bytes < binaries + (1 << 20),
+            "{v}: {bytes} bytes in the cache"
+        );
+        // The plugin runs from dist/ (no --plugin-dir): the startup check found its bin/.
+        w.api.push([Turn::text("Hello.")]);
+        let run = w.claude_raw(&["--dangerously-skip-permissions", "Hello"]);
+        run.assert_ok();
+        assert!(!run.stdout().contains("not built"), "{v}: {}", run.stdout());
+        // Nothing to configure, said in this version's terms.
+        assert!(!out.contains("not yet set"), "{v}: {out}");
+        assert!(out.contains("nothing to configure"), "{v}: {out}");
+        assert!(
+            out.contains("claude plugin install memory-stalker@memory-stalker --config"),
+            "{v}: {out}"
+        );
+        let help = w.run(&c.exe, &["plugin", "--help"], &repo).stdout();
+        let has_configure = help
+            .lines()
+            .any(|l| l.trim_start().starts_with("configure "));
+        assert_eq!(
+            out.contains("/plugin configure"),
+            has_configure,
+            "{v}: {out}"
+        );
+
+        let first = w.run(&repo.join("install.sh"), &["--uninstall"], &repo);
+        assert!(first.out.status.success(), "{v}: {}", first.stderr());
+        assert!(first.stdout().contains("is uninstalled"), "{v}");
+        assert!(!cache.exists(), "{v}: the cache copy stays");
+        let second = w.run(&repo.join("install.sh"), &["--uninstall"], &repo);
+        let text = format!("{}{}", second.stdout(), second.stderr());
+        assert!(second.out.status.success(), "{v}: {text}");
+        assert!(
+            !text.contains("Failed") && !text.contains('✘'),
+            "{v}: {text}"
+        );
+        assert!(text.contains("nothing to uninstall"), "{v}: {text}");
+        assert!(!text.contains("is uninstalled"), "{v}: {text}");
+    });
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(rd) = fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() && !p.is_symlink() {
+                out.extend(walk(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// Without its binaries, `/compact` still compacts, and what Claude Code shows the user
+/// right after says that no memory was saved.
+#[test]
+fn a_plugin_without_its_binaries_says_at_compact_that_no_memory_was_saved() {
+    for_each_version(|c| {
+        let mut w = World::new(c, Hooks::All, SAVE_MEMORY);
+        fs::remove_dir_all(w.plugin().join("bin")).unwrap();
+        let sid = work(&mut w);
+        let run = w.claude_p(&[
+            "--dangerously-skip-permissions",
+            "--resume",
+            &sid,
+            "/compact",
+        ]);
+        run.assert_ok();
+        let v = &c.version;
+        assert_eq!(w.api.compaction_requests().len(), 1, "{v}: not blocked");
+        assert!(
+            !run.stdout().contains("Compaction blocked"),
+            "{v}: {}",
+            run.stdout()
+        );
+        // What /compact printed is recorded in the transcript.
+        let transcript = walk(&w.home().join(".claude/projects"))
+            .into_iter()
+            .find(|p| p.to_string_lossy().ends_with(&format!("{sid}.jsonl")))
+            .expect("transcript");
+        let text = fs::read_to_string(transcript).unwrap();
+        assert!(
+            text.contains(
+                "PreCompact [${CLAUDE_PLUGIN_ROOT}/plugin/run save-memory] failed: memory-stalker: no memory was saved"
+            ),
+            "{v}"
+        );
+        assert!(w.memory_files().is_empty(), "{v}");
     });
 }

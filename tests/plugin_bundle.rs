@@ -37,10 +37,12 @@ fn hooks_are_registered_in_exec_form_with_timeouts() {
         seen,
         [
             "PostCompact:*",
+            "PostToolUse:*",
             "PreCompact:auto",
             "PreCompact:manual",
             "SessionStart:compact",
-            "SessionStart:startup"
+            "SessionStart:startup",
+            "UserPromptSubmit:*"
         ]
     );
 }
@@ -71,22 +73,40 @@ fn launcher(root: &std::path::Path, args: &[&str], stdin: &str) -> (i32, String,
 }
 
 #[test]
-fn the_launcher_without_binaries_exits_zero_and_says_how_to_build() {
+fn the_launcher_without_binaries_says_no_memory_was_saved_and_never_blocks() {
     let t = tempfile::tempdir().unwrap();
     let root = t.path().join("plugin \"quoted\" dir");
     copy_bundle(&root, env!("CARGO_BIN_EXE_save-memory"));
     fs::remove_dir_all(root.join("bin")).unwrap();
-    let (code, out, err) = launcher(
+    // At /compact the user sees "PreCompact [...] failed: <stderr>" (exit 1, which never
+    // blocks compaction; exit 2 would). Stdout would go into the summary prompt.
+    for event in ["PreCompact", "PostCompact"] {
+        let (code, out, err) = launcher(
+            &root,
+            &["save-memory"],
+            &format!(r#"{{"session_id":"s","hook_event_name": "{event}","trigger":"manual"}}"#),
+        );
+        assert_eq!((code, out.as_str()), (1, ""), "{event}: {err}");
+        assert!(
+            err.starts_with("memory-stalker: no memory was saved")
+                && err.contains("install.sh")
+                && err.trim_end().lines().count() == 1,
+            "{event}: {err}"
+        );
+    }
+    // The other hooks stay quiet: no error at every prompt or tool call.
+    let (code, out, _) = launcher(
         &root,
         &["save-memory"],
-        r#"{"hook_event_name":"PreCompact"}"#,
+        r#"{"hook_event_name":"SessionStart","source":"compact"}"#,
     );
-    assert_eq!(
-        (code, out.as_str()),
-        (0, ""),
-        "stdout must stay empty in PreCompact"
+    assert_eq!((code, out.as_str()), (0, ""));
+    let (code, out, err) = launcher(
+        &root,
+        &["save-memory", "hand-over-note"],
+        r#"{"hook_event_name":"PostToolUse"}"#,
     );
-    assert!(err.contains("install.sh"), "{err}");
+    assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
     let (code, out, _) = launcher(&root, &["--check"], "");
     assert_eq!(code, 0);
     let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
@@ -145,4 +165,203 @@ fn skills_have_the_front_matter_claude_code_needs() {
             );
         }
     }
+}
+
+/// A checkout of the repository as the installer sees it, with build output beside it.
+fn checkout(dir: &std::path::Path) -> std::path::PathBuf {
+    let repo = dir.join("checkout");
+    copy_bundle(&repo, env!("CARGO_BIN_EXE_save-memory"));
+    let fixtures = repo.join("tests/fixtures");
+    fs::create_dir_all(&fixtures).unwrap();
+    fs::copy(
+        support::sample_transcript(),
+        fixtures.join("sample-session.jsonl"),
+    )
+    .unwrap();
+    fs::create_dir_all(repo.join("target/release")).unwrap();
+    fs::write(repo.join("target/release/big"), vec![0u8; 1 << 20]).unwrap();
+    fs::write(repo.join("Cargo.toml"), "[workspace]\n").unwrap();
+    repo
+}
+
+/// Runs the installer with an isolated home and no `claude` anywhere.
+fn installer(
+    repo: &std::path::Path,
+    home: &std::path::Path,
+    args: &[&str],
+) -> (i32, String, String) {
+    let out = Command::new(repo.join("install.sh"))
+        .args(args)
+        .current_dir(repo)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", home)
+        .env("CLAUDE", "claude-not-installed")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_marketplace_serves_dist_which_holds_the_plugin_without_build_output() {
+    let market: Value = serde_json::from_str(
+        &fs::read_to_string(repo_root().join(".claude-plugin/marketplace.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(market["plugins"][0]["source"], "./dist");
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().join("home");
+    fs::create_dir_all(&home).unwrap();
+    let repo = checkout(t.path());
+    let (code, out, err) = installer(&repo, &home, &["--no-build"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let dist = repo.join("dist");
+    for f in [
+        ".claude-plugin/plugin.json",
+        "hooks/hooks.json",
+        "plugin/run",
+        "skills/resume/SKILL.md",
+        "skills/memories/SKILL.md",
+        "prompts/memory_prompt.txt",
+        "bin/save-memory",
+        "bin/list-memories",
+    ] {
+        assert!(dist.join(f).is_file(), "dist/{f}");
+    }
+    assert_eq!(
+        fs::read_to_string(dist.join("hooks/hooks.json")).unwrap(),
+        fs::read_to_string(repo.join("hooks/hooks.json")).unwrap()
+    );
+    // bin/ is the repository's (a rebuild is used at once); nothing else of the build.
+    assert_eq!(
+        fs::read_link(dist.join("bin")).unwrap(),
+        std::path::Path::new("../bin")
+    );
+    let mut names: Vec<String> = fs::read_dir(&dist)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            ".claude-plugin",
+            ".gitignore",
+            "bin",
+            "hooks",
+            "plugin",
+            "prompts",
+            "skills"
+        ]
+    );
+    assert!(!dist.join(".claude-plugin/marketplace.json").exists());
+    // dist/ ignores itself in git.
+    let ignore = fs::read_to_string(dist.join(".gitignore")).unwrap();
+    assert!(ignore.lines().any(|l| l == "*"), "{ignore}");
+    // Run again: made afresh, no leftovers.
+    let (code, _, err) = installer(&repo, &home, &["--no-build"]);
+    assert_eq!(code, 0, "{err}");
+    let leftovers: Vec<_> = fs::read_dir(&repo)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("dist."))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn the_install_demo_stays_out_of_the_project_registry() {
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().join("home");
+    let repo = checkout(t.path());
+    let demo = repo.join("target/demo-project");
+    // A registry as an earlier installer left it: the demo next to a real project.
+    let real = t.path().join("real-project");
+    fs::create_dir_all(real.join(".claude/memories")).unwrap();
+    let registry = home.join(".cache/memory-stalker/projects.txt");
+    fs::create_dir_all(registry.parent().unwrap()).unwrap();
+    fs::write(
+        &registry,
+        format!("{}\n{}\n", demo.display(), real.display()),
+    )
+    .unwrap();
+    let (code, out, err) = installer(&repo, &home, &["--no-build"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("wrote "), "{out}");
+    assert!(demo.join(".claude/memories/INDEX.md").is_file(), "{out}");
+    assert_eq!(
+        fs::read_to_string(&registry).unwrap(),
+        format!("{}\n", real.display())
+    );
+    for dir in [home.join(".cache"), home.join(".claude")] {
+        for e in walk(&dir) {
+            if e.ends_with("projects.txt") {
+                let text = fs::read_to_string(&e).unwrap();
+                assert!(!text.contains("demo-project"), "{}: {text}", e.display());
+            }
+        }
+    }
+    // The sample memory is about retries: a search of every project must not find it.
+    let search = Command::new(repo.join("bin/list-memories"))
+        .args(["search", "retry", "--all-projects"])
+        .current_dir(t.path())
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", &home)
+        .output()
+        .unwrap();
+    let found = String::from_utf8_lossy(&search.stdout);
+    assert!(!found.contains("demo-project"), "{found}");
+    assert_eq!(search.status.code(), Some(1), "{found}");
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(rd) = fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(walk(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn uninstall_without_claude_says_what_it_could_not_do() {
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().join("home");
+    let repo = checkout(t.path());
+    // Nothing installed, a stale copy in Claude Code's cache: removed, exit 0.
+    let cache = home.join(".claude/plugins/cache/memory-stalker/memory-stalker/0.1.0");
+    fs::create_dir_all(cache.join("target")).unwrap();
+    let (code, out, err) = installer(&repo, &home, &["--uninstall"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("not installed"), "{out}");
+    assert!(!out.contains("is uninstalled"), "{out}");
+    assert!(!err.contains("command not found"), "{err}");
+    assert!(!home.join(".claude/plugins/cache/memory-stalker").exists());
+    // Installed, but no claude to remove it with: say so, exit 1, touch nothing.
+    let settings = home.join(".claude/settings.json");
+    fs::write(
+        &settings,
+        r#"{"enabledPlugins":{"memory-stalker@memory-stalker":true}}"#,
+    )
+    .unwrap();
+    fs::create_dir_all(&cache).unwrap();
+    let (code, out, err) = installer(&repo, &home, &["--uninstall"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(err.contains("could not be removed"), "{err}");
+    assert!(err.contains(&settings.display().to_string()), "{err}");
+    assert!(!err.contains("command not found"), "{err}");
+    assert!(!out.contains("uninstalled"), "{out}");
+    assert!(cache.exists());
 }
