@@ -255,6 +255,11 @@ fn session_start_backfills_too_and_post_compact_then_finds_it() {
         1,
         "the backfilled memory is this compaction's"
     );
+    // SessionStart could not know the trigger; PostCompact's goes everywhere it is said.
+    let memory = fs::read_to_string(s.memories().join(&s.memory_files()[0])).unwrap();
+    assert!(memory.contains("trigger: \"manual\""), "{memory}");
+    assert!(memory.contains("- Trigger: manual\n"), "{memory}");
+    assert!(!memory.contains("unknown"), "{memory}");
 }
 
 #[test]

@@ -342,13 +342,22 @@ fn post_compact(input: &HookInput, config: &Config, log: &Log) -> String {
             Section::CompactionSummary,
             &redact_if(config.redact, &section),
         );
-        // A memory SessionStart had to save could not know the trigger; this hook does.
+        // A memory SessionStart had to save could not know the trigger; this hook does,
+        // in the front matter and in the body's metadata line alike.
         Some(match (&input.trigger, fm) {
-            (Some(t), Some(fm)) if fm.trigger == UNKNOWN_TRIGGER => set_front_matter_field(
-                &text,
-                "trigger",
-                &serde_json::to_string(t).unwrap_or_default(),
-            ),
+            (Some(t), Some(fm)) if fm.trigger == UNKNOWN_TRIGGER => {
+                let trigger = crate::memory::labels::Labels::of(lang).trigger;
+                set_front_matter_field(
+                    &text,
+                    "trigger",
+                    &serde_json::to_string(t).unwrap_or_default(),
+                )
+                .replacen(
+                    &format!("\n- {trigger}: {UNKNOWN_TRIGGER}\n"),
+                    &format!("\n- {trigger}: {}\n", crate::text::one_line(t, 20)),
+                    1,
+                )
+            }
             _ => text,
         })
     });
