@@ -14,57 +14,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use support::anthropic::Turn;
-use support::claude::{Claude, Hooks, World, copy_bundle, installed};
+use support::claude::{Claude, Hooks, World, copy_bundle, installed, task_turns};
 
 const SAVE_MEMORY: &str = env!("CARGO_BIN_EXE_save-memory");
-
-/// A task list as the version's task tools write it: the Task tools on 2.1.197, TodoWrite
-/// (loaded through ToolSearch) on newer versions, whose default model has no task tool.
-fn task_turns(w: &mut World) -> Vec<Turn> {
-    let notes = w.project().join("API_NOTES.md");
-    let write = Turn::tool(
-        "Write",
-        json!({"file_path": notes, "content": "# API notes\n\nGET /health\nPOST /upload\n"}),
-    );
-    if w.claude.at_least("2.1.300") {
-        w.set("CLAUDE_CODE_ENABLE_TODO_TOOLS", "1");
-        w.set("CLAUDE_CODE_ENABLE_TASKS", "0");
-        let todos = |first: &str| {
-            json!({"todos": [
-                {"content": "Write API notes", "status": first, "activeForm": "Writing API notes"},
-                {"content": "Review the notes", "status": "pending", "activeForm": "Reviewing the notes"}
-            ]})
-        };
-        vec![
-            Turn::tool(
-                "ToolSearch",
-                json!({"query": "select:TodoWrite", "max_results": 1}),
-            ),
-            Turn::tool("TodoWrite", todos("in_progress")),
-            write,
-            Turn::tool("TodoWrite", todos("completed")),
-            Turn::text("API notes written to API_NOTES.md; the review is still to do."),
-        ]
-    } else {
-        vec![
-            Turn::tool(
-                "TaskCreate",
-                json!({"subject": "Write API notes", "description": "Write API_NOTES.md", "activeForm": "Writing API notes"}),
-            ),
-            Turn::tool(
-                "TaskCreate",
-                json!({"subject": "Review the notes", "description": "Read them again", "activeForm": "Reviewing the notes"}),
-            ),
-            Turn::tool(
-                "TaskUpdate",
-                json!({"taskId": "1", "status": "in_progress"}),
-            ),
-            write,
-            Turn::tool("TaskUpdate", json!({"taskId": "1", "status": "completed"})),
-            Turn::text("API notes written to API_NOTES.md; the review is still to do."),
-        ]
-    }
-}
 
 /// Two exchanges (2.1.197 refuses to compact fewer): a task list, a file, a command.
 fn work(w: &mut World) -> String {
@@ -93,6 +45,21 @@ fn work(w: &mut World) -> String {
     ])
     .assert_ok();
     sid
+}
+
+/// A checkout of the repository in the world: the bundle, the installer, the sample
+/// session.
+fn checkout(w: &World) -> std::path::PathBuf {
+    let repo = w.root.path().join("checkout");
+    copy_bundle(&repo, SAVE_MEMORY);
+    let fixtures = repo.join("tests/fixtures");
+    fs::create_dir_all(&fixtures).unwrap();
+    fs::copy(
+        support::sample_transcript(),
+        fixtures.join("sample-session.jsonl"),
+    )
+    .unwrap();
+    repo
 }
 
 /// Polls until `f` holds, for at most `limit`.
@@ -428,9 +395,7 @@ fn post_compact_backfills_when_pre_compact_does_not_fire() {
         );
         let compaction = w.api.compaction_requests();
         assert!(
-            !compaction[0]
-                .body
-                .contains("memory-stalker saved a structured memory"),
+            !compaction[0].body.contains("is saved in .claude/memories"),
             "{v}: no PreCompact, no steering"
         );
     });
@@ -442,15 +407,7 @@ fn installed_through_the_local_marketplace_by_the_installer() {
         let mut w = World::new(c, Hooks::All, SAVE_MEMORY);
         w.set("MEMORY_STALKER_SUMMARIZER", "offline");
         // A checkout of the repository: the bundle, the installer, the sample session.
-        let repo = w.root.path().join("checkout");
-        copy_bundle(&repo, SAVE_MEMORY);
-        let fixtures = repo.join("tests/fixtures");
-        fs::create_dir_all(&fixtures).unwrap();
-        fs::copy(
-            support::sample_transcript(),
-            fixtures.join("sample-session.jsonl"),
-        )
-        .unwrap();
+        let repo = checkout(&w);
         w.put_claude_on_path();
         let install = w.run(&repo.join("install.sh"), &["--no-build"], &repo);
         let v = &c.version;
@@ -716,15 +673,7 @@ fn the_installer_keeps_build_output_out_of_claude_codes_copy_and_uninstalls_twic
     for_each_version(|c| {
         let mut w = World::new(c, Hooks::All, SAVE_MEMORY);
         w.set("MEMORY_STALKER_SUMMARIZER", "offline");
-        let repo = w.root.path().join("checkout");
-        copy_bundle(&repo, SAVE_MEMORY);
-        let fixtures = repo.join("tests/fixtures");
-        fs::create_dir_all(&fixtures).unwrap();
-        fs::copy(
-            support::sample_transcript(),
-            fixtures.join("sample-session.jsonl"),
-        )
-        .unwrap();
+        let repo = checkout(&w);
         // Build output as a developer's checkout has it.
         fs::create_dir_all(repo.join("target/release")).unwrap();
         fs::write(repo.join("target/release/big"), vec![7u8; 8 << 20]).unwrap();

@@ -14,9 +14,7 @@ mod support;
 use std::fs;
 use std::time::{Duration, Instant};
 
-use serde_json::json;
-use support::anthropic::Turn;
-use support::claude::{Claude, Hooks, Tmux, World, installed, tmux_available};
+use support::claude::{Claude, Hooks, Tmux, World, installed, task_turns, tmux_available};
 
 const SAVE_MEMORY: &str = env!("CARGO_BIN_EXE_save-memory");
 
@@ -39,54 +37,7 @@ fn for_each_version(test: impl Fn(&Claude) -> Vec<String>) {
 /// request and every open task: PostCompact has nothing to report as dropped.
 const PROMPT: &str = "API notes";
 
-/// The turn: a task list as the version's task tools write it (the Task tools on
-/// 2.1.197; TodoWrite through ToolSearch on newer versions), a file, a closing text.
-fn task_turns(w: &mut World) -> Vec<Turn> {
-    let notes = w.project().join("API_NOTES.md");
-    let write = Turn::tool(
-        "Write",
-        json!({"file_path": notes, "content": "# API notes\n\nGET /health\nPOST /upload\n"}),
-    );
-    let mut turns = if w.claude.at_least("2.1.300") {
-        w.set("CLAUDE_CODE_ENABLE_TODO_TOOLS", "1");
-        w.set("CLAUDE_CODE_ENABLE_TASKS", "0");
-        let todos = |first: &str| {
-            json!({"todos": [
-                {"content": "Write API notes", "status": first, "activeForm": "Writing API notes"},
-                {"content": "Review the notes", "status": "pending", "activeForm": "Reviewing the notes"}
-            ]})
-        };
-        vec![
-            Turn::tool(
-                "ToolSearch",
-                json!({"query": "select:TodoWrite", "max_results": 1}),
-            ),
-            Turn::tool("TodoWrite", todos("in_progress")),
-            write,
-            Turn::tool("TodoWrite", todos("completed")),
-        ]
-    } else {
-        vec![
-            Turn::tool(
-                "TaskCreate",
-                json!({"subject": "Write API notes", "description": "Write API_NOTES.md", "activeForm": "Writing API notes"}),
-            ),
-            Turn::tool(
-                "TaskCreate",
-                json!({"subject": "Review the notes", "description": "Read them again", "activeForm": "Reviewing the notes"}),
-            ),
-            Turn::tool(
-                "TaskUpdate",
-                json!({"taskId": "1", "status": "in_progress"}),
-            ),
-            write,
-            Turn::tool("TaskUpdate", json!({"taskId": "1", "status": "completed"})),
-        ]
-    };
-    turns.push(Turn::text(DONE));
-    turns
-}
-
+/// The closing text of [`task_turns`].
 const DONE: &str = "API notes written to API_NOTES.md; the review is still to do.";
 
 /// Long lines of PreCompact's compaction instructions (`hook::context::steering`), which

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use super::anthropic::FakeAnthropic;
+use serde_json::json;
+
+use super::anthropic::{FakeAnthropic, Turn};
 use super::repo_root;
 
 /// One installed Claude Code.
@@ -536,5 +538,53 @@ impl Drop for Tmux {
             .stderr(Stdio::null())
             .status();
         let _ = fs::remove_file(&self.socket);
+    }
+}
+
+/// A task list as the version's task tools write it: the Task tools on 2.1.197, TodoWrite
+/// (loaded through ToolSearch) on newer versions, whose default model has no task tool.
+pub fn task_turns(w: &mut World) -> Vec<Turn> {
+    let notes = w.project().join("API_NOTES.md");
+    let write = Turn::tool(
+        "Write",
+        json!({"file_path": notes, "content": "# API notes\n\nGET /health\nPOST /upload\n"}),
+    );
+    if w.claude.at_least("2.1.300") {
+        w.set("CLAUDE_CODE_ENABLE_TODO_TOOLS", "1");
+        w.set("CLAUDE_CODE_ENABLE_TASKS", "0");
+        let todos = |first: &str| {
+            json!({"todos": [
+                {"content": "Write API notes", "status": first, "activeForm": "Writing API notes"},
+                {"content": "Review the notes", "status": "pending", "activeForm": "Reviewing the notes"}
+            ]})
+        };
+        vec![
+            Turn::tool(
+                "ToolSearch",
+                json!({"query": "select:TodoWrite", "max_results": 1}),
+            ),
+            Turn::tool("TodoWrite", todos("in_progress")),
+            write,
+            Turn::tool("TodoWrite", todos("completed")),
+            Turn::text("API notes written to API_NOTES.md; the review is still to do."),
+        ]
+    } else {
+        vec![
+            Turn::tool(
+                "TaskCreate",
+                json!({"subject": "Write API notes", "description": "Write API_NOTES.md", "activeForm": "Writing API notes"}),
+            ),
+            Turn::tool(
+                "TaskCreate",
+                json!({"subject": "Review the notes", "description": "Read them again", "activeForm": "Reviewing the notes"}),
+            ),
+            Turn::tool(
+                "TaskUpdate",
+                json!({"taskId": "1", "status": "in_progress"}),
+            ),
+            write,
+            Turn::tool("TaskUpdate", json!({"taskId": "1", "status": "completed"})),
+            Turn::text("API notes written to API_NOTES.md; the review is still to do."),
+        ]
     }
 }
