@@ -530,3 +530,195 @@ fn colors_only_when_asked_for() {
         "no escape codes when piped or NO_COLOR is set"
     );
 }
+
+/// A memory's text in the current format, as the hook renders it (no `created_ns`).
+fn memory_text(session: &str, created: &str, summary: &str) -> String {
+    format!(
+        "---\nmemory_stalker: 1\nsession_id: \"{session}\"\ncreated: \"{created}\"\ntrigger: \"auto\"\nproject: \"/p\"\ntranscript: \"/t.jsonl\"\ntask_count: 0\ntasks_open: 0\nsummary: \"{summary}\"\nsummary_source: \"offline\"\nlang: \"en\"\n---\n\n## AI summary\n\n- uploader work\n"
+    )
+}
+
+/// Sessions whose names sort in the reverse of the order they were saved in, all in
+/// one second: `list`, `find latest`, `search`, `INDEX.md` and `prune` follow the order
+/// of writing, not the session ids.
+#[test]
+fn memories_of_one_second_are_ordered_by_the_time_of_writing() {
+    use memory_stalker::memory::MemoryStore;
+    let s = Sandbox::new();
+    let store = MemoryStore::new(s.memories());
+    let second = chrono::DateTime::parse_from_rfc3339("2026-03-01T12:00:00+08:00").unwrap();
+    let earlier = chrono::DateTime::parse_from_rfc3339("2026-03-01T11:59:59+08:00").unwrap();
+    let mut written = Vec::new();
+    for (sid, summary) in [
+        ("ffff0000-0000-4000-8000-000000000000", "first written"),
+        ("88880000-0000-4000-8000-000000000000", "second written"),
+        ("11110000-0000-4000-8000-000000000000", "third written"),
+    ] {
+        let text = memory_text(sid, "2026-03-01T12:00:00+08:00", summary);
+        written.push(store.save_new(&second, sid, &text).unwrap());
+    }
+    // Written last, but a second earlier: the second in the name still comes first.
+    let sid = "00000000-0000-4000-8000-000000000000";
+    let text = memory_text(sid, "2026-03-01T11:59:59+08:00", "an earlier second");
+    store.save_new(&earlier, sid, &text).unwrap();
+    let names: Vec<String> = written
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "20260301_120000_ffff0000.md",
+            "20260301_120000_88880000.md",
+            "20260301_120000_11110000.md"
+        ]
+    );
+    let saved = fs::read_to_string(&written[2]).unwrap();
+    assert!(
+        regex::Regex::new(r#"\ncreated: "2026-03-01T12:00:00\+08:00"\ncreated_ns: \d{19}\n"#)
+            .unwrap()
+            .is_match(&saved),
+        "created is kept, created_ns follows it:\n{saved}"
+    );
+
+    let newest_first = [
+        "20260301_120000_11110000.md",
+        "20260301_120000_88880000.md",
+        "20260301_120000_ffff0000.md",
+        "20260301_115959_00000000.md",
+    ];
+    let (code, v) = json(&s, &["list"]);
+    assert_eq!(code, 0);
+    assert_eq!(files(&v, "memories"), newest_first);
+    let (_, out, _) = run(&s, &["list"]);
+    let summaries: Vec<&str> = out
+        .lines()
+        .filter_map(|l| {
+            l.split("  ")
+                .find(|c| c.contains("written") || c.contains("earlier"))
+        })
+        .map(str::trim)
+        .collect();
+    assert_eq!(
+        summaries,
+        [
+            "third written",
+            "second written",
+            "first written",
+            "an earlier second"
+        ],
+        "{out}"
+    );
+    let (code, v) = json(&s, &["find", "latest"]);
+    assert_eq!(code, 0);
+    assert_eq!(files(&v, "matches"), [newest_first[0]]);
+    let (_, v) = json(&s, &["find", "#2"]);
+    assert_eq!(files(&v, "matches"), [newest_first[1]]);
+    let (_, v) = json(&s, &["find", "2026-03-01 12:00:00"]);
+    assert_eq!(files(&v, "matches"), newest_first[..3]);
+    let (_, v) = json(&s, &["search", "uploader"]);
+    assert_eq!(files(&v, "hits"), newest_first, "equal hits: newest first");
+    let (code, _, _) = run(&s, &["index"]);
+    assert_eq!(code, 0);
+    let index = fs::read_to_string(s.memories().join("INDEX.md")).unwrap();
+    let positions: Vec<usize> = newest_first
+        .iter()
+        .map(|f| index.find(f).unwrap_or_else(|| panic!("{f} in\n{index}")))
+        .collect();
+    assert!(positions.is_sorted(), "{index}");
+
+    let (code, v) = json(&s, &["prune", "--keep", "1"]);
+    assert_eq!(code, 0);
+    let mut deleted = files(&v, "deleted");
+    deleted.sort();
+    let mut expected = newest_first[1..].to_vec();
+    expected.sort();
+    assert_eq!(deleted, expected, "the last written is kept");
+    assert_eq!(s.memory_files(), [newest_first[0]]);
+    let (_, v) = json(&s, &["find", "latest"]);
+    assert_eq!(files(&v, "matches"), [newest_first[0]]);
+}
+
+/// Memories written directly with `created_ns`, and memories of an older version
+/// without it: `created_ns` decides; without it, the `_N` suffixes of one session keep
+/// their order, then the file's modification time decides; a memory without the field
+/// is older than one with it in the same second.
+#[test]
+fn order_within_a_second_with_and_without_created_ns() {
+    let s = Sandbox::new();
+    let dir = s.memories();
+    fs::create_dir_all(&dir).unwrap();
+    let with_ns = |name: &str, sid: &str, ns: u64| {
+        let text = memory_text(sid, "2026-03-02T08:00:00+08:00", name).replacen(
+            "\ntrigger:",
+            &format!("\ncreated_ns: {ns}\ntrigger:"),
+            1,
+        );
+        fs::write(dir.join(name), text).unwrap();
+    };
+    // Written in this order; created_ns says so, the names say the reverse.
+    with_ns(
+        "20260302_080000_ffff0000.md",
+        "ffff0000-x",
+        1_772_409_600_000_000_100,
+    );
+    with_ns(
+        "20260302_080000_aaaa0000.md",
+        "aaaa0000-x",
+        1_772_409_600_000_000_200,
+    );
+    with_ns(
+        "20260302_080000_aaaa0000_2.md",
+        "aaaa0000-x",
+        1_772_409_600_000_000_300,
+    );
+    with_ns(
+        "20260302_080000_0000aaaa.md",
+        "0000aaaa-x",
+        1_772_409_600_000_000_400,
+    );
+    // An older version's memories, in another second: no created_ns.
+    let old = |name: &str, sid: &str, mtime_s: u64| {
+        let path = dir.join(name);
+        fs::write(&path, memory_text(sid, "2026-03-01T08:00:00+08:00", name)).unwrap();
+        let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(mtime_s);
+        fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(t)
+            .unwrap();
+    };
+    // The suffix beats the modification time (the first was updated later)...
+    old("20260301_080000_bbbb0000.md", "bbbb0000-x", 1_800_000_300);
+    old("20260301_080000_bbbb0000_2.md", "bbbb0000-x", 1_800_000_100);
+    // ...which decides between sessions.
+    old("20260301_080000_ffff0000.md", "ffff0000-x", 1_800_000_100);
+    old("20260301_080000_1111aaaa.md", "1111aaaa-x", 1_800_000_200);
+    // Same second as the last two, with created_ns: newer than both.
+    with_ns(
+        "20260301_080000_0000bbbb.md",
+        "0000bbbb-x",
+        1_772_323_200_000_000_000,
+    );
+    let (_, v) = json(&s, &["list"]);
+    assert_eq!(
+        files(&v, "memories"),
+        [
+            "20260302_080000_0000aaaa.md",
+            "20260302_080000_aaaa0000_2.md",
+            "20260302_080000_aaaa0000.md",
+            "20260302_080000_ffff0000.md",
+            "20260301_080000_0000bbbb.md",
+            "20260301_080000_bbbb0000_2.md",
+            "20260301_080000_bbbb0000.md",
+            "20260301_080000_1111aaaa.md",
+            "20260301_080000_ffff0000.md",
+        ]
+    );
+    let (_, v) = json(&s, &["find", "latest"]);
+    assert_eq!(files(&v, "matches"), ["20260302_080000_0000aaaa.md"]);
+    let (_, v) = json(&s, &["prune", "--keep", "1", "--dry-run"]);
+    assert!(!files(&v, "deleted").contains(&"20260302_080000_0000aaaa.md".to_string()));
+    assert_eq!(files(&v, "deleted").len(), 8);
+}

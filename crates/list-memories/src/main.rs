@@ -258,10 +258,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     hits.push((p.clone(), h));
                 }
             }
+            // Ties: newest first, by the time of writing (as each project lists them).
             hits.sort_by(|a, b| {
                 b.1.hits
                     .cmp(&a.1.hits)
-                    .then_with(|| b.1.memory.created.cmp(&a.1.memory.created))
+                    .then_with(|| b.1.memory.order.cmp(&a.1.memory.order))
             });
             let total = hits.len();
             hits.truncate(limit);

@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::document::{FrontMatter, sections};
 use super::labels::Section;
 use super::store::{
-    INDEX_FILE, MemoryStore, is_memory_file_name, parse_file_name, read_front_matter,
+    INDEX_FILE, MemoryStore, OrderKey, is_memory_file_name, parse_file_name, read_head,
 };
 use crate::Error;
 use crate::lang::Lang;
@@ -41,6 +41,9 @@ pub struct MemoryEntry {
     /// Format version: 1, or 0 for the original design's files.
     pub format: u32,
     pub lang: Lang,
+    /// Where it goes among the memories (the time of writing); not in the JSON.
+    #[serde(skip)]
+    pub order: OrderKey,
 }
 
 /// A file in the memories directory that is not a readable memory.
@@ -50,7 +53,8 @@ pub struct Skipped {
     pub reason: String,
 }
 
-/// The memories of a directory, newest first, and what was skipped.
+/// The memories of a directory, newest first (by the time of writing, see [`OrderKey`]),
+/// and what was skipped.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Listing {
     pub memories: Vec<MemoryEntry>,
@@ -98,7 +102,7 @@ impl MemoryStore {
         Ok(listing)
     }
 
-    /// Memory files by name (newest first) and the `.md` files that are not memories.
+    /// Memory files, newest first, and the `.md` files that are not memories.
     fn scan(&self) -> Result<(Vec<PathBuf>, Vec<Skipped>), Error> {
         let files = self.memory_files()?;
         let mut skipped = Vec::new();
@@ -203,7 +207,7 @@ impl MemoryStore {
     }
 
     /// Full-text search of the memories' text, case-insensitive; every word of `query`
-    /// must occur. Ranked by number of hits, then newest first.
+    /// must occur. Ranked by number of hits, then newest first (time of writing).
     pub fn search(&self, query: &str) -> Result<Vec<SearchHit>, Error> {
         let words: Vec<String> = query
             .split_whitespace()
@@ -254,7 +258,10 @@ impl MemoryStore {
                 memory: entry,
             });
         }
-        hits.sort_by_key(|h| (Reverse(h.hits), Reverse(h.memory.file.clone())));
+        hits.sort_by(|a, b| {
+            (Reverse(a.hits), Reverse(&a.memory.order))
+                .cmp(&(Reverse(b.hits), Reverse(&b.memory.order)))
+        });
         Ok(hits)
     }
 
@@ -491,10 +498,11 @@ fn file_name(p: &Path) -> String {
 pub fn read_entry(path: &Path) -> Result<MemoryEntry, String> {
     let meta = fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
     let name = file_name(path);
-    let fm = match read_front_matter(path) {
-        Some(fm) => fm,
-        None => legacy_front_matter(path, meta.len())?,
+    let (fm, written_ns) = match read_head(path) {
+        Some(head) => head,
+        None => (legacy_front_matter(path, meta.len())?, None),
     };
+    let order = OrderKey::new(&name, written_ns, meta.modified().ok());
     if fm.session_id.is_empty() && fm.created.is_empty() {
         return Err("front matter without session_id or created".into());
     }
@@ -525,6 +533,7 @@ pub fn read_entry(path: &Path) -> Result<MemoryEntry, String> {
         size_bytes: meta.len(),
         format: fm.format,
         lang: fm.lang,
+        order,
     })
 }
 

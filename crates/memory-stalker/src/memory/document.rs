@@ -87,7 +87,14 @@ impl FrontMatter {
     /// Parses the front matter at the start of `text`; returns it and where the body
     /// starts. `None` when the text has no front matter block.
     pub fn parse(text: &str) -> Option<(FrontMatter, usize)> {
+        FrontMatter::parse_with_written_ns(text).map(|(fm, _, body)| (fm, body))
+    }
+
+    /// [`FrontMatter::parse`], with the [`WRITTEN_NS`] field too (`None` when absent
+    /// or not a number: a memory saved before the field existed).
+    pub fn parse_with_written_ns(text: &str) -> Option<(FrontMatter, Option<u64>, usize)> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let mut written_ns = None;
         let rest = text
             .strip_prefix("---\n")
             .or_else(|| text.strip_prefix("---\r\n"))?;
@@ -97,7 +104,7 @@ impl FrontMatter {
             pos += line.len();
             let line = line.trim_end_matches(['\n', '\r']);
             if line.trim_end() == "---" {
-                return Some((fm, pos));
+                return Some((fm, written_ns, pos));
             }
             let Some((key, value)) = line.split_once(':') else {
                 continue;
@@ -121,11 +128,46 @@ impl FrontMatter {
                 "prompt_id" => fm.prompt_id = Some(value).filter(|v| !v.is_empty()),
                 "lang" => fm.lang = Lang::parse(&value).unwrap_or_default(),
                 "transcript_bytes" => fm.transcript_bytes = value.parse().ok(),
+                WRITTEN_NS => written_ns = value.parse().ok(),
                 _ => {}
             }
         }
         None
     }
+}
+
+/// The front matter field that orders memories saved in the same second: when the file
+/// was written, in nanoseconds since the Unix epoch, strictly greater than that of any
+/// memory already in the directory with the same second in its name. Written by
+/// [`crate::memory::MemoryStore::save_new`], after `created`, which it does not replace
+/// (`created` keeps its documented second precision). Not a [`FrontMatter`] field, so
+/// that code building a front matter need not know about it.
+pub const WRITTEN_NS: &str = "created_ns";
+
+/// `text` with its front matter's [`WRITTEN_NS`] set to `ns`: the line replaced if
+/// there is one, else inserted after `created:` (or before the closing `---`). A text
+/// without front matter is returned as it is.
+pub fn set_written_ns(text: &str, ns: u64) -> String {
+    let Some((_, body_start)) = FrontMatter::parse(text) else {
+        return text.to_string();
+    };
+    let head = &text[..body_start];
+    if !head.lines().any(|l| l.starts_with("created:")) {
+        return set_front_matter_field(text, WRITTEN_NS, &ns.to_string());
+    }
+    let prefix = format!("{WRITTEN_NS}:");
+    let mut out = String::with_capacity(text.len() + 32);
+    for line in head.split_inclusive('\n') {
+        if line.starts_with(&prefix) {
+            continue;
+        }
+        out.push_str(line);
+        if line.starts_with("created:") {
+            let _ = writeln!(out, "{WRITTEN_NS}: {ns}");
+        }
+    }
+    out.push_str(&text[body_start..]);
+    out
 }
 
 /// A YAML scalar as we write it (a JSON string or a bare word), comments removed.
@@ -623,6 +665,31 @@ mod tests {
             "## Claude Code compaction summary\n\nc\n",
         );
         assert!(appended.ends_with("z\n\n## Claude Code compaction summary\n\nc\n"));
+    }
+
+    #[test]
+    fn written_ns_goes_after_created_and_reads_back() {
+        let text = "---\nmemory_stalker: 1\ncreated: \"2026-01-29T17:30:00+08:00\"\nsummary: \"s\"\n---\nbody\n";
+        let t = set_written_ns(text, 1_769_679_000_123_456_789);
+        assert_eq!(
+            t,
+            "---\nmemory_stalker: 1\ncreated: \"2026-01-29T17:30:00+08:00\"\ncreated_ns: 1769679000123456789\nsummary: \"s\"\n---\nbody\n"
+        );
+        let (fm, ns, body) = FrontMatter::parse_with_written_ns(&t).unwrap();
+        assert_eq!(ns, Some(1_769_679_000_123_456_789));
+        assert_eq!(fm.created, "2026-01-29T17:30:00+08:00");
+        assert_eq!(&t[body..], "body\n");
+        // Set again: replaced, not repeated.
+        let again = set_written_ns(&t, 7);
+        assert_eq!(again.matches("created_ns:").count(), 1);
+        assert!(again.contains("created_ns: 7\n"));
+        // Without `created:`, before the closing line; without front matter, unchanged.
+        let t = set_written_ns("---\nsummary: \"s\"\n---\nbody\n", 5);
+        assert_eq!(t, "---\nsummary: \"s\"\ncreated_ns: 5\n---\nbody\n");
+        assert_eq!(set_written_ns("no front matter", 5), "no front matter");
+        // Older memories have no such field.
+        let (_, ns, _) = FrontMatter::parse_with_written_ns(text).unwrap();
+        assert_eq!(ns, None);
     }
 
     #[test]

@@ -2,10 +2,11 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use chrono::{DateTime, FixedOffset};
 
-use super::document::FrontMatter;
+use super::document::{FrontMatter, set_written_ns};
 use crate::Error;
 use crate::fsutil::{self, Lock};
 
@@ -97,6 +98,11 @@ impl MemoryStore {
 
     /// Writes a new memory named after `created` (its local time) and the session, with
     /// `_2`, `_3`, … when the name is taken. Never replaces an existing memory.
+    ///
+    /// A `content` with front matter gets `created_ns` ([`super::document::WRITTEN_NS`]):
+    /// the time of writing in nanoseconds, above that of every memory already named
+    /// with the same second, so memories of one second list in the order they were
+    /// written whatever their session ids.
     pub fn save_new(
         &self,
         created: &DateTime<FixedOffset>,
@@ -108,11 +114,39 @@ impl MemoryStore {
         // Before the memory, so it is never in the directory unprotected. A failure
         // here must not cost the memory: the next save tries again.
         let _ = self.ensure_gitignore();
-        let stem = format!("{}_{}", created.format("%Y%m%d_%H%M%S"), sid8(session_id));
+        let second = created.format("%Y%m%d_%H%M%S").to_string();
+        let written = self.next_written_ns(&second);
+        let content = set_written_ns(content, written);
+        let stem = format!("{second}_{}", sid8(session_id));
         let names = std::iter::once(format!("{stem}.md"))
             .chain((2..10_000).map(move |n| format!("{stem}_{n}.md")));
         fsutil::create_new_atomic(&self.dir, names, content.as_bytes())
             .map_err(|e| Error::store("cannot write a memory in", &self.dir, e))
+    }
+
+    /// Now in nanoseconds since the Unix epoch, or just above the newest `created_ns` of
+    /// the memories named with `second` if the clock says otherwise (it went back, or
+    /// stands still between two saves).
+    fn next_written_ns(&self, second: &str) -> u64 {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+        let prefix = format!("{second}_");
+        let newest_sibling = fs::read_dir(&self.dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| {
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                name.starts_with(&prefix) && is_memory_file_name(&name)
+            })
+            .filter_map(|e| read_head(&e.path()).and_then(|(_, ns)| ns))
+            .max();
+        match newest_sibling {
+            Some(n) if n >= now => n.saturating_add(1),
+            _ => now,
+        }
     }
 
     /// Writes the `.gitignore` that keeps the memories out of git, unless the directory
@@ -154,21 +188,41 @@ impl MemoryStore {
         Ok(true)
     }
 
-    /// Paths of the memory files (by name), newest name first.
+    /// Paths of the memory files, newest first: by the second in their names, then,
+    /// within a second, by the time of writing ([`OrderKey`]). Only memories that
+    /// share their second with another are opened to find it.
     pub fn memory_files(&self) -> Result<Vec<PathBuf>, Error> {
         let entries = match fs::read_dir(&self.dir) {
             Ok(e) => e,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(Error::store("cannot list", &self.dir, e)),
         };
-        let mut files: Vec<(String, PathBuf)> = entries
+        let mut files: Vec<((String, u32, String), PathBuf)> = entries
             .flatten()
             .filter_map(|e| {
                 let name = e.file_name().to_string_lossy().into_owned();
-                is_memory_file_name(&name).then(|| (sort_key(&name), e.path()))
+                let (second, _, suffix) = parse_file_name(&name)?;
+                let key = (second.to_string(), suffix.unwrap_or(1), name);
+                Some((key, e.path()))
             })
             .collect();
-        files.sort_by(|a, b| b.0.cmp(&a.0));
+        files.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        let mut start = 0;
+        while start < files.len() {
+            let second = &files[start].0.0;
+            let end = start + files[start..].partition_point(|f| f.0.0 == *second);
+            if end - start > 1 {
+                let mut run: Vec<(OrderKey, PathBuf)> = files[start..end]
+                    .iter()
+                    .map(|(_, p)| (OrderKey::of_file(p), p.clone()))
+                    .collect();
+                run.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+                for (slot, (key, path)) in files[start..end].iter_mut().zip(run) {
+                    *slot = ((key.second, key.suffix, key.name), path);
+                }
+            }
+            start = end;
+        }
         Ok(files.into_iter().map(|(_, p)| p).collect())
     }
 
@@ -195,11 +249,50 @@ impl MemoryStore {
     }
 }
 
-/// Sorts `…_2.md` after `….md` of the same second.
-fn sort_key(name: &str) -> String {
-    match parse_file_name(name) {
-        Some((ts, sid, n)) => format!("{ts}_{:05}_{sid}", n.unwrap_or(1)),
-        None => name.to_string(),
+/// Where a memory goes in the order of memories, oldest first: the time of writing.
+///
+/// The second comes from the file name (`YYYYMMDD_HHMMSS`, as before); within a second,
+/// `created_ns` decides. Memories saved before that field existed have none and sort
+/// before those that have it (an older version wrote them); among themselves they keep
+/// the old order for the `_N` suffixes of one session (always the order of writing),
+/// then the file's modification time, then the name.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct OrderKey {
+    /// `YYYYMMDD_HHMMSS` of the file name.
+    pub second: String,
+    /// `created_ns` of the front matter.
+    pub written_ns: Option<u64>,
+    /// `N` of a `_N` suffix; 1 without one.
+    pub suffix: u32,
+    pub modified: Option<SystemTime>,
+    /// The file name.
+    pub name: String,
+}
+
+impl OrderKey {
+    /// The key of a memory file named `name`, from its `created_ns` and modification time.
+    pub fn new(name: &str, written_ns: Option<u64>, modified: Option<SystemTime>) -> OrderKey {
+        let (second, suffix) = parse_file_name(name).map_or((String::new(), 1), |(s, _, n)| {
+            (s.to_string(), n.unwrap_or(1))
+        });
+        OrderKey {
+            second,
+            written_ns,
+            suffix,
+            modified,
+            name: name.to_string(),
+        }
+    }
+
+    /// The key of a memory file, reading its front matter and metadata.
+    pub fn of_file(path: &Path) -> OrderKey {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let written_ns = read_head(path).and_then(|(_, ns)| ns);
+        let modified = fs::metadata(path).and_then(|m| m.modified()).ok();
+        OrderKey::new(&name, written_ns, modified)
     }
 }
 
@@ -208,6 +301,11 @@ const MAX_FRONT_MATTER: u64 = 256 * 1024;
 
 /// Reads just the front matter of a memory file, not its body.
 pub fn read_front_matter(path: &Path) -> Option<FrontMatter> {
+    read_head(path).map(|(fm, _)| fm)
+}
+
+/// Reads just the front matter of a memory file and its `created_ns`, not its body.
+pub fn read_head(path: &Path) -> Option<(FrontMatter, Option<u64>)> {
     use std::io::{BufRead, BufReader, Read};
     let f = fs::File::open(path).ok()?;
     let mut reader = BufReader::new(f.take(MAX_FRONT_MATTER));
@@ -224,7 +322,7 @@ pub fn read_front_matter(path: &Path) -> Option<FrontMatter> {
             break;
         }
     }
-    FrontMatter::parse(&String::from_utf8_lossy(&head)).map(|(fm, _)| fm)
+    FrontMatter::parse_with_written_ns(&String::from_utf8_lossy(&head)).map(|(fm, ns, _)| (fm, ns))
 }
 
 #[cfg(test)]
@@ -276,6 +374,24 @@ mod tests {
         assert!(b.ends_with("20260129_173000_sess-abc_2.md"));
         let files = store.memory_files().unwrap();
         assert_eq!(files, vec![b, a]);
+    }
+
+    #[test]
+    fn one_second_lists_in_the_order_of_writing_even_if_the_clock_goes_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = MemoryStore::new(dir.path());
+        let t = DateTime::parse_from_rfc3339("2026-01-29T17:30:00+08:00").unwrap();
+        let fm = |sid: &str| format!("---\nsession_id: \"{sid}\"\ncreated: \"x\"\n---\nbody\n");
+        // A sibling stamped in the future (the clock went back since).
+        let future = u64::MAX - 10;
+        let z = dir.path().join("20260129_173000_zzzz.md");
+        let text = fm("zzzz").replace("---\nbody", &format!("created_ns: {future}\n---\nbody"));
+        fs::write(&z, text).unwrap();
+        let m = store.save_new(&t, "mmmm", &fm("mmmm")).unwrap();
+        let a = store.save_new(&t, "aaaa", &fm("aaaa")).unwrap();
+        let ns = |p: &Path| read_head(p).unwrap().1.unwrap();
+        assert_eq!((ns(&m), ns(&a)), (future + 1, future + 2));
+        assert_eq!(store.memory_files().unwrap(), vec![a, m, z]);
     }
 
     #[test]
