@@ -176,11 +176,15 @@ fn run_hook() -> ExitCode {
 /// drains stdin, so Claude Code's write never fails, and exits 0 without parsing it.
 fn hand_over_note() -> ExitCode {
     let config = Config::from_env();
+    // Checked before reading: with no note waiting, the input (a tool call's whole
+    // result, often megabytes) is drained without being held in memory.
     let mut input = Vec::new();
-    let read = std::io::stdin()
-        .take(hook::MAX_INPUT_BYTES)
-        .read_to_end(&mut input);
-    if read.is_ok() && hook::note::any_waiting(&config) {
+    if hook::note::any_waiting(&config)
+        && std::io::stdin()
+            .take(hook::MAX_INPUT_BYTES)
+            .read_to_end(&mut input)
+            .is_ok()
+    {
         let out = hook::note::hand_over(&input, &config);
         if !out.is_empty() {
             let mut stdout = std::io::stdout().lock();
@@ -188,7 +192,7 @@ fn hand_over_note() -> ExitCode {
             let _ = stdout.flush();
         }
     }
-    // Whatever is past the cap is read and dropped.
+    // Whatever was not read (all of it, or what is past the cap) is read and dropped.
     let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
     ExitCode::SUCCESS
 }
