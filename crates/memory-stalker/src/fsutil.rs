@@ -30,6 +30,71 @@ pub fn create_private_dir(dir: &Path) -> io::Result<()> {
     builder.create(dir)
 }
 
+/// Opens `path` for reading only if it is a regular file, and returns it with its size.
+///
+/// Nothing that names it can make the caller wait or read forever: the open does not
+/// block (a FIFO would), and a FIFO, device, socket or directory is refused before
+/// anything is read. With `follow` false a symbolic link is refused too (`O_NOFOLLOW`):
+/// files under a project's `.claude/memories` come from whatever a cloned repository
+/// committed. A file over `max` bytes is refused.
+pub fn open_regular(path: &Path, follow: bool, max: Option<u64>) -> io::Result<(File, u64)> {
+    let mut opts = OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let nofollow = if follow { 0 } else { libc::O_NOFOLLOW };
+        opts.custom_flags(libc::O_NONBLOCK | nofollow);
+    }
+    #[cfg(not(unix))]
+    if !follow && fs::symlink_metadata(path)?.file_type().is_symlink() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "is a symbolic link",
+        ));
+    }
+    let file = opts.open(path).map_err(|e| {
+        // ELOOP is what O_NOFOLLOW gives for a link: say so in words.
+        #[cfg(unix)]
+        if e.raw_os_error() == Some(libc::ELOOP) {
+            return io::Error::new(io::ErrorKind::InvalidInput, "is a symbolic link");
+        }
+        e
+    })?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        let what = if meta.is_dir() {
+            "is a directory"
+        } else {
+            "is not a regular file (a FIFO, device or socket)"
+        };
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, what));
+    }
+    if let Some(max) = max
+        && meta.len() > max
+    {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("is {} bytes, over the limit of {max}", meta.len()),
+        ));
+    }
+    Ok((file, meta.len()))
+}
+
+/// Reads a regular file (never a link, FIFO or device) of at most `max` bytes as text;
+/// invalid UTF-8 is replaced rather than refused.
+pub fn read_regular(path: &Path, max: u64) -> io::Result<String> {
+    use std::io::Read;
+    let (file, len) = open_regular(path, false, Some(max))?;
+    let mut bytes = Vec::with_capacity(len as usize);
+    // The size can grow after the check: never read past the cap.
+    file.take(max).read_to_end(&mut bytes)?;
+    Ok(match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    })
+}
+
 /// Writes `content` to a new hidden temporary file in `dir`, synced to disk.
 fn write_temp(dir: &Path, content: &[u8]) -> io::Result<PathBuf> {
     let mut attempt = 0u32;

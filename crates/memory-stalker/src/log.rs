@@ -54,6 +54,9 @@ impl Log {
     }
 
     fn line(&self, level: &str, msg: &str) {
+        // Lines quote model errors, paths and transcript text: whatever they carry, no
+        // secret reaches the terminal or the log file (redaction is not optional here).
+        let msg = crate::redact::redact(msg);
         if !self.quiet {
             eprintln!("memory-stalker: {msg}");
         }

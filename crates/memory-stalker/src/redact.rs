@@ -79,6 +79,11 @@ fn assigned_secret(s: &str) -> bool {
         && !lower.starts_with("settings.")
 }
 
+/// A flag's value that is a secret: not another flag, not a variable or placeholder.
+fn flag_secret(s: &str) -> bool {
+    !s.starts_with('-') && assigned_secret(s.trim_end_matches(['"', '\'']))
+}
+
 fn rules() -> &'static [Rule] {
     static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
     RULES.get_or_init(|| {
@@ -96,6 +101,14 @@ fn rules() -> &'static [Rule] {
                 // Without its END line (a truncated output), the key runs over the
                 // base64 lines that follow (line breaks may be escaped), not further.
                 r"-----BEGIN ((?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?)-----(?:[\s\S]*?-----END [A-Z ]*PRIVATE KEY(?: BLOCK)?-----|(?:\s*(?:\\n)?[A-Za-z0-9+/=]{16,})*)",
+                0,
+                any,
+            ),
+            r(
+                "private-key",
+                // The tail of a key whose BEGIN line was cut away (a head-and-tail cut
+                // made elsewhere, or an output that starts mid-key).
+                r"(?:[A-Za-z0-9+/=]{16,}\s*(?:\\n)?\s*)+-----END (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----",
                 0,
                 any,
             ),
@@ -147,7 +160,8 @@ fn rules() -> &'static [Rule] {
                 suffix: "@",
                 ..r(
                     "url-credentials",
-                    r#"\b([a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@"'<>`]+:)[^\s@/"'<>`]+@"#,
+                    // The password runs to the last `@` before the host: it may hold `@`.
+                    r#"\b([a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@"'<>`]+:)[^\s/?#"'<>`]+@"#,
                     1,
                     any,
                 )
@@ -169,6 +183,35 @@ fn rules() -> &'static [Rule] {
                 r#"(?i)\b((?:x-api-key|x-auth-token|api-key)["']?\s*[:=]\s*["']?)[A-Za-z0-9._~+/=-]{8,}"#,
                 1,
                 any,
+            ),
+            r(
+                "secret",
+                // Environment-style names (`DB_PASS`, `SIGNING_KEY`, `PASSPHRASE`):
+                // upper case only, since `sort_key = name` in code is no secret.
+                r#"\b([A-Z][A-Z0-9_]*_(?:KEY|PASS|PASSPHRASE|CREDENTIALS?)|PASSPHRASE)(["']?\s*[:=]\s*["']?)([^\s"'`,;&()<>\[\]{}]{4,})"#,
+                2,
+                assigned_secret,
+            ),
+            r(
+                "secret",
+                // Command-line flags: `--password X`, `--db-password=X`, `--token X`.
+                r#"(?i)(\s--(?:[a-z0-9]+-)*(?:password|passwd|pass|passphrase|token|secret|api-key|apikey|access-key|secret-key|private-key|client-secret)(?:=|\s+)["']?)([^\s"'`]{3,})"#,
+                1,
+                flag_secret,
+            ),
+            r(
+                "secret",
+                // MySQL's `-pSECRET` (the password glued to the flag) and `sshpass -p`.
+                r#"\b((?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]*?\s-p["']?|sshpass\s+-p\s*["']?)([^\s"'`]+)"#,
+                1,
+                flag_secret,
+            ),
+            r(
+                "secret",
+                // `curl -u user:password`, `--user user:password`: the user stays.
+                r#"\b((?:curl|http|https|xh)\b[^\n|;&]*?\s(?:-u\s*|--user(?:\s+|=))["']?[^\s:"'`]*:)([^\s"'`]+)"#,
+                1,
+                flag_secret,
             ),
             r(
                 "secret",
@@ -212,6 +255,84 @@ pub fn redact_if(enabled: bool, text: &str) -> Cow<'_, str> {
         redact(text)
     } else {
         Cow::Borrowed(text)
+    }
+}
+
+/// A long text kept only as much as a head-and-tail cut of it can show, with enough
+/// around the cut to redact it as a whole.
+///
+/// Cutting first and redacting after leaks: a private key whose BEGIN line falls in the
+/// omitted middle is no longer recognisable in the tail. Redacting a whole multi-megabyte
+/// tool output that will be cut to a thousand characters costs too much. So each end is
+/// kept with a margin wider than any secret ([`Clipped::MARGIN`]), redacted with that
+/// context, and only then cut ([`Clipped::render`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Clipped {
+    /// The text, or its first `keep / 2 + MARGIN` characters.
+    head: String,
+    /// Its last `keep / 2 + MARGIN` characters; empty when `head` is the whole text.
+    tail: String,
+    /// Characters in the whole text.
+    total_chars: usize,
+}
+
+impl Clipped {
+    /// Context kept beyond each cut: more than the longest secret the rules know (a
+    /// 4096-bit RSA key in PEM is about 3,300 characters).
+    pub const MARGIN: usize = 4_096;
+
+    /// Keeps what a cut to at most `keep` characters may show of `text`.
+    pub fn new(text: &str, keep: usize) -> Clipped {
+        let total_chars = text.chars().count();
+        let window = keep / 2 + Self::MARGIN;
+        if total_chars <= 2 * window {
+            return Clipped {
+                head: text.to_string(),
+                tail: String::new(),
+                total_chars,
+            };
+        }
+        let head = crate::text::prefix_chars(text, window).to_string();
+        let tail_start = text
+            .char_indices()
+            .nth(total_chars - window)
+            .map_or(text.len(), |(i, _)| i);
+        Clipped {
+            head,
+            tail: text[tail_start..].to_string(),
+            total_chars,
+        }
+    }
+
+    /// The start of the text, unredacted (for machine reading, never for output).
+    pub fn head(&self) -> &str {
+        &self.head
+    }
+
+    /// Characters in the whole text.
+    pub fn total_chars(&self) -> usize {
+        self.total_chars
+    }
+
+    /// The text redacted (when `redact`), then cut to its first and last `max / 2`
+    /// characters around a marker that counts what the whole text lost.
+    pub fn render(&self, max: usize, redact: bool) -> String {
+        let head = redact_if(redact, self.head.trim_start());
+        if self.tail.is_empty() {
+            return crate::text::head_tail(head.trim_end(), max);
+        }
+        let tail = redact_if(redact, self.tail.trim_end());
+        let half = max / 2;
+        let shown_head = crate::text::prefix_chars(&head, half);
+        let tail_chars = tail.chars().count();
+        let shown_tail = tail
+            .char_indices()
+            .nth(tail_chars.saturating_sub(half))
+            .map_or("", |(i, _)| &tail[i..]);
+        let omitted = self
+            .total_chars
+            .saturating_sub(shown_head.chars().count() + shown_tail.chars().count());
+        format!("{shown_head}\n[… {omitted} characters omitted …]\n{shown_tail}")
     }
 }
 

@@ -249,6 +249,7 @@ fn inspect(file: &Path, json: bool, session: Option<&str>) -> anyhow::Result<()>
         ReadOptions {
             tasks_dir: session.and_then(|s| config.tasks_dir(s)),
             plans_dir: config.plans_dir(),
+            redact: config.redact,
             ..ReadOptions::default()
         },
     )?;
@@ -260,16 +261,19 @@ fn inspect(file: &Path, json: bool, session: Option<&str>) -> anyhow::Result<()>
     let extraction = transcript.extraction();
     let elapsed = started.elapsed();
     let mut out = std::io::stdout().lock();
+    // `inspect` prints transcript text to a terminal (or a file): the transcript was
+    // read with redaction on (as configured), and the text view is redacted once more.
     if json {
         serde_json::to_writer_pretty(&mut out, &extraction).context("writing JSON")?;
         writeln!(out)?;
         return Ok(());
     }
     let (read, size) = transcript.bytes_read();
+    let described = memory_stalker::transcript::describe(&extraction, read, size, elapsed);
     write!(
         out,
         "{}",
-        memory_stalker::transcript::describe(&extraction, read, size, elapsed)
+        memory_stalker::redact::redact_if(config.redact, &described)
     )?;
     Ok(())
 }

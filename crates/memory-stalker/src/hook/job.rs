@@ -105,6 +105,7 @@ impl SummaryJob {
                             &self.session_id,
                             &self.transcript,
                         ),
+                        redact: config.redact,
                     },
                 )
                 .map_err(|e| {

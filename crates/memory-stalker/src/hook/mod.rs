@@ -156,7 +156,9 @@ fn pre_compact(input: &HookInput, config: &Config, log: &Log) -> String {
             log.info(&format!("saved {}", saved.path.display()));
             if config.steer {
                 let shown = relative_to(&saved.path, &request.project);
-                return context::steering(&saved.extraction, Some(&shown));
+                // Stdout goes into the compaction prompt: redacted like the memory.
+                let steering = context::steering(&saved.extraction, Some(&shown));
+                return redact_if(config.redact, &steering).into_owned();
             }
         }
         Err(e) => log.error(&format!("{e}; no memory was saved")),
@@ -307,6 +309,7 @@ fn read_extraction(req: &SaveRequest, config: &Config, memory: &Path) -> Extract
         tasks_dir: config.tasks_dir(req.session_id.as_deref().unwrap_or("")),
         plans_dir: config.plans_dir(),
         checkpoints,
+        redact: config.redact,
     };
     let mut ex = crate::transcript::Transcript::read(&req.transcript, opts)
         .map(|t| t.extraction())
@@ -391,7 +394,10 @@ fn session_start_compact(input: &HookInput, config: &Config, log: &Log) -> Strin
     if !config.restore {
         return String::new();
     }
+    // The extraction was read again from the transcript, unredacted: the restore goes
+    // straight into the model's context, so it is redacted like the memory it points to.
     let context = context::restore_context(&ex, &relative_to(&path, &project));
+    let context = redact_if(config.redact, &context);
     serde_json::json!({
         "hookSpecificOutput": {
             "hookEventName": "SessionStart",

@@ -50,6 +50,7 @@ pub fn save_memory(req: &SaveRequest, config: &Config, log: &Log) -> Result<Save
             tasks_dir: config.tasks_dir(session_hint),
             plans_dir: config.plans_dir(),
             checkpoints: checkpoints(&store, session_hint, &req.transcript),
+            redact: config.redact,
         },
     )?;
     let from_transcript = transcript.session_id();

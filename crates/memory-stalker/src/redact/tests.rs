@@ -128,6 +128,76 @@ fn secrets() -> Vec<(String, String, &'static str)> {
             "not_a_gh_shape_12345".into(),
             "secret",
         ),
+        // Environment-style names the generic rule did not know.
+        ("DB_PASS=Tr0ub4dor3x".into(), "Tr0ub4dor".into(), "secret"),
+        (
+            "export SESSION_KEY=9f8e7d6c5b4a3928".into(),
+            "9f8e7d6c5b4a3928".into(),
+            "secret",
+        ),
+        (
+            "SIGNING_KEY: 'c2lnbmluZy1rZXktdmFsdWU'".into(),
+            "c2lnbmluZy1rZXktdmFsdWU".into(),
+            "secret",
+        ),
+        (
+            "\"JWT_PASSPHRASE\": \"blue-moon-42\"".into(),
+            "blue-moon-42".into(),
+            "secret",
+        ),
+        (
+            "PASSPHRASE=correcthorsebattery".into(),
+            "correcthorsebattery".into(),
+            "secret",
+        ),
+        // Command-line flags.
+        (
+            "./deploy --password Sup3rS3cret --verbose".into(),
+            "Sup3rS3cret".into(),
+            "secret",
+        ),
+        (
+            "psql --db-password=Pg_p4ss_2024 -h db".into(),
+            "Pg_p4ss_2024".into(),
+            "secret",
+        ),
+        (
+            "mysql -u root -pMyR00tPw prod_db".into(),
+            "MyR00tPw".into(),
+            "secret",
+        ),
+        (
+            "sshpass -p 'Ssh!Pass99' ssh deploy@host".into(),
+            "Ssh!Pass99".into(),
+            "secret",
+        ),
+        (
+            "curl -u admin:Adm1nPassw0rd https://api.example.com/v1".into(),
+            "Adm1nPassw0rd".into(),
+            "secret",
+        ),
+        (
+            "curl --user=ci:ciT0kenValue https://x.example".into(),
+            "ciT0kenValue".into(),
+            "secret",
+        ),
+        // A password holding `@`: all of it, not only what precedes the first `@`.
+        (
+            "redis://cache:p@ssw0rd!xyz@redis.internal:6379/0".into(),
+            "ssw0rd!xyz".into(),
+            "url-credentials",
+        ),
+        // The tail of a private key whose BEGIN line was cut away.
+        (
+            format!(
+                "[… 9000 characters omitted …]\n{}\n{}\n-----END RSA {}-----\nok",
+                body(64),
+                body(40),
+                "PRIVATE KEY"
+            ),
+            body(40),
+            "private-key",
+        ),
     ];
     out.extend(contextual);
     out
@@ -191,6 +261,18 @@ fn near_misses_are_not_redacted() {
         "secret: [REDACTED:secret]",
         "tokenizer = load_tokenizer()",
         "Error: password must be at least 8 characters",
+        "docker run -u 1000:1000 -p 8080:80 image",
+        "mkdir -p src/bin && cargo test -p memory-stalker",
+        "ssh -p 2222 git@host",
+        "git push -u origin main",
+        "./run --password-file /etc/app/pw --token-stdin",
+        "deploy --password \"$DB_PASSWORD\" --token ${TOKEN}",
+        "mysql -u root -p prod_db",
+        "sort_key = name",
+        "PRIMARY KEY (id)",
+        "KEY_ID=abc",
+        "https://example.com/a@b and mailto:x@y.z",
+        "curl https://api.example.com/users/1",
     ];
     for text in near_misses {
         assert_eq!(redact(text), text, "changed: {text}");

@@ -72,7 +72,7 @@ impl Breaker {
             }
             Some(error) => {
                 entry.consecutive_failures += 1;
-                entry.last_error = Some(crate::text::one_line(error, 300));
+                entry.last_error = Some(crate::text::one_line(&crate::redact::redact(error), 300));
                 (entry.consecutive_failures >= THRESHOLD).then(|| {
                     let until = secs(now) + COOLDOWN.as_secs();
                     entry.open_until = Some(until);

@@ -53,18 +53,26 @@ pub(crate) fn post_json(post: &Post, deadline: Instant, log: &Log) -> Result<Str
                     .limit(MAX_BODY)
                     .read_to_string()
                     .map_err(|e| transport(e, deadline));
-                if (200..300).contains(&status) {
-                    return body;
-                }
-                let message = error_message(&body.unwrap_or_default());
-                let err = SummaryError::Http { status, message };
-                if status == 429 || (500..600).contains(&status) {
-                    (
-                        Some(retry_after.unwrap_or_else(|| backoff(post.backoff, attempt))),
-                        err,
-                    )
-                } else {
-                    return Err(err);
+                match body {
+                    Ok(body) if (200..300).contains(&status) => return Ok(body),
+                    Err(SummaryError::Deadline) => return Err(SummaryError::Deadline),
+                    // The connection dropped in the middle of an answer: a transport
+                    // failure like any other, tried again.
+                    Err(e) if (200..300).contains(&status) => {
+                        (Some(backoff(post.backoff, attempt)), e)
+                    }
+                    body => {
+                        let message = error_message(&body.unwrap_or_default());
+                        let err = SummaryError::Http { status, message };
+                        if status == 429 || (500..600).contains(&status) {
+                            (
+                                Some(retry_after.unwrap_or_else(|| backoff(post.backoff, attempt))),
+                                err,
+                            )
+                        } else {
+                            return Err(err);
+                        }
+                    }
                 }
             }
             Err(e) => {
@@ -106,7 +114,7 @@ fn transport(e: ureq::Error, deadline: Instant) -> SummaryError {
     match e {
         ureq::Error::Timeout(_) => SummaryError::Deadline,
         _ if Instant::now() >= deadline => SummaryError::Deadline,
-        other => SummaryError::Transport(other.to_string()),
+        other => SummaryError::Transport(crate::redact::redact(&other.to_string()).into_owned()),
     }
 }
 
@@ -142,14 +150,18 @@ fn retry_after(headers: &ureq::http::HeaderMap) -> Option<Duration> {
     Some(Duration::from_secs(wait.max(0) as u64))
 }
 
-/// The message of an API error body (Anthropic and OpenAI shapes), else its start.
+/// The message of an API error body (Anthropic and OpenAI shapes), else its start;
+/// redacted before it is cut, since a server may echo the key it refused.
 fn error_message(body: &str) -> String {
     let v: serde_json::Value = serde_json::from_str(body).unwrap_or_default();
-    v.pointer("/error/message")
+    let (message, max) = v
+        .pointer("/error/message")
         .or_else(|| v.pointer("/message"))
         .and_then(|m| m.as_str())
-        .map(|m| crate::text::one_line(m, 300))
-        .unwrap_or_else(|| crate::text::one_line(body, 200))
+        .map_or((body, 200), |m| (m, 300));
+    // Only the start is kept: the redactor need not read a megabyte of HTML.
+    let start = crate::text::prefix_chars(message, 4 * max);
+    crate::text::one_line(&crate::redact::redact(start), max)
 }
 
 /// Joins a base URL and an API path, without doubling `/v1`.

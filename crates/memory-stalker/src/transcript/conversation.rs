@@ -73,7 +73,9 @@ fn render(r: &Record, out: &mut Vec<String>) {
                 } else {
                     "Tool result"
                 };
-                let body = head_tail(res.text.trim(), TOOL_OUTPUT_CHARS);
+                // Redacted before the cut, so a secret split by it cannot pass in pieces; the
+                // whole prompt is redacted again later, which changes nothing more here.
+                let body = res.text.render(TOOL_OUTPUT_CHARS, true);
                 out.push(format!("{label}:\n{body}"));
             }
         }

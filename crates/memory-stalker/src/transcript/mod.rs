@@ -14,7 +14,6 @@ mod record;
 mod reverse;
 mod tasks;
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use memchr::memmem;
@@ -43,6 +42,9 @@ pub struct ReadOptions {
     /// `bytes` long, the task list was `todos`". Once the reader has passed such a point
     /// without seeing a task-list write, it need not read further back for one.
     pub checkpoints: Vec<TaskCheckpoint>,
+    /// Redact what is read (prompts, replies, tool summaries, task items, plans) as it
+    /// is parsed, before anything cuts it; see [`crate::redact`].
+    pub redact: bool,
 }
 
 /// The task list at a known size of the transcript (from an earlier memory).
@@ -72,24 +74,44 @@ pub struct Transcript {
 
 impl Transcript {
     /// Reads the transcript at `path` from the end (see the module documentation).
+    ///
+    /// Only a regular file is read: a FIFO, a device or a directory named as the
+    /// transcript is an error at once, never a wait or an endless read.
     pub fn read(path: &Path, options: ReadOptions) -> Result<Transcript, Error> {
         let io_err = |source| Error::Transcript {
             path: path.to_path_buf(),
             source,
         };
-        let file = File::open(path).map_err(io_err)?;
-        let meta = file.metadata().map_err(io_err)?;
-        if meta.is_dir() {
-            return Err(io_err(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                "is a directory",
-            )));
-        }
-        let size = options.end.map_or(meta.len(), |e| e.min(meta.len()));
+        let (file, len) = crate::fsutil::open_regular(path, true, None).map_err(io_err)?;
+        Transcript::read_source(path, file, len, options)
+    }
+
+    /// Reads a transcript held in memory, as [`Transcript::read`] reads a file.
+    pub fn from_bytes(bytes: &[u8], options: ReadOptions) -> Result<Transcript, Error> {
+        let len = bytes.len() as u64;
+        Transcript::read_source(
+            Path::new("<memory>"),
+            std::io::Cursor::new(bytes),
+            len,
+            options,
+        )
+    }
+
+    fn read_source<R: std::io::Read + std::io::Seek>(
+        path: &Path,
+        file: R,
+        len: u64,
+        options: ReadOptions,
+    ) -> Result<Transcript, Error> {
+        let io_err = |source| Error::Transcript {
+            path: path.to_path_buf(),
+            source,
+        };
+        let size = options.end.map_or(len, |e| e.min(len));
         let task_files = options
             .tasks_dir
             .as_deref()
-            .map(tasks::load_task_files)
+            .map(|d| tasks::load_task_files(d).redacted(options.redact))
             .filter(|f| !f.items.is_empty());
         let mut scan = Scan::new(task_files.is_some());
         let mut lines = ReverseLines::new(file, size);
@@ -121,7 +143,7 @@ impl Transcript {
             if boundary_at.is_some() && scan.only_tasks_missing() && !mentions_tasks(line) {
                 continue;
             }
-            let Ok(record) = record::parse_line(line) else {
+            let Ok(record) = record::parse(line, options.redact) else {
                 bad_lines += 1;
                 continue;
             };
@@ -157,7 +179,7 @@ impl Transcript {
     /// Reads Claude Code's task files from `dir` (for when the session id was only
     /// known after reading).
     pub fn use_task_files(&mut self, dir: &Path) {
-        let files = tasks::load_task_files(dir);
+        let files = tasks::load_task_files(dir).redacted(self.options.redact);
         if !files.items.is_empty() {
             self.task_files = Some(files);
         }
@@ -300,8 +322,8 @@ pub fn conversation_after(
         source,
     };
     let after = taken + chrono::Duration::seconds(1);
-    let file = File::open(path).map_err(io_err)?;
-    let mut lines = ReverseLines::new(file, to);
+    let (file, len) = crate::fsutil::open_regular(path, true, None).map_err(io_err)?;
+    let mut lines = ReverseLines::new(file, to.min(len));
     while lines.unread() > from {
         let Some((offset, line)) = lines.next_line().map_err(io_err)? else {
             break;

@@ -11,7 +11,8 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use crate::text::{head_tail, one_line};
+use crate::redact::{Clipped, redact_if};
+use crate::text::one_line;
 
 /// Longest tool output kept per result (head and tail), for the summariser's text.
 pub(crate) const RESULT_KEEP_CHARS: usize = 2_000;
@@ -72,8 +73,8 @@ pub(crate) struct UserMsg {
 pub(crate) struct ToolResult {
     pub tool_use_id: String,
     pub is_error: bool,
-    /// The output, trimmed to its head and tail.
-    pub text: String,
+    /// The output, or as much of its head and tail as a summary can show.
+    pub text: Clipped,
 }
 
 /// A task as a TaskList result reports it.
@@ -139,14 +140,22 @@ pub(crate) struct BadLine;
 /// Parses one line. Unknown record types become `Entry::Other`; only text that is not
 /// a JSON object at all (or a known type with a broken shape) is a bad line.
 pub(crate) fn parse_line(line: &[u8]) -> Result<Record, BadLine> {
+    parse(line, false)
+}
+
+/// [`parse_line`]; with `redact`, the texts a memory shows (prompts, replies, tool
+/// summaries, task items, plans) are redacted as they are read, before any of them is
+/// cut to a line or a headline: a cut first could leave a piece of a secret that no
+/// longer looks like one. Tool outputs are redacted when shown ([`Clipped::render`]).
+pub(crate) fn parse(line: &[u8], redact: bool) -> Result<Record, BadLine> {
     match serde_json::from_slice::<RawLine>(line) {
-        Ok(raw) => Ok(raw.into_record()),
+        Ok(raw) => Ok(raw.into_record(redact)),
         Err(_) => {
             // Salvage a record with a stray invalid byte rather than lose it.
             if let Cow::Owned(fixed) = String::from_utf8_lossy(line)
                 && let Ok(raw) = serde_json::from_str::<RawLine>(&fixed)
             {
-                return Ok(raw.into_record());
+                return Ok(raw.into_record(redact));
             }
             // A shape we do not understand inside a record type we do not use is not
             // an error: newer Claude Code versions add record types freely.
@@ -310,10 +319,10 @@ fn result_text(v: Option<&RawValue>) -> String {
 }
 
 impl<'a> RawLine<'a> {
-    fn into_record(self) -> Record {
+    fn into_record(self, redact: bool) -> Record {
         let entry = match self.kind.as_deref() {
-            Some("user") => user_entry(&self),
-            Some("assistant") => assistant_entry(&self),
+            Some("user") => user_entry(&self, redact),
+            Some("assistant") => assistant_entry(&self, redact),
             Some("system") if self.subtype.as_deref() == Some("compact_boundary") => {
                 Entry::CompactBoundary
             }
@@ -332,7 +341,7 @@ impl<'a> RawLine<'a> {
     }
 }
 
-fn user_entry(line: &RawLine) -> Entry {
+fn user_entry(line: &RawLine, redact: bool) -> Entry {
     let mut msg = UserMsg {
         is_meta: line.is_meta.unwrap_or(false),
         compact_summary: line.is_compact_summary.unwrap_or(false)
@@ -359,7 +368,7 @@ fn user_entry(line: &RawLine) -> Entry {
                         Some("tool_result") => msg.tool_results.push(ToolResult {
                             tool_use_id: b.tool_use_id.unwrap_or_default(),
                             is_error: b.is_error.unwrap_or(false),
-                            text: head_tail(&result_text(b.content), RESULT_KEEP_CHARS),
+                            text: Clipped::new(&result_text(b.content), RESULT_KEEP_CHARS),
                         }),
                         _ => {}
                     }
@@ -367,6 +376,9 @@ fn user_entry(line: &RawLine) -> Entry {
                 msg.text = texts.join("\n");
             }
             None => {}
+        }
+        if let Cow::Owned(r) = redact_if(redact, &msg.text) {
+            msg.text = r;
         }
     }
     if let Some(tur) = line.tool_use_result {
@@ -443,7 +455,7 @@ fn read_tool_use_result(raw: &RawValue, msg: &mut UserMsg) {
     }
 }
 
-fn assistant_entry(line: &RawLine) -> Entry {
+fn assistant_entry(line: &RawLine, redact: bool) -> Entry {
     let mut msg = AssistantMsg::default();
     let Some(raw) = line.message else {
         return Entry::Assistant(msg);
@@ -453,18 +465,18 @@ fn assistant_entry(line: &RawLine) -> Entry {
     };
     msg.synthetic = m.model.as_deref() == Some("<synthetic>");
     match m.content {
-        Some(RawContent::Text(t)) => msg.texts.push(t.into_owned()),
+        Some(RawContent::Text(t)) => msg.texts.push(redact_if(redact, &t).into_owned()),
         Some(RawContent::Blocks(blocks)) => {
             for b in blocks {
                 match b.kind.as_deref() {
                     Some("text") => {
                         if let Some(t) = raw_str(b.text) {
-                            msg.texts.push(t);
+                            msg.texts.push(redact_if(redact, &t).into_owned());
                         }
                     }
                     Some("tool_use") | Some("server_tool_use") => {
                         let name = b.name.unwrap_or_default();
-                        let (summary, detail) = describe_tool(&name, b.input);
+                        let (summary, detail) = describe_tool(&name, b.input, redact);
                         msg.tool_calls.push(ToolCall {
                             id: b.id.unwrap_or_default(),
                             name,
@@ -537,7 +549,7 @@ struct RawTodo {
 
 const SUMMARY_CHARS: usize = 160;
 
-fn describe_tool(name: &str, input: Option<&RawValue>) -> (String, ToolDetail) {
+fn describe_tool(name: &str, input: Option<&RawValue>, redact: bool) -> (String, ToolDetail) {
     let inp: RawInput = input
         .and_then(|i| serde_json::from_str(i.get()).ok())
         .unwrap_or_default();
@@ -648,7 +660,50 @@ fn describe_tool(name: &str, input: Option<&RawValue>) -> (String, ToolDetail) {
             (summary, ToolDetail::None)
         }
     };
-    (one_line(&summary, SUMMARY_CHARS), detail)
+    let mut detail = detail;
+    if redact {
+        redact_detail(&mut detail);
+    }
+    (
+        one_line(&redact_if(redact, &summary), SUMMARY_CHARS),
+        detail,
+    )
+}
+
+/// Redacts the texts of a tool's input that a memory shows (task items, plans).
+fn redact_detail(detail: &mut ToolDetail) {
+    let text = |t: &mut String| {
+        if let Cow::Owned(r) = crate::redact::redact(t) {
+            *t = r;
+        }
+    };
+    match detail {
+        ToolDetail::TodoWrite(items) => {
+            for item in items {
+                text(&mut item.content);
+                item.active_form.as_mut().map(text);
+            }
+        }
+        ToolDetail::TaskCreate {
+            subject,
+            active_form,
+        } => {
+            text(subject);
+            active_form.as_mut().map(text);
+        }
+        ToolDetail::TaskUpdate {
+            subject,
+            active_form,
+            ..
+        } => {
+            subject.as_mut().map(text);
+            active_form.as_mut().map(text);
+        }
+        ToolDetail::Plan(plan) => {
+            plan.as_mut().map(text);
+        }
+        ToolDetail::Modifies(_) | ToolDetail::Reads(_) | ToolDetail::None => {}
+    }
 }
 
 #[cfg(test)]
@@ -689,9 +744,9 @@ mod tests {
         );
         assert!(u.has_tool_use_result);
         assert_eq!(u.tool_results.len(), 2);
-        assert_eq!(u.tool_results[0].text, "plain");
+        assert_eq!(u.tool_results[0].text.head(), "plain");
         assert!(!u.tool_results[0].is_error);
-        assert_eq!(u.tool_results[1].text, "one\n[tool reference]");
+        assert_eq!(u.tool_results[1].text.head(), "one\n[tool reference]");
         assert!(u.tool_results[1].is_error);
     }
 

@@ -191,7 +191,7 @@ pub(crate) fn replay(records: &[Record]) -> Option<(TodoList, usize)> {
                     if result.is_error || u.tool_use_failed {
                         continue;
                     }
-                    let created = created_id(u, &result.text);
+                    let created = created_id(u, result.text.head());
                     apply(&mut tasks, op, created);
                     tasks_written = Some(idx);
                 }
@@ -317,6 +317,21 @@ fn apply(tasks: &mut BTreeMap<TaskKey, Task>, op: PendingOp, created: Option<Str
 pub(crate) struct TaskFiles {
     pub items: Vec<TodoItem>,
     pub modified: Option<SystemTime>,
+}
+
+impl TaskFiles {
+    /// Redacts the items' texts (see [`super::ReadOptions::redact`]).
+    pub fn redacted(mut self, redact: bool) -> TaskFiles {
+        if redact {
+            for item in &mut self.items {
+                item.content = crate::redact::redact(&item.content).into_owned();
+                if let Some(a) = &mut item.active_form {
+                    *a = crate::redact::redact(a).into_owned();
+                }
+            }
+        }
+        self
+    }
 }
 
 #[derive(Deserialize)]

@@ -646,3 +646,41 @@ fn a_rejected_todowrite_changes_nothing() {
         .collect();
     assert_eq!(items, ["real task"]);
 }
+
+/// Issue 12, defect 3: a private key in a long tool output, its BEGIN line far from the
+/// part of the tail that is shown, reached the model in pieces; the marker counted the
+/// characters of an already-cut text.
+#[test]
+fn a_key_split_by_the_cut_of_a_long_output_reaches_the_summary_redacted() {
+    let line = |i: usize| format!("{:064}", i).replace('0', "Q");
+    let key_lines: Vec<String> = (1..=31).map(line).collect();
+    let key = format!(
+        "-----BEGIN RSA {pk}-----\n{}\n-----END RSA {pk}-----",
+        key_lines.join("\n"),
+        pk = "PRIVATE KEY"
+    );
+    let output = format!("{}\n{key}\n{}", "x".repeat(283_000), "y".repeat(100));
+    let total = output.chars().count();
+    let mut t = T::default();
+    t.prompt("show the deploy key")
+        .call("c", "Bash", json!({"command":"cat deploy.pem"}))
+        .result("c", &output, false)
+        .say("done");
+    let text = t.read(ReadOptions::default()).conversation_text(20_000);
+    for l in &key_lines {
+        assert!(!text.contains(l.as_str()), "key line leaked: {text}");
+    }
+    assert!(!text.contains("-----END RSA"), "{text}");
+    assert!(text.contains("[REDACTED:private-key]"), "{text}");
+    // The marker counts what the whole output lost, not what a first cut left.
+    let omitted: usize = text
+        .split("[… ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    assert!(
+        omitted > total - 1_300 && omitted < total,
+        "{omitted} of {total}"
+    );
+}
