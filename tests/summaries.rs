@@ -156,6 +156,20 @@ fn rate_limited_then_success_honours_retry_after() {
     assert!(took < Duration::from_secs(10), "{took:?}");
 }
 
+/// Issue 12, defect 9: the README promises retries on connection errors, and an
+/// answer cut off mid-body is one.
+#[test]
+fn a_connection_dropped_mid_answer_is_retried() {
+    let server = FakeServer::start(|_, i| {
+        let reply = Reply::json(200, anthropic_message(MODEL_SUMMARY));
+        if i == 0 { reply.cut_midway() } else { reply }
+    });
+    let s = anthropic_sandbox(&server);
+    let (memory, _) = compact(&s, None);
+    assert_model_summary(&memory, "anthropic:claude-test-model");
+    assert_eq!(server.count(), 2);
+}
+
 #[test]
 fn server_errors_three_times_then_success() {
     let server = FakeServer::start(|_, i| {

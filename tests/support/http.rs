@@ -42,6 +42,8 @@ pub struct Reply {
     pub body: String,
     /// Wait this long before answering.
     pub delay: Duration,
+    /// Close the connection after half the body (a connection dropped mid-answer).
+    pub cut: bool,
 }
 
 impl Reply {
@@ -57,12 +59,19 @@ impl Reply {
             headers: vec![("content-type".into(), content_type.into())],
             body: body.into(),
             delay: Duration::ZERO,
+            cut: false,
         }
     }
 
     /// Adds a header.
     pub fn header(mut self, k: &str, v: &str) -> Reply {
         self.headers.push((k.into(), v.into()));
+        self
+    }
+
+    /// Sends the headers and half the body, then closes the connection.
+    pub fn cut_midway(mut self) -> Reply {
+        self.cut = true;
         self
     }
 
@@ -184,8 +193,18 @@ fn serve(
         } else {
             reply.body.as_str()
         };
+        let body = if reply.cut {
+            &body[..body.len() / 2]
+        } else {
+            body
+        };
         if writer.write_all(head.as_bytes()).is_err() || writer.write_all(body.as_bytes()).is_err()
         {
+            return;
+        }
+        if reply.cut {
+            let _ = writer.flush();
+            let _ = writer.shutdown(std::net::Shutdown::Both);
             return;
         }
         let _ = writer.flush();
