@@ -117,7 +117,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         None => projects::project_root(&cwd, config.home.as_deref()),
     };
     let project = project.canonicalize().unwrap_or(project);
-    let store = MemoryStore::new(config.memories_dir(&project));
+    let store = config.store(&project);
     let style = Style::detect();
     // Stdout is line-buffered: one write per line would dominate a 10,000-row listing.
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
@@ -205,8 +205,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
                 return Ok(ExitCode::from(1));
             };
-            let text = std::fs::read_to_string(&memory.path)
-                .with_context(|| format!("reading {}", memory.path.display()))?;
+            let text = MemoryStore::read(&memory.path)?;
             let shown = match wanted {
                 None => text.clone(),
                 Some(s) => match sections(&text).into_iter().find(|sp| sp.section == Some(s)) {
@@ -253,7 +252,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             let mut hits = Vec::new();
             for p in &searched {
-                let s = MemoryStore::new(config.memories_dir(p));
+                let s = config.store(p);
                 for h in s.search(&query)? {
                     hits.push((p.clone(), h));
                 }

@@ -229,6 +229,16 @@ impl Config {
         self.home.as_ref().map(|h| h.join(".claude/plans"))
     }
 
+    /// The memory store of a project: `MEMORY_STALKER_DIR` if set (the user's choice,
+    /// links followed), else `<project>/.claude/memories`, reached without following
+    /// links.
+    pub fn store(&self, project: &Path) -> crate::memory::MemoryStore {
+        match &self.memories_dir {
+            Some(_) => crate::memory::MemoryStore::new(self.memories_dir(project)),
+            None => crate::memory::MemoryStore::for_project(project),
+        }
+    }
+
     /// The memories directory of a project, honouring `MEMORY_STALKER_DIR`.
     pub fn memories_dir(&self, project: &Path) -> PathBuf {
         match &self.memories_dir {

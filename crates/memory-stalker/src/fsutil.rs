@@ -95,6 +95,72 @@ pub fn read_regular(path: &Path, max: u64) -> io::Result<String> {
     })
 }
 
+/// Creates the directories of `rel` under `base` one by one without following a
+/// symbolic link: each that exists must be a real directory. `base` itself is trusted.
+///
+/// A cloned repository can commit `.claude/memories` as a link to anywhere; following it
+/// would put memories, the index and the log wherever it points.
+pub fn ensure_dir_no_follow(base: &Path, rel: &Path) -> io::Result<()> {
+    let mut path = base.to_path_buf();
+    for part in rel.components() {
+        path.push(part);
+        match fs::symlink_metadata(&path) {
+            Ok(_) => check_real_dir(&path)?,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                let mut builder = fs::DirBuilder::new();
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::DirBuilderExt;
+                    builder.mode(DIR_MODE);
+                }
+                match builder.create(&path) {
+                    Ok(()) => {}
+                    // Someone made it meanwhile: whatever it is must pass the check.
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => check_real_dir(&path)?,
+                    Err(e) => return Err(e),
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Whether each directory of `rel` under `base` that exists is a real directory (not a
+/// symbolic link); `Ok` also when some do not exist yet.
+pub fn check_no_follow(base: &Path, rel: &Path) -> io::Result<()> {
+    let mut path = base.to_path_buf();
+    for part in rel.components() {
+        path.push(part);
+        match fs::symlink_metadata(&path) {
+            Ok(_) => check_real_dir(&path)?,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+fn check_real_dir(path: &Path) -> io::Result<()> {
+    let meta = fs::symlink_metadata(path)?;
+    if meta.file_type().is_symlink() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{} is a symbolic link, which memory-stalker does not follow inside a project (set MEMORY_STALKER_DIR to keep memories elsewhere)",
+                path.display()
+            ),
+        ));
+    }
+    if !meta.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is not a directory", path.display()),
+        ));
+    }
+    Ok(())
+}
+
 /// Writes `content` to a new hidden temporary file in `dir`, synced to disk.
 fn write_temp(dir: &Path, content: &[u8]) -> io::Result<PathBuf> {
     let mut attempt = 0u32;
@@ -210,9 +276,15 @@ pub struct Lock(File);
 
 impl Lock {
     /// Blocks until the lock file at `path` is held exclusively.
+    ///
+    /// Neither the lock's directory nor the lock file may be a symbolic link: a link
+    /// committed in a repository would otherwise create files wherever it points.
     pub fn acquire(path: &Path) -> io::Result<Lock> {
-        if let Some(parent) = path.parent() {
-            create_private_dir(parent)?;
+        if let (Some(parent), Some(name)) = (
+            path.parent().and_then(Path::parent),
+            path.parent().and_then(Path::file_name),
+        ) {
+            ensure_dir_no_follow(parent, Path::new(name))?;
         }
         let mut opts = OpenOptions::new();
         opts.read(true).write(true).create(true).truncate(false);
@@ -220,6 +292,7 @@ impl Lock {
         {
             use std::os::unix::fs::OpenOptionsExt;
             opts.mode(FILE_MODE);
+            opts.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
         }
         let file = opts.open(path)?;
         file.lock()?;

@@ -72,7 +72,7 @@ impl Log {
 }
 
 fn append(path: &Path, line: &str) -> std::io::Result<()> {
-    if fs::metadata(path).is_ok_and(|m| m.len() > MAX_LOG_BYTES) {
+    if fs::symlink_metadata(path).is_ok_and(|m| m.len() > MAX_LOG_BYTES) {
         let mut rotated = path.as_os_str().to_owned();
         rotated.push(".1");
         fs::rename(path, rotated)?;
@@ -83,6 +83,8 @@ fn append(path: &Path, line: &str) -> std::io::Result<()> {
     {
         use std::os::unix::fs::OpenOptionsExt;
         opts.mode(crate::fsutil::FILE_MODE);
+        // A `.log` committed as a link (to ~/.bashrc, say) must not be appended to.
+        opts.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
     }
     opts.open(path)?.write_all(line.as_bytes())
 }

@@ -86,9 +86,9 @@ pub fn run(stdin: &[u8], config: &Config, log: &Log) -> String {
         }
     };
     if let Some(project) = input.project(config) {
-        let dir = config.memories_dir(&project);
-        if crate::fsutil::create_private_dir(&dir).is_ok() {
-            log.set_file(dir.join(".log"));
+        let store = config.store(&project);
+        if store.ensure_dir().is_ok() {
+            log.set_file(store.dir().join(".log"));
         }
     }
     for w in &config.warnings {
@@ -188,7 +188,7 @@ fn compaction_memory(
             return None;
         }
     };
-    let store = MemoryStore::new(config.memories_dir(&request.project));
+    let store = config.store(&request.project);
     let session = input.session_id.as_deref().unwrap_or("");
     let claims = Claims::new(config, session, by);
     if let Some(path) = saved_for_this_compaction(&store, session, &request.transcript, &claims) {

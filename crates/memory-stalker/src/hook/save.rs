@@ -42,7 +42,7 @@ pub struct Saved {
 pub fn save_memory(req: &SaveRequest, config: &Config, log: &Log) -> Result<Saved, Error> {
     let now = chrono::Local::now().fixed_offset();
     let session_hint = req.session_id.as_deref().unwrap_or("");
-    let store = MemoryStore::new(config.memories_dir(&req.project));
+    let store = config.store(&req.project);
     let mut transcript = Transcript::read(
         &req.transcript,
         ReadOptions {

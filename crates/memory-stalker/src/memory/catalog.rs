@@ -109,7 +109,16 @@ impl MemoryStore {
         if let Ok(rd) = fs::read_dir(self.dir()) {
             for e in rd.flatten() {
                 let name = e.file_name().to_string_lossy().into_owned();
-                if name.ends_with(".md") && name != INDEX_FILE && !is_memory_file_name(&name) {
+                if !name.ends_with(".md") || name == INDEX_FILE {
+                    continue;
+                }
+                if !e.file_type().is_ok_and(|t| t.is_file()) {
+                    skipped.push(Skipped {
+                        file: name,
+                        reason: "not a regular file (a symbolic link, FIFO or device); not read"
+                            .into(),
+                    });
+                } else if !is_memory_file_name(&name) {
                     skipped.push(Skipped {
                         file: name,
                         reason: "not a memory file name (YYYYMMDD_HHMMSS_<session>.md)".into(),
@@ -220,7 +229,7 @@ impl MemoryStore {
         let (files, _) = self.scan()?;
         let mut hits = Vec::new();
         for path in files {
-            let Ok(text) = fs::read_to_string(&path) else {
+            let Ok(text) = MemoryStore::read(&path) else {
                 continue;
             };
             let body = FrontMatter::parse(&text).map_or(text.as_str(), |(_, start)| &text[start..]);
@@ -496,7 +505,7 @@ fn file_name(p: &Path) -> String {
 
 /// Reads a memory's listing entry: its front matter, or the header of an old memory.
 pub fn read_entry(path: &Path) -> Result<MemoryEntry, String> {
-    let meta = fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
+    let meta = fs::symlink_metadata(path).map_err(|e| format!("cannot read: {e}"))?;
     let name = file_name(path);
     let (fm, written_ns) = match read_head(path) {
         Some(head) => head,
@@ -555,8 +564,8 @@ fn legacy_front_matter(path: &Path, size: u64) -> Result<FrontMatter, String> {
     if size > MAX_LEGACY_BYTES {
         return Err("no front matter, and too large to be an old-format memory".into());
     }
-    let bytes = fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
-    let text = String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())?;
+    let text = crate::fsutil::read_regular(path, MAX_LEGACY_BYTES)
+        .map_err(|e| format!("cannot read: {e}"))?;
     if text.starts_with("---") {
         return Err("its front matter is not closed by a `---` line".into());
     }

@@ -29,10 +29,20 @@ pub const GITIGNORE: &str = "\
 *
 ";
 
+/// Largest memory file read. Memories this tool writes stay far below it (long prompts
+/// and replies are kept head and tail); a bigger file is not one of ours.
+pub const MAX_MEMORY_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Temporary files older than this were left by a save that was killed.
+const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(3600);
+
 /// The memories of one project.
 #[derive(Debug, Clone)]
 pub struct MemoryStore {
     dir: PathBuf,
+    /// The project when `dir` is inside it by default (not chosen by the user): then no
+    /// symbolic link on the way from the project to `dir` is followed.
+    project: Option<PathBuf>,
 }
 
 /// The first 8 characters of a session id after keeping only `[A-Za-z0-9-]`, so no id
@@ -83,12 +93,78 @@ pub fn parse_file_name(name: &str) -> Option<(&str, &str, Option<u32>)> {
 impl MemoryStore {
     /// The store in `dir`.
     pub fn new(dir: impl Into<PathBuf>) -> MemoryStore {
-        MemoryStore { dir: dir.into() }
+        MemoryStore {
+            dir: dir.into(),
+            project: None,
+        }
     }
 
-    /// The store of a project: `<project>/.claude/memories`.
+    /// The store of a project: `<project>/.claude/memories`, which must be real
+    /// directories, not links (the project's files are not trusted).
     pub fn for_project(project: &Path) -> MemoryStore {
-        MemoryStore::new(project.join(MEMORIES_DIR))
+        MemoryStore {
+            dir: project.join(MEMORIES_DIR),
+            project: Some(project.to_path_buf()),
+        }
+    }
+
+    /// Creates the directory (privately), refusing links inside the project.
+    pub fn ensure_dir(&self) -> Result<(), Error> {
+        let made = match &self.project {
+            Some(p) => fsutil::ensure_dir_no_follow(p, Path::new(MEMORIES_DIR)),
+            None => fsutil::create_private_dir(&self.dir),
+        };
+        made.map_err(|e| Error::store("cannot create", &self.dir, e))
+    }
+
+    /// Refuses a directory reached through a link inside the project.
+    fn check_dir(&self) -> Result<(), Error> {
+        match &self.project {
+            Some(p) => fsutil::check_no_follow(p, Path::new(MEMORIES_DIR))
+                .map_err(|e| Error::store("will not read", &self.dir, e)),
+            None => Ok(()),
+        }
+    }
+
+    /// Reads a memory file of this store: a regular file (never a link, FIFO or
+    /// device) of at most [`MAX_MEMORY_BYTES`].
+    pub fn read(path: &Path) -> Result<String, Error> {
+        fsutil::read_regular(path, MAX_MEMORY_BYTES).map_err(|e| Error::store("cannot read", path, e))
+    }
+
+    /// Removes what killed saves left behind: temporary files older than an hour, and
+    /// lock files of memories that no longer exist (unless someone holds them).
+    pub fn sweep(&self) {
+        let now = SystemTime::now();
+        for e in fs::read_dir(&self.dir).into_iter().flatten().flatten() {
+            let name = e.file_name();
+            let stale = name.to_string_lossy().starts_with(".tmp-")
+                && e.file_type().is_ok_and(|t| t.is_file())
+                && e.metadata()
+                    .and_then(|m| m.modified())
+                    .is_ok_and(|m| now.duration_since(m).unwrap_or_default() > STALE_TEMP);
+            if stale {
+                let _ = fs::remove_file(e.path());
+            }
+        }
+        let locks = self.dir.join(LOCKS_DIR);
+        if fs::symlink_metadata(&locks).is_ok_and(|m| m.is_dir()) {
+            for e in fs::read_dir(&locks).into_iter().flatten().flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let Some(target) = name.strip_suffix(".lock") else {
+                    continue;
+                };
+                let orphan = is_memory_file_name(target)
+                    && fs::symlink_metadata(self.dir.join(target)).is_err()
+                    && e.file_type().is_ok_and(|t| t.is_file());
+                // Held by a writer that is still running: theirs to keep.
+                if orphan
+                    && fs::File::open(e.path()).is_ok_and(|f| f.try_lock().is_ok())
+                {
+                    let _ = fs::remove_file(e.path());
+                }
+            }
+        }
     }
 
     /// The directory the memories are in.
@@ -109,8 +185,7 @@ impl MemoryStore {
         session_id: &str,
         content: &str,
     ) -> Result<PathBuf, Error> {
-        fsutil::create_private_dir(&self.dir)
-            .map_err(|e| Error::store("cannot create", &self.dir, e))?;
+        self.ensure_dir()?;
         // Before the memory, so it is never in the directory unprotected. A failure
         // here must not cost the memory: the next save tries again.
         let _ = self.ensure_gitignore();
@@ -120,8 +195,10 @@ impl MemoryStore {
         let stem = format!("{second}_{}", sid8(session_id));
         let names = std::iter::once(format!("{stem}.md"))
             .chain((2..10_000).map(move |n| format!("{stem}_{n}.md")));
-        fsutil::create_new_atomic(&self.dir, names, content.as_bytes())
-            .map_err(|e| Error::store("cannot write a memory in", &self.dir, e))
+        let saved = fsutil::create_new_atomic(&self.dir, names, content.as_bytes())
+            .map_err(|e| Error::store("cannot write a memory in", &self.dir, e))?;
+        self.sweep();
+        Ok(saved)
     }
 
     /// Now in nanoseconds since the Unix epoch, or just above the newest `created_ns` of
@@ -176,7 +253,7 @@ impl MemoryStore {
         let lock_path = self.lock_path(&name);
         let _lock =
             Lock::acquire(&lock_path).map_err(|e| Error::store("cannot lock", &lock_path, e))?;
-        let text = fs::read_to_string(path).map_err(|e| Error::store("cannot read", path, e))?;
+        let text = MemoryStore::read(path)?;
         let Some(new) = edit(&text) else {
             return Ok(false);
         };
@@ -191,7 +268,10 @@ impl MemoryStore {
     /// Paths of the memory files, newest first: by the second in their names, then,
     /// within a second, by the time of writing ([`OrderKey`]). Only memories that
     /// share their second with another are opened to find it.
+    /// Only regular files count: a link or special file named like a memory is not
+    /// one (a repository could commit a link to `/dev/zero`, or a FIFO).
     pub fn memory_files(&self) -> Result<Vec<PathBuf>, Error> {
+        self.check_dir()?;
         let entries = match fs::read_dir(&self.dir) {
             Ok(e) => e,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -199,6 +279,7 @@ impl MemoryStore {
         };
         let mut files: Vec<((String, u32, String), PathBuf)> = entries
             .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
             .filter_map(|e| {
                 let name = e.file_name().to_string_lossy().into_owned();
                 let (second, _, suffix) = parse_file_name(&name)?;
@@ -291,7 +372,7 @@ impl OrderKey {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let written_ns = read_head(path).and_then(|(_, ns)| ns);
-        let modified = fs::metadata(path).and_then(|m| m.modified()).ok();
+        let modified = fs::symlink_metadata(path).and_then(|m| m.modified()).ok();
         OrderKey::new(&name, written_ns, modified)
     }
 }
@@ -307,7 +388,7 @@ pub fn read_front_matter(path: &Path) -> Option<FrontMatter> {
 /// Reads just the front matter of a memory file and its `created_ns`, not its body.
 pub fn read_head(path: &Path) -> Option<(FrontMatter, Option<u64>)> {
     use std::io::{BufRead, BufReader, Read};
-    let f = fs::File::open(path).ok()?;
+    let (f, _) = fsutil::open_regular(path, false, None).ok()?;
     let mut reader = BufReader::new(f.take(MAX_FRONT_MATTER));
     let mut head = Vec::new();
     let mut line = Vec::new();
