@@ -97,16 +97,35 @@ fn main() -> ExitCode {
         Ok(code) => code,
         // `list-memories | head`: the reader is gone, which is not an error.
         Err(e)
-            if e.downcast_ref::<std::io::Error>()
-                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) =>
+            if e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            }) =>
         {
             ExitCode::SUCCESS
         }
+        // 2 is clap's code for a usage error; a failure to do the work is 1.
         Err(e) => {
-            eprintln!("list-memories: {e:#}");
-            ExitCode::from(2)
+            eprintln!("list-memories: {}", error_text(&e));
+            ExitCode::from(1)
         }
     }
+}
+
+/// The error and its causes, each said once: the library's errors already name their
+/// cause, which the chain would repeat.
+fn error_text(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let part = cause.to_string();
+        if !text.contains(&part) {
+            if !text.is_empty() {
+                text.push_str(": ");
+            }
+            text.push_str(&part);
+        }
+    }
+    text
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -235,7 +254,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     }),
                 )?;
             } else {
-                out.write_all(shown.as_bytes())?;
+                // Printed on a terminal: no escape sequence from the file gets through.
+                out.write_all(memory_stalker::text::strip_controls(&shown).as_bytes())?;
             }
             Ok(ExitCode::SUCCESS)
         }

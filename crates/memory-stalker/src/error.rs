@@ -24,6 +24,10 @@ pub enum Error {
     /// The hook's stdin was not the JSON Claude Code sends.
     #[error("invalid hook input: {0}")]
     HookInput(String),
+    /// A memory could be written nowhere: the project, the fallback directory and the
+    /// short form all failed (the message says why each did).
+    #[error("{0}")]
+    NotSaved(String),
     /// A memory file's text is not a memory this version understands.
     #[error("{path}: {reason}")]
     NotAMemory { path: PathBuf, reason: String },

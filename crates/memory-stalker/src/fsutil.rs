@@ -15,6 +15,18 @@ pub const FILE_MODE: u32 = 0o600;
 #[cfg(unix)]
 pub const DIR_MODE: u32 = 0o700;
 
+/// Makes a write over the file-size limit (`ulimit -f`) fail with an error the caller
+/// handles (`EFBIG`), instead of killing the process with `SIGXFSZ` and leaving a
+/// partial temporary file and no memory anywhere.
+pub fn ignore_file_size_signal() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to SIG_IGN installs no handler code; it is
+    // done once at start-up, before any thread that could write a file exists.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+}
+
 /// Creates `dir` and its parents; the directories we create are private.
 pub fn create_private_dir(dir: &Path) -> io::Result<()> {
     if dir.is_dir() {

@@ -7,6 +7,8 @@
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -91,6 +93,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    memory_stalker::fsutil::ignore_file_size_signal();
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Inspect {
@@ -138,16 +141,28 @@ fn run_hook() -> ExitCode {
     }
     let config = Config::from_env();
     // Claude Code kills a hook at its timeout; leaving on our own first keeps the exit
-    // code 0 and the log honest. The margin covers reading, writing and a slow disk.
-    let limit = config.timeout + Duration::from_secs(15);
-    std::thread::spawn(move || {
-        std::thread::sleep(limit);
-        eprintln!(
-            "memory-stalker: gave up after {}s; compaction continues",
-            limit.as_secs()
-        );
-        std::process::exit(0);
-    });
+    // code 0 and the log honest. Until the event is known, the shortest budget holds.
+    let started = Instant::now();
+    let budget = Arc::new(AtomicU64::new(
+        hook::time_budget(Some("SessionStart"), &config).as_millis() as u64,
+    ));
+    {
+        let budget = budget.clone();
+        std::thread::spawn(move || {
+            loop {
+                let limit = Duration::from_millis(budget.load(Ordering::Relaxed));
+                let left = limit.saturating_sub(started.elapsed());
+                if left.is_zero() {
+                    eprintln!(
+                        "memory-stalker: gave up after {}s; compaction continues",
+                        limit.as_secs()
+                    );
+                    std::process::exit(0);
+                }
+                std::thread::sleep(left.min(Duration::from_millis(200)));
+            }
+        });
+    }
     std::panic::set_hook(Box::new(|info| {
         eprintln!("memory-stalker: internal error ({info}); compaction continues");
     }));
@@ -155,11 +170,24 @@ fn run_hook() -> ExitCode {
         let log = Log::stderr();
         let mut input = Vec::new();
         if let Err(e) = std::io::stdin()
-            .take(hook::MAX_INPUT_BYTES)
+            .take(hook::MAX_INPUT_BYTES + 1)
             .read_to_end(&mut input)
         {
             log.error(&format!("cannot read the hook input from stdin: {e}"));
             return String::new();
+        }
+        if input.len() as u64 > hook::MAX_INPUT_BYTES {
+            // Read and dropped, so Claude Code's write does not fail.
+            let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
+            log.error(&format!(
+                "the hook input is over {} MiB, more than Claude Code sends; it was not read, and memories already saved are kept",
+                hook::MAX_INPUT_BYTES / (1024 * 1024)
+            ));
+            return String::new();
+        }
+        if let Ok(parsed) = hook::HookInput::parse(&input) {
+            let limit = hook::time_budget(parsed.hook_event_name.as_deref(), &config);
+            budget.store(limit.as_millis() as u64, Ordering::Relaxed);
         }
         hook::run(&input, &config, &log)
     })

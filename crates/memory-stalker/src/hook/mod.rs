@@ -56,23 +56,48 @@ impl HookInput {
                 "stdin was empty; Claude Code sends the hook's JSON there".into(),
             ));
         }
-        serde_json::from_str(trimmed).map_err(|e| {
+        let mut input: HookInput = serde_json::from_str(trimmed).map_err(|e| {
             Error::HookInput(format!(
                 "stdin is not the JSON object Claude Code sends ({e}); it began with {:?}",
-                crate::text::prefix_chars(trimmed, 60)
+                crate::redact::redact(crate::text::prefix_chars(trimmed, 60))
             ))
-        })
+        })?;
+        // Ids end up in file names, front matter and Markdown: no control characters.
+        for id in [&mut input.session_id, &mut input.prompt_id] {
+            if let Some(v) = id.as_mut() {
+                *v = crate::text::strip_controls(v).into_owned();
+            }
+        }
+        Ok(input)
     }
 
-    /// The project directory: `cwd`, else `CLAUDE_PROJECT_DIR`, whichever exists.
+    /// The project directory: `cwd`, else `CLAUDE_PROJECT_DIR`, whichever exists. A
+    /// relative `cwd` is taken from the hook's own working directory.
     pub fn project(&self, config: &Config) -> Option<PathBuf> {
-        self.cwd
-            .as_deref()
-            .filter(|c| !c.is_empty())
-            .map(PathBuf::from)
+        self.cwd_path()
             .into_iter()
             .chain(config.project_dir.clone())
             .find(|p| p.is_dir())
+    }
+
+    /// `cwd` as an absolute path.
+    fn cwd_path(&self) -> Option<PathBuf> {
+        let cwd = PathBuf::from(self.cwd.as_deref().filter(|c| !c.is_empty())?);
+        if cwd.is_absolute() {
+            return Some(cwd);
+        }
+        std::env::current_dir().ok().map(|d| d.join(cwd))
+    }
+}
+
+/// How long a hook event may run before the hook leaves on its own, exiting 0: under
+/// the timeout `hooks/hooks.json` gives it (90 s for PreCompact, 30 s for the others),
+/// so Claude Code never has to kill it.
+pub fn time_budget(event: Option<&str>, config: &Config) -> std::time::Duration {
+    use std::time::Duration;
+    match event {
+        Some("PreCompact") | None => (config.timeout + Duration::from_secs(15)).min(Duration::from_secs(85)),
+        _ => Duration::from_secs(25),
     }
 }
 
@@ -125,12 +150,12 @@ fn save_request(
         .as_deref()
         .filter(|t| !t.is_empty())
         .ok_or("the hook input has no transcript_path")?;
-    let project = input.project(config).ok_or_else(|| {
-        format!(
-            "the project directory (cwd {:?}) does not exist and CLAUDE_PROJECT_DIR names none either",
-            input.cwd.as_deref().unwrap_or("")
-        )
-    })?;
+    // A project that no longer exists still gets its memory, in the fallback directory
+    // (`save_memory` sees that the project's own cannot be written).
+    let project = input
+        .project(config)
+        .or_else(|| input.cwd_path())
+        .ok_or("the hook input has no cwd, and CLAUDE_PROJECT_DIR names no directory")?;
     Ok(SaveRequest {
         transcript: PathBuf::from(transcript),
         project,

@@ -66,6 +66,13 @@ pub fn save_memory(req: &SaveRequest, config: &Config, log: &Log) -> Result<Save
             transcript.use_task_files(&dir);
         }
     }
+    if transcript.read_budget_spent() {
+        log.warn(&format!(
+            "stopped reading {} after {} from its end; the task list or last prompt may be missing",
+            req.transcript.display(),
+            crate::transcript::bytes(crate::transcript::MAX_READ_BYTES)
+        ));
+    }
     if transcript.bad_lines() > 0 {
         log.warn(&format!(
             "{} lines of {} are not valid JSON records and were skipped",
@@ -87,25 +94,50 @@ pub fn save_memory(req: &SaveRequest, config: &Config, log: &Log) -> Result<Save
     let memory = render_memory(req, config, &transcript, &session_id, &now, note.as_deref());
     let content = memory.text;
     let extraction = memory.extraction;
+    let brief = memory.brief;
 
-    let path = match store.save_new(&now, &session_id, &content) {
+    let primary = if req.project.is_dir() {
+        store.save_new(&now, &session_id, &content)
+    } else {
+        Err(Error::store(
+            "the project directory does not exist:",
+            &req.project,
+            std::io::Error::from(std::io::ErrorKind::NotFound),
+        ))
+    };
+    let fallback = MemoryStore::new(unsaved_dir(config, &req.project));
+    let path = match primary {
         Ok(p) => p,
-        Err(primary) => {
-            let fallback = MemoryStore::new(unsaved_dir(config, &req.project));
-            match fallback.save_new(&now, &session_id, &content) {
-                Ok(p) => {
-                    log.error(&format!(
-                        "{primary}; the memory was saved to {} instead",
-                        p.display()
-                    ));
-                    p
-                }
-                Err(second) => {
-                    log.error(&format!("fallback failed too: {second}"));
-                    return Err(primary);
+        Err(primary) => match fallback.save_new(&now, &session_id, &content) {
+            Ok(p) => {
+                log.error(&format!(
+                    "{primary}; the memory was saved to {} instead",
+                    p.display()
+                ));
+                p
+            }
+            Err(second) => {
+                // Out of space or over a file-size limit: a short memory may still fit,
+                // and is better than none.
+                let short = [&store, &fallback]
+                    .into_iter()
+                    .find_map(|s| s.save_new(&now, &session_id, &brief).ok());
+                match short {
+                    Some(p) => {
+                        log.error(&format!(
+                            "{primary}, and in the fallback directory ({second}); a shortened memory was saved to {}",
+                            p.display()
+                        ));
+                        p
+                    }
+                    None => {
+                        return Err(Error::NotSaved(format!(
+                            "{primary}, nor in the fallback directory ({second}), not even shortened"
+                        )));
+                    }
                 }
             }
-        }
+        },
     };
     if path.parent() == Some(store.dir()) {
         if let Err(e) = store.write_index() {
@@ -187,7 +219,33 @@ pub fn unsaved_dir(config: &Config, project: &Path) -> PathBuf {
 #[derive(Debug, Clone)]
 pub struct RenderedMemory {
     pub text: String,
+    /// A short form (a kilobyte or two: tasks and the last request), written when the
+    /// whole memory cannot be (a full disk, a file-size limit).
+    pub brief: String,
     pub extraction: Extraction,
+}
+
+/// The short form of a memory: its front matter (without the task list's JSON), the
+/// task list, and the start of the last request.
+fn brief(front: &FrontMatter, extraction: &Extraction, lang: crate::Lang) -> String {
+    use crate::memory::document::{display_time, task_list};
+    let l = crate::memory::labels::Labels::of(lang);
+    let mut front = front.clone();
+    front.todos = None;
+    let prompt = extraction
+        .last_prompt
+        .as_ref()
+        .map_or_else(|| l.no_prompt.to_string(), |p| one_line(&p.text, 600));
+    format!(
+        "{}\n# {} — {}\n\n> This is a shortened memory: the whole one could not be written (a full disk or a file-size limit).\n\n## {}\n\n{}\n## {}\n\n{}\n",
+        front.render(),
+        l.title,
+        display_time(&front.created),
+        l.tasks,
+        task_list(extraction.todos.as_ref(), lang),
+        l.user_input,
+        prompt
+    )
 }
 
 /// Renders the memory of `transcript` with the offline summary (and `note` above it),
@@ -212,6 +270,7 @@ pub fn render_memory(
         now,
     );
     front.transcript_bytes = Some(transcript.bytes_read().1);
+    let doc_front = front.clone();
     let doc = MemoryDoc {
         front,
         extraction: &extraction,
@@ -221,8 +280,10 @@ pub fn render_memory(
         compaction_summary: None,
     }
     .render();
+    let brief = brief(&doc_front, &extraction, config.lang);
     RenderedMemory {
         text: redact_if(config.redact, &doc).into_owned(),
+        brief: redact_if(config.redact, &brief).into_owned(),
         extraction,
     }
 }

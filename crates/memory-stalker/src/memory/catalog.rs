@@ -6,6 +6,8 @@
 
 use std::cmp::Reverse;
 use std::fs;
+
+use crate::text::strip_controls;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -262,7 +264,7 @@ impl MemoryStore {
             };
             let (pos, len, _) = anchor.unwrap_or((0, 0, 0));
             hits.push(SearchHit {
-                snippet: folded.snippet(pos, len, SNIPPET_CHARS),
+                snippet: strip_controls(&folded.snippet(pos, len, SNIPPET_CHARS)).into_owned(),
                 hits: count,
                 memory: entry,
             });
@@ -527,18 +529,22 @@ pub fn read_entry(path: &Path) -> Result<MemoryEntry, String> {
     } else {
         fm.session_id.clone()
     };
+    // What a file says is printed on terminals and written to INDEX.md: no escape
+    // sequence in a memory (an old one, or one edited by hand) reaches either.
+    let clean = |s: &str| strip_controls(s).into_owned();
+    let session_id = clean(&session_id);
     Ok(MemoryEntry {
-        date: display_date(&created),
+        date: clean(&display_date(&created)),
         session: session_id.chars().take(8).collect(),
         session_id,
-        created,
-        file: name,
+        created: clean(&created),
+        file: clean(&name),
         path: path.to_path_buf(),
-        trigger: fm.trigger,
+        trigger: clean(&fm.trigger),
         tasks_total: fm.task_count,
         tasks_open: fm.tasks_open,
-        summary: fm.summary,
-        summary_source: fm.summary_source,
+        summary: clean(&fm.summary),
+        summary_source: clean(&fm.summary_source),
         size_bytes: meta.len(),
         format: fm.format,
         lang: fm.lang,

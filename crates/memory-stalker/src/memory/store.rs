@@ -129,7 +129,8 @@ impl MemoryStore {
     /// Reads a memory file of this store: a regular file (never a link, FIFO or
     /// device) of at most [`MAX_MEMORY_BYTES`].
     pub fn read(path: &Path) -> Result<String, Error> {
-        fsutil::read_regular(path, MAX_MEMORY_BYTES).map_err(|e| Error::store("cannot read", path, e))
+        fsutil::read_regular(path, MAX_MEMORY_BYTES)
+            .map_err(|e| Error::store("cannot read", path, e))
     }
 
     /// Removes what killed saves left behind: temporary files older than an hour, and
@@ -158,9 +159,7 @@ impl MemoryStore {
                     && fs::symlink_metadata(self.dir.join(target)).is_err()
                     && e.file_type().is_ok_and(|t| t.is_file());
                 // Held by a writer that is still running: theirs to keep.
-                if orphan
-                    && fs::File::open(e.path()).is_ok_and(|f| f.try_lock().is_ok())
-                {
+                if orphan && fs::File::open(e.path()).is_ok_and(|f| f.try_lock().is_ok()) {
                     let _ = fs::remove_file(e.path());
                 }
             }

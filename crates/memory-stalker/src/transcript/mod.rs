@@ -70,7 +70,13 @@ pub struct Transcript {
     /// The checkpoint the reader stopped at, if any.
     checkpoint: Option<Checkpoint>,
     options: ReadOptions,
+    budget_spent: bool,
 }
+
+/// Most bytes read from one transcript, back from its end. Past a compaction boundary
+/// the reader goes on only to find the last prompt or task list; in a file of many
+/// gigabytes it stops here, so a hook never reads for minutes.
+pub const MAX_READ_BYTES: u64 = 2 * 1024 * 1024 * 1024;
 
 impl Transcript {
     /// Reads the transcript at `path` from the end (see the module documentation).
@@ -119,6 +125,7 @@ impl Transcript {
         let mut bad_lines = 0;
         let mut boundary_at = None;
         let mut checkpoint = None;
+        let mut budget_spent = false;
         while boundary_at.is_none() || scan.needs_more() {
             if scan.tasks == TaskScan::Open {
                 let unread = lines.unread();
@@ -136,6 +143,10 @@ impl Transcript {
                         break;
                     }
                 }
+            }
+            if size - lines.unread() > MAX_READ_BYTES {
+                budget_spent = true;
+                break;
             }
             let Some((_, line)) = lines.next_line().map_err(io_err)? else {
                 break;
@@ -173,7 +184,13 @@ impl Transcript {
             task_files,
             checkpoint,
             options,
+            budget_spent,
         })
+    }
+
+    /// Whether reading stopped at [`MAX_READ_BYTES`] before finding all it looked for.
+    pub fn read_budget_spent(&self) -> bool {
+        self.budget_spent
     }
 
     /// Reads Claude Code's task files from `dir` (for when the session id was only

@@ -17,6 +17,25 @@ use crate::text::one_line;
 /// Longest tool output kept per result (head and tail), for the summariser's text.
 pub(crate) const RESULT_KEEP_CHARS: usize = 2_000;
 
+/// Longest prompt or reply text kept: a longer one (a pasted log, a dumped file) keeps
+/// its head and tail around a marker, so a memory stays small whatever was pasted.
+pub(crate) const TEXT_KEEP_CHARS: usize = 32_000;
+
+/// A prompt's or reply's text as kept: redacted (when asked) before any cut.
+fn kept_text(text: String, redact: bool) -> String {
+    let text = match crate::text::strip_controls(&text) {
+        Cow::Owned(clean) => clean,
+        Cow::Borrowed(_) => text,
+    };
+    if text.len() <= TEXT_KEEP_CHARS || text.chars().count() <= TEXT_KEEP_CHARS {
+        return match redact_if(redact, &text) {
+            Cow::Owned(r) => r,
+            Cow::Borrowed(_) => text,
+        };
+    }
+    Clipped::new(&text, TEXT_KEEP_CHARS).render(TEXT_KEEP_CHARS, redact)
+}
+
 /// A parsed transcript record.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Record {
@@ -377,9 +396,7 @@ fn user_entry(line: &RawLine, redact: bool) -> Entry {
             }
             None => {}
         }
-        if let Cow::Owned(r) = redact_if(redact, &msg.text) {
-            msg.text = r;
-        }
+        msg.text = kept_text(std::mem::take(&mut msg.text), redact);
     }
     if let Some(tur) = line.tool_use_result {
         read_tool_use_result(tur, &mut msg);
@@ -465,13 +482,13 @@ fn assistant_entry(line: &RawLine, redact: bool) -> Entry {
     };
     msg.synthetic = m.model.as_deref() == Some("<synthetic>");
     match m.content {
-        Some(RawContent::Text(t)) => msg.texts.push(redact_if(redact, &t).into_owned()),
+        Some(RawContent::Text(t)) => msg.texts.push(kept_text(t.into_owned(), redact)),
         Some(RawContent::Blocks(blocks)) => {
             for b in blocks {
                 match b.kind.as_deref() {
                     Some("text") => {
                         if let Some(t) = raw_str(b.text) {
-                            msg.texts.push(redact_if(redact, &t).into_owned());
+                            msg.texts.push(kept_text(t, redact));
                         }
                     }
                     Some("tool_use") | Some("server_tool_use") => {
@@ -661,19 +678,22 @@ fn describe_tool(name: &str, input: Option<&RawValue>, redact: bool) -> (String,
         }
     };
     let mut detail = detail;
-    if redact {
-        redact_detail(&mut detail);
-    }
+    clean_detail(&mut detail, redact);
+    let summary = crate::text::strip_controls(&summary).into_owned();
     (
         one_line(&redact_if(redact, &summary), SUMMARY_CHARS),
         detail,
     )
 }
 
-/// Redacts the texts of a tool's input that a memory shows (task items, plans).
-fn redact_detail(detail: &mut ToolDetail) {
+/// Cleans the texts of a tool's input that a memory shows (task items, plans, paths):
+/// control characters out, and redacted when asked.
+fn clean_detail(detail: &mut ToolDetail, redact: bool) {
     let text = |t: &mut String| {
-        if let Cow::Owned(r) = crate::redact::redact(t) {
+        if let Cow::Owned(c) = crate::text::strip_controls(t) {
+            *t = c;
+        }
+        if let Cow::Owned(r) = redact_if(redact, t) {
             *t = r;
         }
     };
@@ -702,7 +722,12 @@ fn redact_detail(detail: &mut ToolDetail) {
         ToolDetail::Plan(plan) => {
             plan.as_mut().map(text);
         }
-        ToolDetail::Modifies(_) | ToolDetail::Reads(_) | ToolDetail::None => {}
+        ToolDetail::Modifies(path) | ToolDetail::Reads(path) => {
+            if let Cow::Owned(c) = crate::text::strip_controls(path) {
+                *path = c;
+            }
+        }
+        ToolDetail::None => {}
     }
 }
 

@@ -8,13 +8,18 @@ use std::io::{self, Read, Seek, SeekFrom};
 
 const FIRST_CHUNK: usize = 64 * 1024;
 const MAX_CHUNK: usize = 8 * 1024 * 1024;
+/// Longest line held in memory. Claude Code's records stay far below it (it cuts long
+/// tool outputs); a longer line is skipped, not buffered: a file with no line breaks at
+/// all must not be read into memory whole.
+pub const MAX_LINE: usize = 64 * 1024 * 1024;
 
 /// Yields the lines of a byte range `[0, end)` of a seekable source, last line first.
 ///
 /// Lines are split on `\n` only; a trailing `\r` is left to the JSON parser (it is
 /// whitespace there). Empty lines are skipped. A last line without a final newline is
 /// yielded like any other, so a partially written record reaches the caller, which
-/// decides what to do with it.
+/// decides what to do with it. A line longer than [`MAX_LINE`] is yielded empty (so it
+/// counts as a bad line) and its bytes are passed over without being kept.
 pub struct ReverseLines<R> {
     src: R,
     /// File offset of `buf[0]`.
@@ -63,8 +68,35 @@ impl<R: Read + Seek> ReverseLines<R> {
                 self.end = 0;
                 return Ok(Some((0, &self.buf[..to])));
             }
+            if self.end > MAX_LINE {
+                return self.skip_long_line();
+            }
             self.fill()?;
         }
+    }
+
+    /// Passes over the rest of a line longer than [`MAX_LINE`], back to the line break
+    /// before it, and yields it empty.
+    fn skip_long_line(&mut self) -> io::Result<Option<(u64, &[u8])>> {
+        self.buf = Vec::new();
+        self.end = 0;
+        self.chunk = FIRST_CHUNK;
+        let mut chunk = vec![0u8; MAX_CHUNK];
+        let mut pos = self.start;
+        while pos > 0 {
+            let n = (MAX_CHUNK as u64).min(pos) as usize;
+            let from = pos - n as u64;
+            self.src.seek(SeekFrom::Start(from))?;
+            self.src.read_exact(&mut chunk[..n])?;
+            if let Some(i) = memchr::memrchr(b'\n', &chunk[..n]) {
+                // The break stays out of what is unread: the line before ends there.
+                self.start = from + i as u64;
+                return Ok(Some((self.start + 1, &[])));
+            }
+            pos = from;
+        }
+        self.start = 0;
+        Ok(Some((0, &[])))
     }
 
     /// Prepends the chunk before `start` to the unread part of the buffer.
@@ -129,6 +161,27 @@ mod tests {
         assert_eq!(got[1].1.len(), long.len());
         assert_eq!(got[1].0, 6);
         assert_eq!(got[2].1, "first");
+    }
+
+    /// Issue 12, defect 7: a file without line breaks was read into memory whole.
+    #[test]
+    fn a_line_over_the_limit_is_skipped_not_buffered() {
+        let long = vec![b'x'; MAX_LINE + 3 * MAX_CHUNK + 5];
+        let mut data = b"first\n".to_vec();
+        data.extend_from_slice(&long);
+        data.extend_from_slice(b"\nlast\n");
+        let got = lines(&data);
+        assert_eq!(
+            got,
+            vec![
+                (data.len() as u64 - 5, "last".into()),
+                (6, String::new()),
+                (0, "first".into())
+            ]
+        );
+        // No line break at all.
+        let got = lines(&long);
+        assert_eq!(got, vec![(0, String::new())]);
     }
 
     #[test]
