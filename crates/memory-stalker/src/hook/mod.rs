@@ -86,7 +86,8 @@ impl HookInput {
         if cwd.is_absolute() {
             return Some(cwd);
         }
-        std::env::current_dir().ok().map(|d| d.join(cwd))
+        let joined = std::env::current_dir().ok()?.join(cwd);
+        Some(joined.canonicalize().unwrap_or(joined))
     }
 }
 
@@ -96,7 +97,9 @@ impl HookInput {
 pub fn time_budget(event: Option<&str>, config: &Config) -> std::time::Duration {
     use std::time::Duration;
     match event {
-        Some("PreCompact") | None => (config.timeout + Duration::from_secs(15)).min(Duration::from_secs(85)),
+        Some("PreCompact") | None => {
+            (config.timeout + Duration::from_secs(15)).min(Duration::from_secs(85))
+        }
         _ => Duration::from_secs(25),
     }
 }

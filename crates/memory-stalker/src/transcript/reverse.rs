@@ -11,7 +11,7 @@ const MAX_CHUNK: usize = 8 * 1024 * 1024;
 /// Longest line held in memory. Claude Code's records stay far below it (it cuts long
 /// tool outputs); a longer line is skipped, not buffered: a file with no line breaks at
 /// all must not be read into memory whole.
-pub const MAX_LINE: usize = 64 * 1024 * 1024;
+pub const MAX_LINE: usize = 32 * 1024 * 1024;
 
 /// Yields the lines of a byte range `[0, end)` of a seekable source, last line first.
 ///
