@@ -722,3 +722,35 @@ fn order_within_a_second_with_and_without_created_ns() {
     assert!(!files(&v, "deleted").contains(&"20260302_080000_0000aaaa.md".to_string()));
     assert_eq!(files(&v, "deleted").len(), 8);
 }
+
+/// Issue 12, defect 9: an I/O error exited 2 (clap's usage-error code) and said its
+/// cause twice; a memory too large to be ours is skipped, not read (a 200 MB file
+/// made `search` take 20 s and 2 GB).
+#[test]
+fn io_errors_exit_1_once_and_oversized_memories_are_not_read() {
+    let s = project();
+    let elsewhere = s.root.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::rename(s.memories(), elsewhere.join("memories")).unwrap();
+    std::os::unix::fs::symlink(elsewhere.join("memories"), s.memories()).unwrap();
+    let (code, out, err) = run(&s, &["list"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("is a symbolic link"), "{err}");
+    assert_eq!(
+        err.matches("memory-stalker does not follow").count(),
+        1,
+        "{err}"
+    );
+
+    let s = project();
+    let big = s.memories().join("20260201_000000_bigbig00.md");
+    let f = std::fs::File::create(&big).unwrap();
+    f.set_len(200 << 20).unwrap();
+    drop(f);
+    let started = std::time::Instant::now();
+    let (code, out, err) = run(&s, &["search", "retry"]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("retry"), "{out}");
+}

@@ -474,6 +474,43 @@ mod tests {
         assert_eq!(store.memory_files().unwrap(), vec![a, m, z]);
     }
 
+    /// Issue 12, defect 8: temp files of killed saves (21 MB of them) and locks of
+    /// pruned memories were never cleaned.
+    #[test]
+    fn a_save_sweeps_stale_temp_files_and_orphaned_locks() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = MemoryStore::new(dir.path());
+        let t = DateTime::parse_from_rfc3339("2026-01-29T17:30:00+00:00").unwrap();
+        let kept = store.save_new(&t, "keep", "kept").unwrap();
+        let old = SystemTime::now() - std::time::Duration::from_secs(2 * 3600);
+        let stale = dir.path().join(".tmp-1-2-0");
+        fs::write(&stale, "half a memory").unwrap();
+        fs::File::options()
+            .write(true)
+            .open(&stale)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let fresh = dir.path().join(".tmp-3-4-0");
+        fs::write(&fresh, "a save under way").unwrap();
+        let locks = dir.path().join(LOCKS_DIR);
+        fs::create_dir_all(&locks).unwrap();
+        let orphan = locks.join("20250101_000000_gone.md.lock");
+        let live = locks.join(format!(
+            "{}.lock",
+            kept.file_name().unwrap().to_string_lossy()
+        ));
+        let held_orphan = locks.join("20250101_000001_held.md.lock");
+        for l in [&orphan, &live, &held_orphan] {
+            fs::write(l, "").unwrap();
+        }
+        let holder = Lock::acquire(&held_orphan).unwrap();
+        store.save_new(&t, "next", "next").unwrap();
+        assert!(!stale.exists() && fresh.exists());
+        assert!(!orphan.exists() && live.exists() && held_orphan.exists());
+        drop(holder);
+    }
+
     #[test]
     fn update_rewrites_under_lock() {
         let dir = tempfile::tempdir().unwrap();
