@@ -298,3 +298,10 @@ fn multibyte_text_is_untouched() {
     let text = "用户说：不要提交密钥。café 🚀 ключ";
     assert_eq!(redact(text), text);
 }
+
+#[test]
+fn a_key_glued_to_chinese_text_is_redacted() {
+    let key = format!("sk-ant-api03-{}", body(40));
+    let out = redact(&format!("密钥{key}请保管"));
+    assert_eq!(out, "密钥[REDACTED:anthropic-key]请保管");
+}
