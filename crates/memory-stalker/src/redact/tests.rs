@@ -302,6 +302,6 @@ fn multibyte_text_is_untouched() {
 #[test]
 fn a_key_glued_to_chinese_text_is_redacted() {
     let key = format!("sk-ant-api03-{}", body(40));
-    let out = redact(&format!("密钥{key}请保管"));
-    assert_eq!(out, "密钥[REDACTED:anthropic-key]请保管");
+    let text = format!("密钥{key}请保管");
+    assert_eq!(redact(&text), "密钥[REDACTED:anthropic-key]请保管");
 }
