@@ -149,7 +149,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Command::List(args)
         }
         Some(_) if cli.list.limit.is_some() || cli.list.filter.is_some() => {
-            anyhow::bail!("--limit and --filter go after `list` (or with no subcommand)")
+            eprintln!(
+                "list-memories: --limit and --filter go after `list` (or with no subcommand)"
+            );
+            return Ok(ExitCode::from(2));
         }
         Some(c) => c,
     };
@@ -204,12 +207,17 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Show { target, section } => {
             let wanted = match section.as_deref() {
                 None => None,
-                Some(name) => Some(Section::parse(name).ok_or_else(|| {
-                    anyhow::anyhow!(
-                        "unknown section {name:?}; sections: {}",
-                        Section::ALL.map(Section::key).join(", ")
-                    )
-                })?),
+                Some(name) => match Section::parse(name) {
+                    Some(s) => Some(s),
+                    // A usage error, like clap's: exit 2.
+                    None => {
+                        eprintln!(
+                            "list-memories: unknown section {name:?}; sections: {}",
+                            Section::ALL.map(Section::key).join(", ")
+                        );
+                        return Ok(ExitCode::from(2));
+                    }
+                },
             };
             let found = store.find(&target)?;
             let [memory] = found.matches.as_slice() else {

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
-use regex::{Captures, Regex, RegexSet};
+use regex::{Regex, RegexSet};
 
 /// One kind of secret and how to find it.
 struct Rule {
@@ -17,6 +17,8 @@ struct Rule {
     accept: fn(&str) -> bool,
     /// Text the match ends with that is not part of the secret (kept).
     suffix: &'static str,
+    /// The secret is a value after a name (`password=`), not found by its own shape.
+    keyed: bool,
 }
 
 fn any(_: &str) -> bool {
@@ -87,16 +89,29 @@ fn flag_secret(s: &str) -> bool {
 fn rules() -> &'static [Rule] {
     static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
     RULES.get_or_init(|| {
-        let r = |kind, pattern: &str, keep, accept: fn(&str) -> bool| Rule {
-            kind,
-            // The patterns are literals of this file; they are covered by the tests.
-            re: Regex::new(&ascii_boundaries(pattern))
-                .unwrap_or_else(|e| panic!("redaction pattern {kind}: {e}")),
-            keep,
-            accept,
-            suffix: "",
+        let r = |kind, pattern: &str, keep, accept: fn(&str) -> bool| {
+            let keyed = keep > 0;
+            let (pattern, keep) = escaped_line_start(pattern, keep);
+            Rule {
+                kind,
+                keyed,
+                // The patterns are literals of this file; they are covered by the tests.
+                re: Regex::new(&ascii_boundaries(&pattern))
+                    .unwrap_or_else(|e| panic!("redaction pattern {kind}: {e}")),
+                keep,
+                accept,
+                suffix: "",
+            }
         };
         vec![
+            // First: a token's signature may start like a key (`sk-…`) or look like the
+            // base64 of a key's last line. A PEM body has no dots, so no token inside it.
+            r(
+                "jwt",
+                r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+                0,
+                any,
+            ),
             r(
                 "private-key",
                 // Without its END line (a truncated output), the key runs over the
@@ -139,7 +154,7 @@ fn rules() -> &'static [Rule] {
             r("aws-access-key", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b", 0, any),
             r(
                 "aws-secret-key",
-                r#"(?i)\b(aws_secret_access_key|aws_secret_key|secret_access_key|SecretAccessKey)(["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{40}"#,
+                r#"(?i)\b(aws_secret_access_key|aws_secret_key|secret_access_key|SecretAccessKey)(["']?[ \t]*[:=][ \t]*["']?)[A-Za-z0-9/+=]{40}"#,
                 2,
                 any,
             ),
@@ -151,12 +166,6 @@ fn rules() -> &'static [Rule] {
             r("huggingface-token", r"\bhf_[A-Za-z0-9]{30,}\b", 0, mixed),
             r("sendgrid-key", r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}", 0, any),
             r("digitalocean-token", r"\bdo[pro]_v1_[a-f0-9]{64}\b", 0, any),
-            r(
-                "jwt",
-                r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
-                0,
-                any,
-            ),
             Rule {
                 suffix: "@",
                 ..r(
@@ -169,19 +178,19 @@ fn rules() -> &'static [Rule] {
             },
             r(
                 "authorization",
-                r#"(?i)\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:bearer|basic|token|digest)\s+)[A-Za-z0-9._~+/=-]{6,}"#,
+                r#"(?i)\b((?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?(?:bearer|basic|token|digest)[ \t]+)[A-Za-z0-9._~+/=-]{6,}"#,
                 1,
                 any,
             ),
             r(
                 "authorization",
-                r#"(?i)\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?)[A-Za-z0-9._~+/=-]{16,}"#,
+                r#"(?i)\b((?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?)[A-Za-z0-9._~+/=-]{16,}"#,
                 1,
                 mixed,
             ),
             r(
                 "api-key",
-                r#"(?i)\b((?:x-api-key|x-auth-token|api-key)["']?\s*[:=]\s*["']?)[A-Za-z0-9._~+/=-]{8,}"#,
+                r#"(?i)\b((?:x-api-key|x-auth-token|api-key)["']?[ \t]*[:=][ \t]*["']?)[A-Za-z0-9._~+/=-]{8,}"#,
                 1,
                 any,
             ),
@@ -189,34 +198,34 @@ fn rules() -> &'static [Rule] {
                 "secret",
                 // Environment-style names (`DB_PASS`, `SIGNING_KEY`, `PASSPHRASE`):
                 // upper case only, since `sort_key = name` in code is no secret.
-                r#"\b([A-Z][A-Z0-9_]*_(?:KEY|PASS|PASSPHRASE|CREDENTIALS?)|PASSPHRASE)(["']?\s*[:=]\s*["']?)([^\s"'`,;&()<>\[\]{}]{4,})"#,
+                r#"\b([A-Z][A-Z0-9_]*_(?:KEY|PASS|PASSPHRASE|CREDENTIALS?)|PASSPHRASE)(["']?[ \t]*[:=][ \t]*["']?)((?:[^\s"'`,;&()<>\[\]{}\\]|\\[^nrt\s"]){4,})"#,
                 2,
                 assigned_secret,
             ),
             r(
                 "secret",
                 // Command-line flags: `--password X`, `--db-password=X`, `--token X`.
-                r#"(?i)(\s--(?:[a-z0-9]+-)*(?:password|passwd|pass|passphrase|token|secret|api-key|apikey|access-key|secret-key|private-key|client-secret)(?:=|\s+)["']?)([^\s"'`]{3,})"#,
+                r#"(?i)(\s--(?:[a-z0-9]+-)*(?:password|passwd|pass|passphrase|token|secret|api-key|apikey|access-key|secret-key|private-key|client-secret)(?:=|\s+)["']?)((?:[^\s"'`\\]|\\[^nrt\s"]){3,})"#,
                 1,
                 flag_secret,
             ),
             r(
                 "secret",
                 // MySQL's `-pSECRET` (the password glued to the flag) and `sshpass -p`.
-                r#"\b((?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]*?\s-p["']?|sshpass\s+-p\s*["']?)([^\s"'`]+)"#,
+                r#"\b((?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]*?\s-p["']?|sshpass\s+-p\s*["']?)((?:[^\s"'`\\]|\\[^nrt\s"])+)"#,
                 1,
                 flag_secret,
             ),
             r(
                 "secret",
                 // `curl -u user:password`, `--user user:password`: the user stays.
-                r#"\b((?:curl|http|https|xh)\b[^\n|;&]*?\s(?:-u\s*|--user(?:\s+|=))["']?[^\s:"'`]*:)([^\s"'`]+)"#,
+                r#"\b((?:curl|http|https|xh)\b[^\n|;&]*?\s(?:-u\s*|--user(?:\s+|=))["']?[^\s:"'`]*:)((?:[^\s"'`\\]|\\[^nrt\s"])+)"#,
                 1,
                 flag_secret,
             ),
             r(
                 "secret",
-                r#"(?i)\b([A-Za-z0-9_.-]*(?:password|passwd|pwd|secret|token|api_?key|apikey|access_?key|private_?key|client_?secret)["']?\s*[:=]\s*["']?)([^\s"'`,;&()<>\[\]{}]{4,})"#,
+                r#"(?i)\b([A-Za-z0-9_.-]*(?:password|passwd|pwd|secret|token|api_?key|apikey|access_?key|private_?key|client_?secret)["']?[ \t]*[:=][ \t]*["']?)((?:[^\s"'`,;&()<>\[\]{}\\]|\\[^nrt\s"]){4,})"#,
                 1,
                 assigned_secret,
             ),
@@ -229,6 +238,22 @@ fn rules() -> &'static [Rule] {
 /// which Unicode boundaries would make it give up.
 fn ascii_boundaries(pattern: &str) -> String {
     pattern.replace(r"\b", r"(?-u:\b)")
+}
+
+// Values stop at white space and quotes, and at an escaped line break, tab or quote
+// (`\n`, `\"` in JSON text), which end a line or a string as much as real ones do.
+
+/// A rule that starts at a word boundary also starts after an escaped line break or
+/// tab (`\n` in JSON text): the `n` is a word character, so `\nsk-ant-…` has no
+/// boundary before the key. The escape becomes the first kept group.
+fn escaped_line_start(pattern: &str, keep: usize) -> (String, usize) {
+    const ESCAPED: &str = r"((?-u:\b)|\\[nrt])";
+    for flags in ["", "(?i)"] {
+        if let Some(rest) = pattern.strip_prefix(&format!(r"{flags}\b")) {
+            return (format!("{flags}{ESCAPED}{rest}"), keep + 1);
+        }
+    }
+    (pattern.to_string(), keep)
 }
 
 /// All rules at once: one pass tells which of them can match at all, so the text of a
@@ -251,26 +276,97 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     // Replacements only ever insert `[REDACTED:…]`, which no rule takes for a secret, so
     // a rule that found nothing in the text cannot find anything after them.
     for rule in candidates.iter().map(|i| &rules()[i]) {
-        let replaced = rule.re.replace_all(&out, |c: &Captures| {
-            let whole = c.get(0).map_or("", |m| m.as_str());
-            let kept: String = (1..=rule.keep)
-                .filter_map(|i| c.get(i).map(|m| m.as_str()))
-                .collect();
-            let secret = &whole[kept.len().min(whole.len())..whole.len() - rule.suffix.len()];
-            // A call such as `token = getToken()` assigns code, not a secret.
-            let end = c.get(0).map_or(0, |m| m.end());
-            let is_call = rule.kind == "secret" && out[end..].starts_with('(');
-            if secret.starts_with("[REDACTED") || is_call || !(rule.accept)(secret) {
-                whole.to_string()
-            } else {
-                format!("{kept}[REDACTED:{}]{}", rule.kind, rule.suffix)
-            }
-        });
-        if let Cow::Owned(s) = replaced {
-            out = Cow::Owned(s);
+        if let Some(replaced) = apply(rule, &out) {
+            out = Cow::Owned(replaced);
         }
     }
     out
+}
+
+/// Whether a "value" is the name of the next secret: `password:` with nothing after it
+/// takes the next line's `api_key:` for its value, and would leave that key's own
+/// secret in clear.
+fn swallowed_key(value: &str, after: &str) -> bool {
+    let name = value
+        .trim_start_matches(['\\', '"', '\''])
+        .trim_end_matches(':')
+        .trim_end_matches(['\\', '"', '\'']);
+    let followed = value.ends_with(':')
+        || after
+            .trim_start_matches(['"', '\'', ' ', '\t'])
+            .starts_with([':', '=']);
+    let lower = name.to_ascii_lowercase();
+    followed
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        && [
+            "password",
+            "passwd",
+            "pwd",
+            "secret",
+            "token",
+            "key",
+            "pass",
+            "passphrase",
+            "credential",
+            "credentials",
+            "auth",
+        ]
+        .iter()
+        .any(|k| lower.ends_with(k))
+}
+
+/// The text with `rule`'s secrets replaced, or `None` when it has none.
+fn apply(rule: &Rule, text: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut from = 0;
+    while let Some(c) = rule.re.captures_at(text, from) {
+        let Some(m) = c.get(0) else { break };
+        let whole = m.as_str();
+        let kept: String = (1..=rule.keep)
+            .filter_map(|i| c.get(i).map(|g| g.as_str()))
+            .collect();
+        let secret = &whole[kept.len().min(whole.len())..whole.len() - rule.suffix.len()];
+        let after = &text[m.end()..];
+        // A call such as `token = getToken()` assigns code, not a secret; a "value"
+        // followed by `:` or `=` is the next key (`password: api_key: x`).
+        let is_call = rule.kind == "secret"
+            && after.starts_with('(')
+            && secret
+                .chars()
+                .all(|c| c.is_alphanumeric() || "_.$:".contains(c));
+        let is_key = rule.keyed && swallowed_key(secret, after);
+        if secret.starts_with("[REDACTED") || is_call || is_key || !(rule.accept)(secret) {
+            // Search again from where the value began: a key it swallowed gets its turn.
+            from = if kept.is_empty() || kept.len() >= whole.len() {
+                m.end().max(from + 1)
+            } else {
+                m.start() + kept.len()
+            };
+            // `from` must stay on a character boundary.
+            while from < text.len() && !text.is_char_boundary(from) {
+                from += 1;
+            }
+            if from > text.len() {
+                break;
+            }
+            continue;
+        }
+        out.push_str(&text[copied..m.start()]);
+        out.push_str(&kept);
+        out.push_str("[REDACTED:");
+        out.push_str(rule.kind);
+        out.push(']');
+        out.push_str(rule.suffix);
+        copied = m.end();
+        from = m.end();
+    }
+    (copied > 0).then(|| {
+        out.push_str(&text[copied..]);
+        out
+    })
 }
 
 /// Redacts when `enabled`, otherwise returns the text unchanged.

@@ -4,9 +4,11 @@
 pub fn one_line(text: &str, max: usize) -> String {
     let mut out = String::new();
     let mut count = 0;
+    // A lone `\r` ends a line too (CommonMark says so): kept, it could open a forged
+    // heading in a Markdown viewer.
     for (i, line) in text
         .trim()
-        .lines()
+        .split(['\n', '\r'])
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .enumerate()

@@ -93,13 +93,15 @@ impl FrontMatter {
     /// [`FrontMatter::parse`], with the [`WRITTEN_NS`] field too (`None` when absent
     /// or not a number: a memory saved before the field existed).
     pub fn parse_with_written_ns(text: &str) -> Option<(FrontMatter, Option<u64>, usize)> {
+        let given = text.len();
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut written_ns = None;
         let rest = text
             .strip_prefix("---\n")
             .or_else(|| text.strip_prefix("---\r\n"))?;
         let mut fm = FrontMatter::default();
-        let mut pos = text.len() - rest.len();
+        // An offset in the text as given, byte order mark included.
+        let mut pos = given - rest.len();
         for line in rest.split_inclusive('\n') {
             pos += line.len();
             let line = line.trim_end_matches(['\n', '\r']);

@@ -305,3 +305,43 @@ fn a_key_glued_to_chinese_text_is_redacted() {
     let text = format!("密钥{key}请保管");
     assert_eq!(redact(&text), "密钥[REDACTED:anthropic-key]请保管");
 }
+
+/// Found by the property tests: a key with an empty value took the next key's name for
+/// its value and left that key's secret in clear; a secret after an escaped line break
+/// (`\\n` in JSON text) had no word boundary before it.
+#[test]
+fn empty_values_and_escaped_line_breaks_hide_no_secret() {
+    let key = format!("sk-ant-api03-{}", body(40));
+    for (text, secret) in [
+        (
+            "password:\napi_key: abc123def456".to_string(),
+            "abc123def456",
+        ),
+        (
+            "password= client_secret: 'abc123def456'".into(),
+            "abc123def456",
+        ),
+        (
+            "x-api-key: \n\npassword: abc123def456".into(),
+            "abc123def456",
+        ),
+        (format!("\\n{key}\\n"), key.as_str()),
+        ("\\npassword=AAaAAaAA\\n(".into(), "AAaAAaAA"),
+        ("password=\\\"client_secret: 'aAAaa00A' ".into(), "aAAaa00A"),
+        (
+            "password=authorization=\\\"password: aaaaAa0A ".into(),
+            "aaaaAa0A",
+        ),
+        (
+            "\\neyJ0AaAA0a0.eyJAAaAA-AA.sk-0_AAAaAAa0_0--_-__-A\\n".into(),
+            "eyJAAaAA-AA",
+        ),
+        (
+            "\\npassword=AAA00aAa\\n\\npassword: AA0A0AaA\\n".into(),
+            "AA0A0AaA",
+        ),
+    ] {
+        let out = redact(&text);
+        assert!(!out.contains(secret), "{text:?} -> {out:?}");
+    }
+}
