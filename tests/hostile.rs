@@ -598,17 +598,7 @@ fn kill_9_during_saves_leaves_no_torn_memory() {
     let t = sample(&s);
     let input = pre_compact(&t, &s.project());
     for i in 0..40u64 {
-        let mut child = Command::new(HOOK)
-            .env_clear()
-            .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut pipe = child.stdin.take().unwrap();
-        let _ = pipe.write_all(&input);
-        drop(pipe);
+        let mut child = spawn_hook(&s, &input);
         std::thread::sleep(Duration::from_micros(200 * (i % 25)));
         let _ = child.kill();
         let _ = child.wait();
@@ -644,16 +634,7 @@ fn fifty_hooks_at_once_give_fifty_memories() {
     let children: Vec<_> = (0..50)
         .map(|i| {
             let input = json!({"session_id": format!("{i:08}-race"), "transcript_path": t, "cwd": s.project(), "hook_event_name": "PreCompact", "trigger": "auto"}).to_string();
-            let mut c = Command::new(HOOK)
-                .env_clear()
-                .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-                .stdin(Stdio::piped())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap();
-            c.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-            c
+            spawn_hook(&s, input.as_bytes())
         })
         .collect();
     for mut c in children {
@@ -690,16 +671,7 @@ fn post_compact_racing_prune_loses_no_memory_it_keeps() {
     let posts: Vec<_> = (0..10)
         .map(|i| {
             let input: Value = json!({"session_id": format!("s{i:07}-x"), "transcript_path": t, "cwd": s.project(), "hook_event_name": "PostCompact", "trigger": "auto", "compact_summary": "<summary>done</summary>"});
-            let mut c = Command::new(HOOK)
-                .env_clear()
-                .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-                .stdin(Stdio::piped())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap();
-            c.stdin.take().unwrap().write_all(input.to_string().as_bytes()).unwrap();
-            c
+            spawn_hook(&s, input.to_string().as_bytes())
         })
         .collect();
     let prune = measure(
@@ -725,4 +697,20 @@ fn post_compact_racing_prune_loses_no_memory_it_keeps() {
         );
     }
     assert!(partial_files(s.root.path()).is_empty());
+}
+
+/// Starts the hook in the background with `input` on its stdin (then closed).
+fn spawn_hook(s: &Sandbox, input: &[u8]) -> std::process::Child {
+    let mut child = Command::new(HOOK)
+        .env_clear()
+        .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    // A hook may be gone before it read everything (it was killed): ignore EPIPE.
+    let _ = pipe.write_all(input);
+    child
 }
