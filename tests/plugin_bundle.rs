@@ -365,3 +365,29 @@ fn uninstall_without_claude_says_what_it_could_not_do() {
     assert!(!out.contains("uninstalled"), "{out}");
     assert!(cache.exists());
 }
+
+/// Issue 12, defect 7: a hook that runs past its timeout is killed by Claude Code; ours
+/// leaves on its own first. Every budget is under the timeout hooks.json gives the
+/// event, with time to spare for writing what was read.
+#[test]
+fn each_hook_leaves_before_claude_code_would_kill_it() {
+    let hooks: Value =
+        serde_json::from_str(&fs::read_to_string(repo_root().join("hooks/hooks.json")).unwrap())
+            .unwrap();
+    let config = memory_stalker::Config::from_env();
+    for (event, groups) in hooks["hooks"].as_object().unwrap() {
+        for group in groups.as_array().unwrap() {
+            for hook in group["hooks"].as_array().unwrap() {
+                if hook["args"][0] != "save-memory" || hook["args"].get(1).is_some() {
+                    continue;
+                }
+                let timeout = hook["timeout"].as_u64().unwrap();
+                let budget = memory_stalker::hook::time_budget(Some(event), &config);
+                assert!(
+                    budget.as_secs() + 5 <= timeout,
+                    "{event}: budget {budget:?}, timeout {timeout} s"
+                );
+            }
+        }
+    }
+}
