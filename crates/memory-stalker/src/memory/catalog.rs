@@ -299,9 +299,15 @@ impl MemoryStore {
             .collect();
         if !dry_run {
             for e in &doomed {
+                // Under the memory's lock: a summary worker in the middle of rewriting
+                // it would otherwise put it back after it was deleted.
+                let lock_path = self.lock_path(&e.file);
+                let lock = crate::fsutil::Lock::acquire(&lock_path)
+                    .map_err(|err| Error::store("cannot lock", &lock_path, err))?;
                 fs::remove_file(&e.path)
                     .map_err(|err| Error::store("cannot delete", &e.path, err))?;
-                let _ = fs::remove_file(self.dir().join(".locks").join(format!("{}.lock", e.file)));
+                let _ = fs::remove_file(&lock_path);
+                drop(lock);
             }
         }
         Ok(doomed)
@@ -655,6 +661,35 @@ fn legacy_front_matter(path: &Path, size: u64) -> Result<FrontMatter, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 12: a summary worker rewriting a memory while prune deletes it must not
+    /// bring it back.
+    #[test]
+    fn prune_waits_for_a_rewrite_and_the_memory_stays_deleted() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = MemoryStore::new(dir.path());
+        let t = chrono::DateTime::parse_from_rfc3339("2026-01-29T17:30:00+00:00").unwrap();
+        let fm = "---\nsession_id: \"s\"\ncreated: \"2026-01-29T17:30:00+00:00\"\n---\nbody\n";
+        let path = store.save_new(&t, "s", fm).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let worker = {
+            let (store, path) = (store.clone(), path.clone());
+            std::thread::spawn(move || {
+                store.update(&path, |text| {
+                    tx.send(()).unwrap();
+                    std::thread::sleep(std::time::Duration::from_millis(300));
+                    Some(format!("{text}summary\n"))
+                })
+            })
+        };
+        rx.recv().unwrap();
+        let pruned = store
+            .prune(Some(0), None, chrono::Local::now(), false)
+            .unwrap();
+        assert_eq!(pruned.len(), 1);
+        assert!(worker.join().unwrap().is_ok());
+        assert!(!path.exists(), "the pruned memory came back");
+    }
 
     #[test]
     fn targets_are_classified() {
