@@ -248,7 +248,7 @@ fn rows() -> Vec<Row> {
             memory: Expect::Project,
             says: "not valid JSON",
             max_secs: 10,
-            max_rss_mib: 120,
+            max_rss_mib: 160,
         },
         Row {
             name: "transcript of random bytes",
@@ -491,6 +491,15 @@ fn hostile_inputs_never_break_a_compaction() {
                 && v != "keep me\n"
             {
                 fail(format!("a linked file was changed: {v:?}"));
+            }
+        }
+        if row.name == "a 50 MB prompt" {
+            // Kept, head and tail around a marker, not dropped and not whole.
+            let text = fs::read_to_string(&in_project[0]).unwrap();
+            if !text.contains("fix this log: line of a pasted log")
+                || !text.contains("characters omitted")
+            {
+                fail("the long prompt is not kept head and tail".into());
             }
         }
         if row.name == "relative cwd" {

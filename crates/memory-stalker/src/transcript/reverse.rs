@@ -9,9 +9,10 @@ use std::io::{self, Read, Seek, SeekFrom};
 const FIRST_CHUNK: usize = 64 * 1024;
 const MAX_CHUNK: usize = 8 * 1024 * 1024;
 /// Longest line held in memory. Claude Code's records stay far below it (it cuts long
-/// tool outputs); a longer line is skipped, not buffered: a file with no line breaks at
-/// all must not be read into memory whole.
-pub const MAX_LINE: usize = 32 * 1024 * 1024;
+/// tool outputs), though a pasted log can make a prompt of tens of megabytes, which is
+/// kept (head and tail). A longer line is skipped, not buffered: a file with no line
+/// breaks at all must not be read into memory whole.
+pub const MAX_LINE: usize = 64 * 1024 * 1024;
 
 /// Yields the lines of a byte range `[0, end)` of a seekable source, last line first.
 ///
