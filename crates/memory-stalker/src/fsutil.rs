@@ -113,11 +113,22 @@ pub fn read_regular(path: &Path, max: u64) -> io::Result<String> {
 /// A cloned repository can commit `.claude/memories` as a link to anywhere; following it
 /// would put memories, the index and the log wherever it points.
 pub fn ensure_dir_no_follow(base: &Path, rel: &Path) -> io::Result<()> {
+    walk_no_follow(base, rel, true)
+}
+
+/// Whether each directory of `rel` under `base` that exists is a real directory (not a
+/// symbolic link); `Ok` also when some do not exist yet.
+pub fn check_no_follow(base: &Path, rel: &Path) -> io::Result<()> {
+    walk_no_follow(base, rel, false)
+}
+
+fn walk_no_follow(base: &Path, rel: &Path, create: bool) -> io::Result<()> {
     let mut path = base.to_path_buf();
     for part in rel.components() {
         path.push(part);
         match fs::symlink_metadata(&path) {
             Ok(_) => check_real_dir(&path)?,
+            Err(e) if e.kind() == io::ErrorKind::NotFound && !create => return Ok(()),
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 let mut builder = fs::DirBuilder::new();
                 #[cfg(unix)]
@@ -132,21 +143,6 @@ pub fn ensure_dir_no_follow(base: &Path, rel: &Path) -> io::Result<()> {
                     Err(e) => return Err(e),
                 }
             }
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
-}
-
-/// Whether each directory of `rel` under `base` that exists is a real directory (not a
-/// symbolic link); `Ok` also when some do not exist yet.
-pub fn check_no_follow(base: &Path, rel: &Path) -> io::Result<()> {
-    let mut path = base.to_path_buf();
-    for part in rel.components() {
-        path.push(part);
-        match fs::symlink_metadata(&path) {
-            Ok(_) => check_real_dir(&path)?,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
             Err(e) => return Err(e),
         }
     }
