@@ -124,7 +124,8 @@ fn rules() -> &'static [Rule] {
                 "private-key",
                 // The tail of a key whose BEGIN line was cut away (a head-and-tail cut
                 // made elsewhere, or an output that starts mid-key).
-                r"(?:[A-Za-z0-9+/=]{16,}\s*(?:\\n)?\s*)+-----END (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----",
+                // Its last line may be short.
+                r"(?:[A-Za-z0-9+/=]{16,}\s*(?:\\n)?\s*)+(?:[A-Za-z0-9+/=]{1,15}\s*(?:\\n)?\s*)?-----END (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----",
                 0,
                 any,
             ),
