@@ -92,12 +92,10 @@ pub fn save_memory(req: &SaveRequest, config: &Config, log: &Log) -> Result<Save
         log.warn(reason);
     }
     let memory = render_memory(req, config, &transcript, &session_id, &now, note.as_deref());
-    let content = memory.text;
-    let extraction = memory.extraction;
-    let brief = memory.brief;
+    let content = &memory.text;
 
     let primary = if req.project.is_dir() {
-        store.save_new(&now, &session_id, &content)
+        store.save_new(&now, &session_id, content)
     } else {
         Err(Error::store(
             "the project directory does not exist:",
@@ -108,7 +106,7 @@ pub fn save_memory(req: &SaveRequest, config: &Config, log: &Log) -> Result<Save
     let fallback = MemoryStore::new(unsaved_dir(config, &req.project));
     let path = match primary {
         Ok(p) => p,
-        Err(primary) => match fallback.save_new(&now, &session_id, &content) {
+        Err(primary) => match fallback.save_new(&now, &session_id, content) {
             Ok(p) => {
                 log.error(&format!(
                     "{primary}; the memory was saved to {} instead",
@@ -119,6 +117,7 @@ pub fn save_memory(req: &SaveRequest, config: &Config, log: &Log) -> Result<Save
             Err(second) => {
                 // Out of space or over a file-size limit: a short memory may still fit,
                 // and is better than none.
+                let brief = memory.brief(config);
                 let short = [&store, &fallback]
                     .into_iter()
                     .find_map(|s| s.save_new(&now, &session_id, &brief).ok());
@@ -177,7 +176,10 @@ pub fn save_memory(req: &SaveRequest, config: &Config, log: &Log) -> Result<Save
             let _ = job.run(Some(&transcript), config, log);
         }
     }
-    Ok(Saved { path, extraction })
+    Ok(Saved {
+        path,
+        extraction: memory.extraction,
+    })
 }
 
 /// What earlier memories of this session recorded about the task list, by transcript
@@ -219,10 +221,21 @@ pub fn unsaved_dir(config: &Config, project: &Path) -> PathBuf {
 #[derive(Debug, Clone)]
 pub struct RenderedMemory {
     pub text: String,
-    /// A short form (a kilobyte or two: tasks and the last request), written when the
-    /// whole memory cannot be (a full disk, a file-size limit).
-    pub brief: String,
+    /// Its front matter, for [`RenderedMemory::brief`].
+    pub front: FrontMatter,
     pub extraction: Extraction,
+}
+
+impl RenderedMemory {
+    /// A short form (a kilobyte or two: tasks and the last request), written when the
+    /// whole memory cannot be (a full disk, a file-size limit); made only then.
+    pub fn brief(&self, config: &Config) -> String {
+        redact_if(
+            config.redact,
+            &brief(&self.front, &self.extraction, config.lang),
+        )
+        .into_owned()
+    }
 }
 
 /// The short form of a memory: its front matter (without the task list's JSON), the
@@ -280,10 +293,9 @@ pub fn render_memory(
         compaction_summary: None,
     }
     .render();
-    let brief = brief(&doc_front, &extraction, config.lang);
     RenderedMemory {
         text: redact_if(config.redact, &doc).into_owned(),
-        brief: redact_if(config.redact, &brief).into_owned(),
+        front: doc_front,
         extraction,
     }
 }
