@@ -430,11 +430,6 @@ impl Clipped {
         &self.head
     }
 
-    /// Characters in the whole text.
-    pub fn total_chars(&self) -> usize {
-        self.total_chars
-    }
-
     /// The text redacted (when `redact`), then cut to its first and last `max / 2`
     /// characters around a marker that counts what the whole text lost.
     pub fn render(&self, max: usize, redact: bool) -> String {

@@ -185,11 +185,12 @@ fn run_hook() -> ExitCode {
             ));
             return String::new();
         }
-        if let Ok(parsed) = hook::HookInput::parse(&input) {
-            let limit = hook::time_budget(parsed.hook_event_name.as_deref(), &config);
+        let parsed = hook::HookInput::parse(&input);
+        if let Ok(p) = &parsed {
+            let limit = hook::time_budget(p.hook_event_name.as_deref(), &config);
             budget.store(limit.as_millis() as u64, Ordering::Relaxed);
         }
-        hook::run(&input, &config, &log)
+        hook::run_parsed(parsed, &config, &log)
     })
     .unwrap_or_default();
     if !out.is_empty() {

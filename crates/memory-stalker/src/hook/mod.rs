@@ -106,7 +106,12 @@ pub fn time_budget(event: Option<&str>, config: &Config) -> std::time::Duration 
 
 /// Runs the hook for one stdin payload; returns what to print on stdout.
 pub fn run(stdin: &[u8], config: &Config, log: &Log) -> String {
-    let input = match HookInput::parse(stdin) {
+    run_parsed(HookInput::parse(stdin), config, log)
+}
+
+/// [`run`] for stdin already parsed (the binary parses it first to set its time budget).
+pub fn run_parsed(input: Result<HookInput, Error>, config: &Config, log: &Log) -> String {
+    let input = match input {
         Ok(i) => i,
         Err(e) => {
             log.error(&format!("{e}; no memory was saved"));
