@@ -116,8 +116,14 @@ fn one_compaction_pre_then_session_start_then_post() {
     assert!(context.contains("Treat 429 as retryable"));
     assert!(context.contains("(2 of 4 open)"));
     assert!(context.contains("- [ ] (in progress) Add tests for retries and the budget"));
-    assert!(context.contains("The assistant's last words before compaction"));
+    assert!(context.contains(&format!("`list-memories show {memory_name}`")));
+    assert!(context.contains("The assistant's closing words before compaction"));
     assert!(context.contains("Remaining: the README section on retries"));
+    // The whole restore as the model reads it (the memory's name changes each run).
+    insta::assert_snapshot!(
+        "restore_context_sample",
+        context.replace(memory_name.as_str(), "<memory>.md")
+    );
     assert_eq!(
         s.memory_files().len(),
         1,

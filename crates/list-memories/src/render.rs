@@ -75,9 +75,9 @@ fn pad(s: &str, w: usize) -> String {
     format!("{out}{}", " ".repeat(w.saturating_sub(used)))
 }
 
-/// `#  date  session  tasks  summary  size`, one row per memory.
+/// `#  date  session  open/total  summary  size`, one row per memory.
 pub fn table(entries: &[MemoryEntry], style: &Style) -> String {
-    const FIXED: usize = 4 + 18 + 10 + 7 + 10;
+    const FIXED: usize = 4 + 18 + 10 + 12 + 10;
     let summary_w = style.width.saturating_sub(FIXED).max(20);
     let mut out = String::new();
     let header = format!(
@@ -85,7 +85,8 @@ pub fn table(entries: &[MemoryEntry], style: &Style) -> String {
         "#",
         pad("date", 18),
         pad("session", 10),
-        pad("tasks", 7),
+        // Says what the numbers count: "3/5" alone reads as three of five done.
+        pad("open/total", 12),
         pad("summary", summary_w),
         "size"
     );
@@ -107,7 +108,7 @@ pub fn table(entries: &[MemoryEntry], style: &Style) -> String {
             i + 1,
             pad(&e.date, 18),
             pad(&e.session, 10),
-            pad(&tasks, 7),
+            pad(&tasks, 12),
             pad(summary, summary_w),
             style.dim(&bytes(e.size_bytes))
         );

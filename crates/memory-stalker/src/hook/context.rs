@@ -61,6 +61,12 @@ pub fn steering(ex: &Extraction, memory: Option<&Path>) -> String {
             one_line(&p.text, 240)
         ));
     }
+    if let Some(r) = &ex.request {
+        keep.push(format!(
+            "the request it carries on (\"{}\")",
+            one_line(&r.text, 240)
+        ));
+    }
     let mut out = String::from("memory-stalker:");
     if !keep.is_empty() {
         let _ = write!(out, " keep verbatim {}", keep.join(" and "));
@@ -198,6 +204,14 @@ pub fn dropped_note(summary: &str, ex: &Extraction, memory: &Path) -> String {
             one_line(&p.text, 400)
         ));
     }
+    if let Some(r) = &ex.request
+        && !mentions(&lower, &r.text)
+    {
+        lines.push(format!(
+            "The request that last one carries on, which it does not mention: \"{}\"\n",
+            one_line(&r.text, 400)
+        ));
+    }
     if let Some(plan) = &ex.plan {
         let title = plan.title();
         if !mentions(&lower, title) && !lower.contains("plan") {
@@ -223,12 +237,30 @@ pub fn dropped_note(summary: &str, ex: &Extraction, memory: &Path) -> String {
 
 /// The SessionStart(compact) context: facts from the memory of the compaction.
 pub fn restore_context(ex: &Extraction, memory: &Path) -> String {
+    let file = memory.file_name().map_or_else(
+        || memory.display().to_string(),
+        |f| f.to_string_lossy().into_owned(),
+    );
     let mut out = format!(
-        "memory-stalker: facts saved from this session just before the compaction (a record of the past; check the code before relying on it).\n- Memory file: {} (the whole last interaction, task list, plan and files; `list-memories show latest` prints it).\n",
+        "memory-stalker: facts saved from this session just before the compaction (a record of the past; check the code before relying on it).\n- Memory file: {} (the whole last interaction, task list, plan and files; `list-memories show {file}` prints it).\n",
         memory.display()
     );
+    if let Some(title) = &ex.title {
+        let _ = writeln!(
+            out,
+            "- Claude Code's title of this session: {}",
+            one_line(title, 200)
+        );
+    }
     if let Some(p) = &ex.last_prompt {
         let _ = writeln!(out, "- The user's last request:\n{}", quote(&p.text, 2_000));
+    }
+    if let Some(r) = &ex.request {
+        let _ = writeln!(
+            out,
+            "- The request that last one carries on:\n{}",
+            quote(&r.text, 2_000)
+        );
     }
     match ex.todos.as_ref() {
         Some(t) if !t.items.is_empty() => {
@@ -243,15 +275,51 @@ pub fn restore_context(ex: &Extraction, memory: &Path) -> String {
         Some(_) => out.push_str("- The task list was empty (cleared) at compaction.\n"),
         None => {}
     }
-    if let Some(last) = ex
-        .reply
-        .as_ref()
-        .and_then(|r| r.text.rsplit("\n\n").map(str::trim).find(|p| !p.is_empty()))
-    {
+    if let Some(reply) = &ex.reply {
+        if let Some(closing) = reply.closing() {
+            let _ = writeln!(
+                out,
+                "- The assistant's closing words before compaction:\n{}",
+                quote(closing, 2_500)
+            );
+        } else if let Some(last) = reply.last_words() {
+            let _ = writeln!(
+                out,
+                "- The assistant was still at work; its last words before compaction:\n{}",
+                quote(last, 1_500)
+            );
+        }
+    }
+    // What the reply may claim is only as true as its calls: say which did not work.
+    let calls: &[crate::transcript::ToolCallSummary] =
+        ex.reply.as_ref().map_or(&[], |r| &r.tool_calls);
+    let failed: Vec<String> = calls
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.failed && !is_bookkeeping_call(&c.name))
+        // A call tried again with success did its work in the end.
+        .filter(|(i, c)| {
+            !calls[i + 1..]
+                .iter()
+                .any(|l| !l.failed && l.name == c.name && l.summary == c.summary)
+        })
+        .map(|(_, c)| c)
+        .map(|c| {
+            let how = if c.rejected { "refused" } else { "failed" };
+            format!("{} {} ({how})", c.name, one_line(&c.summary, 100))
+        })
+        .collect();
+    if !failed.is_empty() {
+        let shown = failed.len().min(5);
         let _ = writeln!(
             out,
-            "- The assistant's last words before compaction:\n{}",
-            quote(last, 1_500)
+            "- Tool calls of that reply that did not succeed: {}{}.",
+            failed[failed.len() - shown..].join("; "),
+            if failed.len() > shown {
+                format!(" (and {} earlier)", failed.len() - shown)
+            } else {
+                String::new()
+            }
         );
     }
     if let Some(plan) = &ex.plan {
@@ -266,6 +334,7 @@ pub fn restore_context(ex: &Extraction, memory: &Path) -> String {
     }
     if let Some(a) = &ex.last_action {
         let outcome = match a.ok {
+            _ if a.rejected => "refused by the user",
             Some(true) => "succeeded",
             Some(false) => "failed",
             None => "had no result yet",
@@ -277,7 +346,22 @@ pub fn restore_context(ex: &Extraction, memory: &Path) -> String {
             one_line(&a.summary, 160)
         );
     }
+    if let Some(stop) = &ex.stopped {
+        let _ = writeln!(
+            out,
+            "- {} Wait for the user's direction before taking that work up again.",
+            crate::summary::offline::stop_line(stop, crate::lang::Lang::En)
+        );
+    }
     fit(out, RESTORE_MAX)
+}
+
+/// Task-list tools: a failed one changes no code, so it is not worth a line.
+fn is_bookkeeping_call(tool: &str) -> bool {
+    matches!(
+        tool,
+        "TodoWrite" | "TaskCreate" | "TaskUpdate" | "TaskList" | "TaskGet"
+    )
 }
 
 /// A block quote of at most `max` characters.
@@ -307,6 +391,9 @@ mod tests {
             git_branch: None,
             records: 1,
             bad_lines: 0,
+            title: None,
+            request: None,
+            stopped: None,
             last_prompt: Some(Prompt {
                 text: "Treat 429 as retryable but honour Retry-After".into(),
                 timestamp: None,
@@ -315,6 +402,7 @@ mod tests {
             reply: Some(Reply {
                 text: "First part.\n\nAll 6 tests pass; README is next.".into(),
                 tool_calls: vec![],
+                closing_at: Some(0),
             }),
             todos: Some(TodoList {
                 source: TodoSource::Tasks,
@@ -342,6 +430,7 @@ mod tests {
                 tool: "Bash".into(),
                 summary: "cargo test".into(),
                 ok: Some(true),
+                rejected: false,
             }),
         }
     }

@@ -254,6 +254,13 @@ impl MemoryDoc<'_> {
                 let _ = writeln!(out, "{}", l.no_prompt);
             }
         }
+        if let Some(r) = &ex.request {
+            let _ = writeln!(out, "\n### {}\n", l.continues);
+            out.push_str(&fenced("text", &r.text));
+            if let Some(ts) = &r.timestamp {
+                let _ = writeln!(out, "\n_{}_", ts);
+            }
+        }
         let _ = writeln!(out, "\n### {}\n", l.assistant_reply);
         match &ex.reply {
             Some(r) => {
@@ -273,10 +280,17 @@ impl MemoryDoc<'_> {
                         let _ = writeln!(out, "- … {skip} {}", l.earlier_calls);
                     }
                     for c in &r.tool_calls[skip..] {
-                        if c.summary.is_empty() {
-                            let _ = writeln!(out, "- {}", c.name);
+                        let outcome = if c.rejected {
+                            format!(" — {}", l.rejected)
+                        } else if c.failed {
+                            format!(" — {}", l.failed)
                         } else {
-                            let _ = writeln!(out, "- {} {}", c.name, code(&c.summary));
+                            String::new()
+                        };
+                        if c.summary.is_empty() {
+                            let _ = writeln!(out, "- {}{outcome}", c.name);
+                        } else {
+                            let _ = writeln!(out, "- {} {}{outcome}", c.name, code(&c.summary));
                         }
                     }
                 }
@@ -327,6 +341,7 @@ impl MemoryDoc<'_> {
         match &ex.last_action {
             Some(a) => {
                 let outcome = match a.ok {
+                    _ if a.rejected => l.rejected,
                     Some(true) => l.ok,
                     Some(false) => l.failed,
                     None => l.no_result,
@@ -340,6 +355,9 @@ impl MemoryDoc<'_> {
             None => {
                 let _ = writeln!(out, "{}", l.none);
             }
+        }
+        if let Some(stop) = &ex.stopped {
+            let _ = writeln!(out, "- {}", crate::summary::offline::stop_line(stop, lang));
         }
         out.push_str("\n---\n\n");
 
@@ -392,7 +410,9 @@ pub fn render_ai_summary(s: &Summary, source: &str, note: Option<&str>, lang: La
         format!("- {}", item(t))
     });
     let _ = writeln!(out, "### {}\n", l.code_changes);
-    if s.code_changes.is_empty() {
+    if s.code_changes.is_empty() && source == crate::summary::OFFLINE_SOURCE {
+        let _ = writeln!(out, "{}\n", l.changes_in_files);
+    } else if s.code_changes.is_empty() {
         let _ = writeln!(out, "{}\n", l.none);
     } else {
         let _ = writeln!(out, "{}\n|---|---|---|", l.table_header);

@@ -1,62 +1,109 @@
 //! The deterministic summary written when no model is configured or reachable
 //! (SPEC §5, `offline`): extractive, built only from what the transcript says.
 
-use super::{CodeChange, Decision, HEADLINE_CHARS, Summary};
+use super::{Decision, HEADLINE_CHARS, Summary};
 use crate::lang::Lang;
 use crate::text::one_line;
-use crate::transcript::{Extraction, Transcript};
+use crate::transcript::{Extraction, Stop, Transcript};
 
 const MAX_REQUESTS: usize = 8;
 const MAX_ITEMS: usize = 5;
 const MAX_FOLLOW_UPS: usize = 8;
 const SENTENCE_CHARS: usize = 240;
+/// Longest sentence taken as a preference: a longer one is a task description.
+const PREFERENCE_CHARS: usize = 200;
 
-/// Words that mark pending work in the assistant's text.
-const FOLLOW_UP_CUES: [&str; 14] = [
-    "todo",
-    "to do",
-    "next",
-    "pending",
-    "follow up",
-    "follow-up",
-    "remaining",
-    "still need",
-    "待办",
-    "下一步",
-    "后续",
-    "剩余",
-    "还需要",
-    "待完成",
-];
 /// Words that mark a decision in the assistant's text.
-const DECISION_CUES: [&str; 8] = [
+const DECISION_CUES: [&str; 10] = [
     "decided",
     "i chose",
     "we chose",
     "opted",
     "went with",
+    "settled on",
     "决定",
     "选择了",
     "采用了",
+    "改用",
 ];
 /// Words that introduce a reason.
 const REASON_CUES: [&str; 6] = [" because ", " since ", " as it ", "因为", "由于", "为了"];
-/// Words that mark a lasting preference in what the user typed.
+/// Words that mark a lasting preference or constraint in what the user typed.
 const PREFERENCE_CUES: [&str; 14] = [
-    "always",
-    "never",
-    "prefer",
     "don't",
+    "dont",
     "do not",
-    "please use",
+    "doesn't need",
+    "no need to",
+    "avoid",
+    "prefer",
     "make sure",
     "instead of",
+    "must not",
+    "should not",
+    "shouldn't",
+    "from now on",
+    "keep the public",
+];
+/// The same for Chinese (no word boundaries).
+const PREFERENCE_CUES_ZH: [&str; 8] = [
     "不要",
     "总是",
     "始终",
-    "偏好",
-    "请使用",
     "务必",
+    "请使用",
+    "禁止",
+    "不需要",
+    "不用",
+];
+/// Lines that open a list of what is left to do in a final reply.
+const FOLLOW_UP_HEADINGS: [&str; 14] = [
+    "next step",
+    "next up",
+    "remaining",
+    "still to do",
+    "still needed",
+    "not yet done",
+    "todo",
+    "to do",
+    "follow-up",
+    "follow up",
+    "open items",
+    "下一步",
+    "后续",
+    "待办",
+];
+/// How an offer or a question to the user starts.
+const OFFERS: [&str; 12] = [
+    "would you like",
+    "shall i",
+    "should i",
+    "do you want",
+    "want me to",
+    "let me know if",
+    "if you'd like",
+    "if you want",
+    "i can also",
+    "ready to",
+    "ready for",
+    "需要我",
+];
+/// How narration of the assistant's own next move starts: never a follow-up.
+const NARRATION: [&str; 14] = [
+    "let me",
+    "now i",
+    "now let",
+    "i'll",
+    "i will",
+    "i'm going to",
+    "let's",
+    "first,",
+    "next, i",
+    "next i'll",
+    "perfect",
+    "great",
+    "现在",
+    "让我",
 ];
 
 /// Builds the offline summary of the segment `t` was read for.
@@ -67,21 +114,17 @@ pub fn summarize(t: &Transcript, ex: &Extraction, lang: Lang) -> Summary {
     }
     let assistant_texts = t.segment_assistant_texts();
 
-    let headline = requests
-        .last()
-        .map(|r| one_line(r, HEADLINE_CHARS))
-        .or_else(|| {
-            assistant_texts
-                .last()
-                .and_then(|t| sentences(t).into_iter().next())
-                .map(|s| one_line(&s, HEADLINE_CHARS))
-        })
-        .unwrap_or_else(|| match lang {
-            Lang::En => "Session without a user request in this segment".into(),
-            Lang::Zh => "本段会话没有用户请求".into(),
-        });
-
     let mut task_summary = Vec::new();
+    // The request this thread is about, when the segment holds only its continuations.
+    if let Some(r) = &ex.request
+        && !requests.contains(&r.text)
+    {
+        let r = one_line(&r.text, SENTENCE_CHARS);
+        task_summary.push(match lang {
+            Lang::En => format!("Request being carried on: {r}"),
+            Lang::Zh => format!("正在继续的请求：{r}"),
+        });
+    }
     let skipped = requests.len().saturating_sub(MAX_REQUESTS);
     if skipped > 0 {
         task_summary.push(match lang {
@@ -96,106 +139,324 @@ pub fn summarize(t: &Transcript, ex: &Extraction, lang: Lang) -> Summary {
             Lang::Zh => format!("用户请求：{r}"),
         });
     }
-    if let Some(conclusion) = ex.reply.as_ref().and_then(|r| last_paragraph(&r.text)) {
+    if let Some(conclusion) = ex
+        .reply
+        .as_ref()
+        .and_then(|r| r.closing())
+        .and_then(first_paragraph)
+    {
         let c = one_line(&conclusion, 400);
         task_summary.push(match lang {
             Lang::En => format!("Last assistant conclusion: {c}"),
             Lang::Zh => format!("助手最后的结论：{c}"),
         });
     }
-
-    let code_changes = t
-        .segment_changes()
-        .into_iter()
-        .map(|c| {
-            let writes = c.tools.iter().filter(|n| *n == "Write").count();
-            let edits = c.tools.len() - writes;
-            let (action, note) = match lang {
-                Lang::En => (
-                    if writes > 0 { "written" } else { "edited" },
-                    match (writes, edits) {
-                        (0, e) => plural(e, "edit"),
-                        (w, 0) => plural(w, "write"),
-                        (w, e) => format!("{}, {}", plural(w, "write"), plural(e, "edit")),
-                    },
-                ),
-                Lang::Zh => (
-                    if writes > 0 { "写入" } else { "修改" },
-                    match (writes, edits) {
-                        (0, e) => format!("{e} 次编辑"),
-                        (w, 0) => format!("{w} 次写入"),
-                        (w, e) => format!("{w} 次写入，{e} 次编辑"),
-                    },
-                ),
-            };
-            CodeChange {
-                file: c.path,
-                action: action.into(),
-                note,
-            }
-        })
-        .collect();
+    if let Some(stop) = &ex.stopped {
+        task_summary.push(stop_line(stop, lang));
+    }
 
     let mut key_decisions = Vec::new();
+    if let Some(plan) = &ex.plan {
+        let title = plan.title();
+        if !title.is_empty() {
+            key_decisions.push(Decision {
+                decision: match lang {
+                    Lang::En => format!("Plan approved: {}", one_line(title, SENTENCE_CHARS)),
+                    Lang::Zh => format!("已批准的计划：{}", one_line(title, SENTENCE_CHARS)),
+                },
+                reason: String::new(),
+            });
+        }
+    }
+    let mut from_text = Vec::new();
     for s in newest_sentences(&assistant_texts) {
-        if key_decisions.len() == MAX_ITEMS {
+        if key_decisions.len() + from_text.len() >= MAX_ITEMS {
             break;
         }
         let lower = s.to_lowercase();
-        if !DECISION_CUES.iter().any(|c| lower.contains(c)) {
+        if is_narration(&lower) || !DECISION_CUES.iter().any(|c| lower.contains(c)) {
             continue;
         }
         let (decision, reason) = split_reason(&s);
-        if !key_decisions
-            .iter()
-            .any(|d: &Decision| d.decision == decision)
-        {
-            key_decisions.push(Decision { decision, reason });
+        if !from_text.iter().any(|d: &Decision| d.decision == decision) {
+            from_text.push(Decision { decision, reason });
         }
     }
-    key_decisions.reverse();
+    from_text.reverse();
+    key_decisions.extend(from_text);
 
     let mut user_preferences = Vec::new();
-    for s in requests.iter().flat_map(|r| sentences(r)) {
-        let lower = s.to_lowercase();
-        if PREFERENCE_CUES.iter().any(|c| lower.contains(c)) && !user_preferences.contains(&s) {
+    for s in requests.iter().flat_map(|r| typed_sentences(r)) {
+        if is_preference(&s) && !user_preferences.contains(&s) {
             user_preferences.push(s);
         }
     }
     let start = user_preferences.len().saturating_sub(MAX_ITEMS);
     user_preferences.drain(..start);
 
-    let mut follow_ups: Vec<String> = ex
+    Summary {
+        headline: headline(ex, &requests, lang),
+        task_summary,
+        // The files changed are listed once, in the memory's Files section.
+        code_changes: Vec::new(),
+        key_decisions,
+        user_preferences,
+        follow_ups: follow_ups(ex),
+    }
+}
+
+/// What the session is about, in one line: Claude Code's own title of it, else the
+/// first request of this thread (the segment) that names a task, else the request its
+/// continuations carry on; never what the assistant claimed.
+pub fn headline(ex: &Extraction, requests: &[String], lang: Lang) -> String {
+    let substantive = |r: &&str| !crate::transcript::is_continuation(r);
+    // A bare command (`/init`) says less than the first request in words.
+    let bare_command = |r: &&str| r.starts_with('/') && !r.trim().contains(char::is_whitespace);
+    let first = requests
+        .iter()
+        .map(String::as_str)
+        .filter(substantive)
+        .find(|r| !bare_command(r))
+        .or_else(|| requests.iter().map(String::as_str).find(substantive))
+        .or(ex.request.as_ref().map(|r| r.text.as_str()));
+    ex.title
+        .as_deref()
+        .or(first)
+        .or(ex.last_prompt.as_ref().map(|p| p.text.as_str()))
+        .map(|h| one_line(without_greeting(h), HEADLINE_CHARS))
+        .or_else(|| {
+            ex.plan
+                .as_ref()
+                .map(|p| p.title())
+                .filter(|t| !t.is_empty())
+                .map(|t| one_line(t, HEADLINE_CHARS))
+        })
+        .unwrap_or_else(|| match lang {
+            Lang::En => "Session without a user request in this segment".into(),
+            Lang::Zh => "本段会话没有用户请求".into(),
+        })
+}
+
+/// A request without the greeting it opens with ("Hey Claude, …"), for a headline.
+fn without_greeting(text: &str) -> &str {
+    let t = text.trim_start();
+    let lower = t.to_lowercase();
+    for greeting in [
+        "hey claude",
+        "hi claude",
+        "hello claude",
+        "hey",
+        "hi",
+        "hello",
+    ] {
+        if lower.starts_with(greeting)
+            && let Some(rest) = t.get(greeting.len()..)
+            && let Some(rest) = rest.strip_prefix([',', '!', '.', ':'])
+            && !rest.trim().is_empty()
+        {
+            return rest.trim_start();
+        }
+    }
+    t
+}
+
+/// How the user stopped the last turn, as a sentence.
+pub fn stop_line(stop: &Stop, lang: Lang) -> String {
+    match (stop, lang) {
+        (Stop::Interrupted, Lang::En) => {
+            "The user interrupted the last turn; the work it was doing was stopped, not finished."
+                .into()
+        }
+        (Stop::Interrupted, Lang::Zh) => "用户中断了最后一轮：其中的工作被叫停，并未完成。".into(),
+        (Stop::Rejected { tool, summary }, Lang::En) => format!(
+            "The user refused the last tool call ({}) and the turn stopped there.",
+            one_line(format!("{tool} {summary}").trim(), 160)
+        ),
+        (Stop::Rejected { tool, summary }, Lang::Zh) => format!(
+            "用户拒绝了最后一次工具调用（{}），这一轮就此停止。",
+            one_line(format!("{tool} {summary}").trim(), 160)
+        ),
+    }
+}
+
+/// Open tasks, then what the final reply leaves open: its questions and offers to the
+/// user, and the items it lists as remaining. Never the assistant's narration.
+fn follow_ups(ex: &Extraction) -> Vec<String> {
+    let mut out: Vec<String> = ex
         .todos
         .iter()
         .flat_map(|t| t.items.iter())
         .filter(|t| t.is_open())
         .map(|t| one_line(&t.content, SENTENCE_CHARS))
         .collect();
-    let mut from_text = Vec::new();
-    for s in newest_sentences(&assistant_texts) {
-        if follow_ups.len() + from_text.len() >= MAX_FOLLOW_UPS {
-            break;
+    let tasks = out.len();
+    let closing = ex.reply.as_ref().and_then(|r| r.closing()).unwrap_or("");
+    let mut under_heading = false;
+    for line in prose(closing).lines() {
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            continue;
         }
-        let lower = s.to_lowercase();
-        if FOLLOW_UP_CUES.iter().any(|c| contains_word(&lower, c))
-            && !from_text.contains(&s)
-            && !follow_ups.contains(&s)
-        {
-            from_text.push(s);
+        let item = strip_ordinal(
+            trimmed
+                .trim_start_matches(['-', '*', '•', '>', '#'])
+                .trim_start(),
+        );
+        let is_item = trimmed.starts_with(['-', '*', '•']) || item.len() < trimmed.len() - 1;
+        let lower = item.to_lowercase();
+        let lower = lower.trim_start_matches("**");
+        let heading = FOLLOW_UP_HEADINGS.iter().any(|h| lower.starts_with(h));
+        if heading {
+            under_heading = true;
+            // "Remaining: the README section" carries its item on the same line.
+            if let Some((_, rest)) = item.split_once([':', '：'])
+                && rest.trim().trim_matches('*').trim().chars().count() > 3
+            {
+                push_follow_up(&mut out, item, tasks);
+            }
+            continue;
+        }
+        if under_heading && is_item {
+            push_follow_up(&mut out, item, tasks);
+            continue;
+        }
+        under_heading = false;
+        for s in sentences(item) {
+            let l = s.to_lowercase();
+            if is_narration(&l) {
+                continue;
+            }
+            // "Would you like me to:" only introduces the options listed after it.
+            let question =
+                (s.ends_with('?') || s.ends_with('？')) && s.split_whitespace().count() > 3;
+            if !s.ends_with(':') && (question || OFFERS.iter().any(|o| l.starts_with(o))) {
+                push_follow_up(&mut out, &s, tasks);
+            }
         }
     }
-    from_text.reverse();
-    follow_ups.extend(from_text);
+    out.truncate(tasks.max(MAX_FOLLOW_UPS));
+    out
+}
 
-    Summary {
-        headline,
-        task_summary,
-        code_changes,
-        key_decisions,
-        user_preferences,
-        follow_ups,
+fn push_follow_up(out: &mut Vec<String>, item: &str, tasks: usize) {
+    let item = one_line(item.trim_matches('*').trim(), SENTENCE_CHARS);
+    let lower = item.to_lowercase();
+    if item.chars().count() < 4 || is_narration(&lower) {
+        return;
     }
+    // An item the task list already holds is not said twice (one that only names a
+    // task among other things still says something new).
+    let known = out[..tasks]
+        .iter()
+        .any(|t| crate::hook::context::mentions(&t.to_lowercase(), &item));
+    if !known && !out.contains(&item) {
+        out.push(item);
+    }
+}
+
+/// Whether a (lower-cased) sentence narrates the assistant's own next move.
+fn is_narration(lower: &str) -> bool {
+    let l = lower.trim_start_matches(['*', ' ']);
+    NARRATION.iter().any(|n| l.starts_with(n))
+}
+
+/// Whether a sentence the user typed states a lasting preference or constraint.
+fn is_preference(sentence: &str) -> bool {
+    let s = sentence.trim();
+    if s.chars().count() > PREFERENCE_CHARS || s.ends_with('?') || s.ends_with('？') {
+        return false;
+    }
+    let lower = s.to_lowercase();
+    if ["hi ", "hi,", "hey", "hello", "thanks", "thank you"]
+        .iter()
+        .any(|g| lower.starts_with(g))
+    {
+        return false;
+    }
+    // "Always"/"never" make a rule where they lead ("never touch the API", "please
+    // always…"); further in they mostly tell a story ("we just never ran the tests").
+    let lead = lower.split_whitespace().take(3).any(|w| {
+        matches!(
+            w.trim_matches(|c: char| !c.is_alphanumeric()),
+            "always" | "never"
+        )
+    });
+    lead || PREFERENCE_CUES.iter().any(|c| contains_word(&lower, c))
+        || PREFERENCE_CUES_ZH.iter().any(|c| lower.contains(c))
+}
+
+/// Whether `cue` occurs in `text` as a whole word or phrase.
+fn contains_word(text: &str, cue: &str) -> bool {
+    text.match_indices(cue).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + cue.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
+}
+
+/// The sentences of a prompt the user typed themselves: fenced blocks, quoted lines
+/// and paragraphs that look pasted (logs, stack traces, command output, documentation
+/// longer than a message) are left out.
+fn typed_sentences(prompt: &str) -> Vec<String> {
+    let prose = prose(prompt);
+    let paras: Vec<&str> = prose
+        .split("\n\n")
+        .filter(|p| !p.trim().is_empty())
+        .collect();
+    // In a long prompt the user typed the framing (first and last paragraphs) and
+    // pasted the middle: documentation, a log, an earlier answer.
+    let typed: Vec<&str> = if prompt.chars().count() > 1_500 && paras.len() > 1 {
+        let last = paras[paras.len() - 1];
+        let mut framing = vec![paras[0]];
+        framing.extend((last.chars().count() <= 300).then_some(last));
+        framing
+    } else {
+        paras
+    };
+    typed
+        .into_iter()
+        .filter(|p| !looks_pasted(p))
+        .flat_map(sentences)
+        .collect()
+}
+
+/// Whether a paragraph of a prompt looks pasted rather than typed.
+fn looks_pasted(para: &str) -> bool {
+    let lines: Vec<&str> = para.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.len() > 12 || para.chars().count() > 1_500 {
+        return true;
+    }
+    lines.iter().any(|l| {
+        let t = l.trim_start();
+        let lower = t.to_lowercase();
+        l.starts_with("    ")
+            || l.starts_with('\t')
+            || t.starts_with('>')
+            || t.starts_with('$')
+            || t.starts_with('|')
+            || t.starts_with("at ")
+            || t.starts_with("File \"")
+            || t.starts_with("Traceback")
+            || [
+                "fatal:",
+                "error:",
+                "error[",
+                "warning:",
+                "warn:",
+                "info:",
+                "debug:",
+                "note:",
+                "hint:",
+                "npm ",
+                "caused by",
+            ]
+            .iter()
+            .any(|p| lower.starts_with(p))
+            || t.starts_with(|c: char| c.is_ascii_digit())
+                && t.contains(':')
+                && t.contains('-')
+                && !t.contains(". ")
+    })
 }
 
 /// The sentences of `texts`, newest first.
@@ -204,26 +465,6 @@ fn newest_sentences<'a>(texts: &'a [&str]) -> impl Iterator<Item = String> + 'a 
         .iter()
         .rev()
         .flat_map(|t| sentences(t).into_iter().rev())
-}
-
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("1 {word}")
-    } else {
-        format!("{n} {word}s")
-    }
-}
-
-/// Whether `cue` occurs in `text` as a word (CJK cues match anywhere).
-fn contains_word(text: &str, cue: &str) -> bool {
-    if !cue.is_ascii() {
-        return text.contains(cue);
-    }
-    text.match_indices(cue).any(|(i, _)| {
-        let before = text[..i].chars().next_back();
-        let after = text[i + cue.len()..].chars().next();
-        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
-    })
 }
 
 fn split_reason(sentence: &str) -> (String, String) {
@@ -247,15 +488,18 @@ fn split_reason(sentence: &str) -> (String, String) {
     (sentence.to_string(), String::new())
 }
 
-/// The last paragraph of prose (outside code blocks) of a reply.
-fn last_paragraph(text: &str) -> Option<String> {
-    let prose = prose(text);
-    let last = prose
+/// The first paragraph of prose (outside code blocks) of a text, headings left out.
+fn first_paragraph(text: &str) -> Option<String> {
+    prose(text)
         .split("\n\n")
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .last();
-    last.map(str::to_string)
+        .map(|p| {
+            p.lines()
+                .filter(|l| !l.trim_start().starts_with('#'))
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .map(|p| p.trim().to_string())
+        .find(|p| !p.is_empty())
 }
 
 /// The text with fenced code blocks removed.
@@ -340,13 +584,6 @@ mod tests {
     }
 
     #[test]
-    fn follow_up_cues_match_whole_words() {
-        assert!(contains_word("next we ship", "next"));
-        assert!(!contains_word("nextjs app", "next"));
-        assert!(contains_word("还需要测试", "还需要"));
-    }
-
-    #[test]
     fn reasons_are_split_off() {
         assert_eq!(
             split_reason("I decided to use ureq because it is blocking."),
@@ -359,9 +596,10 @@ mod tests {
     }
 
     #[test]
-    fn last_paragraph_ignores_code() {
+    fn first_paragraph_ignores_code() {
         assert_eq!(
-            last_paragraph("First.\n\nDone: all green.\n\n```\ncode\n```\n").as_deref(),
+            first_paragraph("## Summary\n```\ncode\n```\nDone: all green.\n\nThen more.\n")
+                .as_deref(),
             Some("Done: all green.")
         );
     }

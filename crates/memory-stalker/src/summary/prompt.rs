@@ -139,6 +139,9 @@ mod tests {
             git_branch: Some("main".into()),
             records: 3,
             bad_lines: 0,
+            title: None,
+            request: None,
+            stopped: None,
             last_prompt: Some(Prompt {
                 text: "add retries".into(),
                 timestamp: None,

@@ -26,8 +26,19 @@ pub struct Extraction {
     pub records: usize,
     /// Lines that were not JSON records.
     pub bad_lines: usize,
+    /// Claude Code's own title of the session, when the transcript read has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
     pub last_prompt: Option<Prompt>,
+    /// When the last prompt only continues ("continue", "thanks", "did you push?"): the
+    /// request it continues, the latest one that names a task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<Prompt>,
     pub reply: Option<Reply>,
+    /// The user stopped the last turn (interrupted it, or refused a tool call) and
+    /// nothing happened after.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<Stop>,
     pub todos: Option<TodoList>,
     pub plan: Option<Plan>,
     pub files: Files,
@@ -47,6 +58,40 @@ pub struct Prompt {
 pub struct Reply {
     pub text: String,
     pub tool_calls: Vec<ToolCallSummary>,
+    /// Byte offset in `text` where the closing block starts: the text written after the
+    /// reply's last tool call that did work (a task-list update does not count). `None`
+    /// when the reply ended on such a call: the assistant was still working.
+    #[serde(default)]
+    pub closing_at: Option<usize>,
+}
+
+impl Reply {
+    /// The reply's closing block: what the assistant said once its work was done.
+    pub fn closing(&self) -> Option<&str> {
+        self.closing_at
+            .and_then(|at| self.text.get(at..))
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+    }
+
+    /// The last paragraph the assistant wrote (outside code blocks it is the last
+    /// thing it said, whether or not it had finished).
+    pub fn last_words(&self) -> Option<&str> {
+        self.text
+            .rsplit("\n\n")
+            .map(str::trim)
+            .find(|p| !p.is_empty() && !p.starts_with("```"))
+    }
+}
+
+/// How the user stopped a turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stop {
+    /// `[Request interrupted by user]`: Esc while Claude was working.
+    Interrupted,
+    /// A tool call refused at the permission prompt (`tool` `summary`).
+    Rejected { tool: String, summary: String },
 }
 
 /// A tool call, named, with one line saying what it acted on.
@@ -54,6 +99,12 @@ pub struct Reply {
 pub struct ToolCallSummary {
     pub name: String,
     pub summary: String,
+    /// The call's result was an error (or the user refused it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub failed: bool,
+    /// The user refused the call at the permission prompt.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rejected: bool,
 }
 
 /// The plan of the last `ExitPlanMode` call.
@@ -87,6 +138,9 @@ pub struct LastAction {
     pub tool: String,
     pub summary: String,
     pub ok: Option<bool>,
+    /// The user refused the call (then `ok` is `Some(false)`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rejected: bool,
 }
 
 impl Extraction {
@@ -99,8 +153,11 @@ impl Extraction {
             git_branch: None,
             records: 0,
             bad_lines: 0,
+            title: None,
             last_prompt: None,
+            request: None,
             reply: None,
+            stopped: None,
             todos: None,
             plan: None,
             files: Files::default(),
@@ -118,8 +175,18 @@ impl Extraction {
 
 pub(super) fn extract(t: &Transcript) -> Extraction {
     let records = &t.records;
-    let segment = &records[t.segment_start..];
     let results = result_status(records);
+    let rejected = rejected_calls(records);
+    let prompts: Vec<(usize, String)> = records
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| prompt::prompt_text(r).map(|p| (i, p)))
+        .collect();
+    let last = prompts.last();
+    // At a compaction in the middle of a long turn, the turn's files began before the
+    // boundary: count them from the turn's prompt.
+    let turn_start = last.map_or(t.segment_start, |(i, _)| t.segment_start.min(*i + 1));
+    let segment = &records[t.segment_start..];
 
     let mut ex = Extraction {
         session_id: None,
@@ -128,30 +195,122 @@ pub(super) fn extract(t: &Transcript) -> Extraction {
         git_branch: None,
         records: records.len(),
         bad_lines: t.bad_lines,
+        title: title(records),
         last_prompt: None,
+        request: None,
         reply: None,
+        stopped: None,
         todos: tasks::current(records, t.task_files.as_ref(), t.checkpoint_state()),
         plan: None,
-        files: files(segment, &results),
-        last_action: last_action(segment, &results),
+        files: Files::default(),
+        last_action: last_action(segment, &results, &rejected),
     };
     session_meta(records, &mut ex);
-
-    if let Some((idx, text)) = records
-        .iter()
-        .enumerate()
-        .rev()
-        .find_map(|(i, r)| prompt::prompt_text(r).map(|p| (i, p)))
-    {
-        ex.last_prompt = Some(Prompt {
-            text,
-            timestamp: records[idx].meta.timestamp.clone(),
-            uuid: records[idx].meta.uuid.clone(),
-        });
-        ex.reply = reply(&records[idx + 1..]);
+    ex.files = files(&records[turn_start..], &results, ex.cwd.as_deref());
+    if let Some(a) = &mut ex.last_action {
+        a.summary = project_relative(&a.summary, ex.cwd.as_deref());
     }
-    ex.plan = plan(records, t.options.plans_dir.as_deref());
+
+    let prompt_at = |(idx, text): &(usize, String)| Prompt {
+        text: text.clone(),
+        timestamp: records[*idx].meta.timestamp.clone(),
+        uuid: records[*idx].meta.uuid.clone(),
+    };
+    if let Some(last) = last {
+        ex.last_prompt = Some(prompt_at(last));
+        ex.reply = reply(&records[last.0 + 1..], &results, &rejected);
+        if let Some(r) = &mut ex.reply {
+            for c in &mut r.tool_calls {
+                c.summary = project_relative(&c.summary, ex.cwd.as_deref());
+            }
+        }
+        ex.stopped = stopped(&records[last.0 + 1..]);
+        if prompt::is_continuation(&last.1) {
+            ex.request = prompts
+                .iter()
+                .rev()
+                .find(|(_, p)| !prompt::is_continuation(p))
+                .map(prompt_at);
+        }
+    }
+    ex.plan = plan(records, t.options.plans_dir.as_deref(), &results);
     ex
+}
+
+/// Claude Code's title of this session: the newest title record that belongs to it (a
+/// `summary` record only when its `leafUuid` is a message of this file: others are the
+/// titles of earlier sessions that Claude Code copies to the top of a resumed file).
+fn title(records: &[Record]) -> Option<String> {
+    let mut uuids: Option<HashSet<&str>> = None;
+    records.iter().rev().find_map(|r| match &r.entry {
+        Entry::Title { text, leaf } => {
+            let ours = leaf.as_deref().is_none_or(|leaf| {
+                uuids
+                    .get_or_insert_with(|| {
+                        records
+                            .iter()
+                            .filter_map(|r| r.meta.uuid.as_deref())
+                            .collect()
+                    })
+                    .contains(leaf)
+            });
+            ours.then(|| text.clone())
+        }
+        _ => None,
+    })
+}
+
+/// Ids of the tool calls the user refused.
+fn rejected_calls(records: &[Record]) -> HashSet<&str> {
+    records
+        .iter()
+        .filter_map(|r| match &r.entry {
+            Entry::User(u) => Some(u.tool_results.iter().filter(|t| t.rejected)),
+            _ => None,
+        })
+        .flatten()
+        .map(|t| t.tool_use_id.as_str())
+        .collect()
+}
+
+/// Whether the turn after a prompt ended with the user stopping it: an interrupt marker
+/// or a refused tool call with no work of the assistant after it.
+fn stopped(after: &[Record]) -> Option<Stop> {
+    let mut stop = None;
+    for r in after.iter().filter(|r| !r.meta.sidechain) {
+        match &r.entry {
+            Entry::Assistant(a)
+                if !a.synthetic
+                    && (!a.texts.iter().all(|t| t.trim().is_empty())
+                        || !a.tool_calls.is_empty()) =>
+            {
+                stop = None;
+            }
+            Entry::User(u) => {
+                if let Some(refused) = u.tool_results.iter().find(|t| t.rejected) {
+                    let call = after.iter().find_map(|r| match &r.entry {
+                        Entry::Assistant(a) => {
+                            a.tool_calls.iter().find(|c| c.id == refused.tool_use_id)
+                        }
+                        _ => None,
+                    });
+                    stop = Some(Stop::Rejected {
+                        tool: call.map_or_else(String::new, |c| c.name.clone()),
+                        summary: call.map_or_else(String::new, |c| c.summary.clone()),
+                    });
+                } else if u
+                    .text
+                    .trim_start()
+                    .starts_with("[Request interrupted by user")
+                    && !matches!(stop, Some(Stop::Rejected { .. }))
+                {
+                    stop = Some(Stop::Interrupted);
+                }
+            }
+            _ => {}
+        }
+    }
+    stop
 }
 
 /// Session id, cwd, version and branch from the newest main-chain record having each.
@@ -183,9 +342,15 @@ fn result_status(records: &[Record]) -> HashMap<&str, bool> {
     map
 }
 
-fn reply(after: &[Record]) -> Option<Reply> {
+fn reply(
+    after: &[Record],
+    results: &HashMap<&str, bool>,
+    rejected: &HashSet<&str>,
+) -> Option<Reply> {
     let mut texts = Vec::new();
     let mut tool_calls = Vec::new();
+    // Index in `texts` of the first text after the last call that did work.
+    let mut closing_from = None;
     for r in after {
         let Entry::Assistant(a) = &r.entry else {
             continue;
@@ -200,15 +365,40 @@ fn reply(after: &[Record]) -> Option<Reply> {
                 .filter(|t| !t.is_empty())
                 .map(str::to_string),
         );
-        tool_calls.extend(a.tool_calls.iter().map(|c| ToolCallSummary {
-            name: c.name.clone(),
-            summary: c.summary.clone(),
-        }));
+        for c in &a.tool_calls {
+            if !is_bookkeeping(&c.name) {
+                closing_from = Some(texts.len());
+            }
+            tool_calls.push(ToolCallSummary {
+                name: c.name.clone(),
+                summary: c.summary.clone(),
+                failed: results.get(c.id.as_str()) == Some(&true),
+                rejected: rejected.contains(c.id.as_str()),
+            });
+        }
     }
-    (!texts.is_empty() || !tool_calls.is_empty()).then(|| Reply {
-        text: texts.join("\n\n"),
+
+    let text = texts.join("\n\n");
+    // Texts written after the last call that did work; the texts before it narrate.
+    let closing_at = match closing_from {
+        // No call did work: the whole reply is the answer.
+        None => Some(0),
+        Some(i) if i < texts.len() => Some(texts[..i].iter().map(|t| t.len() + 2).sum()),
+        Some(_) => None,
+    };
+    (!texts.is_empty() || !tool_calls.is_empty()).then_some(Reply {
+        text,
         tool_calls,
+        closing_at,
     })
+}
+
+/// Tools that keep the task list rather than do the work.
+fn is_bookkeeping(tool: &str) -> bool {
+    matches!(
+        tool,
+        "TodoWrite" | "TaskCreate" | "TaskUpdate" | "TaskList" | "TaskGet"
+    )
 }
 
 fn main_calls(segment: &[Record]) -> impl DoubleEndedIterator<Item = &super::record::ToolCall> {
@@ -222,36 +412,86 @@ fn main_calls(segment: &[Record]) -> impl DoubleEndedIterator<Item = &super::rec
         .flatten()
 }
 
-fn files(segment: &[Record], results: &HashMap<&str, bool>) -> Files {
+fn files(turn: &[Record], results: &HashMap<&str, bool>, cwd: Option<&str>) -> Files {
     let mut modified = Vec::new();
     let mut read = Vec::new();
     let mut seen_modified = HashSet::new();
     let mut seen_read = HashSet::new();
-    for call in main_calls(segment).rev() {
+    for call in main_calls(turn).rev() {
         if results.get(call.id.as_str()) == Some(&true) {
             continue;
         }
-        match &call.detail {
-            ToolDetail::Modifies(p) if seen_modified.insert(p.as_str()) => modified.push(p.clone()),
-            ToolDetail::Reads(p) if seen_read.insert(p.as_str()) => read.push(p.clone()),
-            _ => {}
+        let (path, list, seen) = match &call.detail {
+            ToolDetail::Modifies(p) => (p, &mut modified, &mut seen_modified),
+            ToolDetail::Reads(p) => (p, &mut read, &mut seen_read),
+            _ => continue,
+        };
+        if is_scratch(path) {
+            continue;
+        }
+        let shown = project_relative(path, cwd);
+        if seen.insert(shown.clone()) {
+            list.push(shown);
         }
     }
-    read.retain(|p| !seen_modified.contains(p.as_str()));
+    read.retain(|p| !seen_modified.contains(p));
     modified.truncate(MAX_FILES);
     read.truncate(MAX_FILES);
     Files { modified, read }
 }
 
-fn last_action(segment: &[Record], results: &HashMap<&str, bool>) -> Option<LastAction> {
+/// Whether a path is one of Claude Code's own working files rather than the project's:
+/// plan-mode plans (`~/.claude/plans/`), anything else under `~/.claude/`, and the
+/// output files of background tasks (`<tmp>/claude-<uid>/…/tasks/<id>.output`).
+pub(crate) fn is_scratch(path: &str) -> bool {
+    let p = path.replace('\\', "/");
+    p.contains("/.claude/plans/")
+        || p.contains("/.claude/projects/")
+        || p.contains("/.claude/todos/")
+        || p.contains("/.claude/tasks/")
+        || p.contains("/.claude/shell-snapshots/")
+        || (p.ends_with(".output")
+            && p.contains("/tasks/")
+            && p.split('/').any(|c| c.starts_with("claude-")))
+}
+
+/// A path as a person reads it in this project: relative to `cwd` when inside it.
+pub(crate) fn project_relative(path: &str, cwd: Option<&str>) -> String {
+    let Some(cwd) = cwd
+        .map(|c| c.trim_end_matches('/'))
+        .filter(|c| !c.is_empty())
+    else {
+        return path.to_string();
+    };
+    match path
+        .strip_prefix(cwd)
+        .and_then(|rest| rest.strip_prefix('/'))
+    {
+        Some(rest) if !rest.is_empty() => rest.to_string(),
+        _ => path.to_string(),
+    }
+}
+
+fn last_action(
+    segment: &[Record],
+    results: &HashMap<&str, bool>,
+    rejected: &HashSet<&str>,
+) -> Option<LastAction> {
     main_calls(segment).next_back().map(|c| LastAction {
         tool: c.name.clone(),
         summary: c.summary.clone(),
         ok: results.get(c.id.as_str()).map(|err| !err),
+        rejected: rejected.contains(c.id.as_str()),
     })
 }
 
-fn plan(records: &[Record], plans_dir: Option<&Path>) -> Option<Plan> {
+/// The plan of the last `ExitPlanMode` call the user did not turn down (a refused plan
+/// is a draft, and the memory calls its plan approved).
+fn plan(
+    records: &[Record],
+    plans_dir: Option<&Path>,
+    results: &HashMap<&str, bool>,
+) -> Option<Plan> {
     let (idx, call_id, inline) = records
         .iter()
         .enumerate()
@@ -259,7 +499,9 @@ fn plan(records: &[Record], plans_dir: Option<&Path>) -> Option<Plan> {
         .filter(|(_, r)| !r.meta.sidechain)
         .find_map(|(i, r)| match &r.entry {
             Entry::Assistant(a) => a.tool_calls.iter().rev().find_map(|c| match &c.detail {
-                ToolDetail::Plan(p) => Some((i, c.id.as_str(), p.clone())),
+                ToolDetail::Plan(p) if results.get(c.id.as_str()) != Some(&true) => {
+                    Some((i, c.id.as_str(), p.clone()))
+                }
                 _ => None,
             }),
             _ => None,

@@ -19,7 +19,8 @@ use std::path::{Path, PathBuf};
 use memchr::memmem;
 
 pub use describe::{bytes, describe};
-pub use extract::{Extraction, Files, LastAction, Plan, Prompt, Reply, ToolCallSummary};
+pub use extract::{Extraction, Files, LastAction, Plan, Prompt, Reply, Stop, ToolCallSummary};
+pub use prompt::is_continuation;
 pub use reverse::ReverseLines;
 pub use tasks::{TodoItem, TodoList, TodoSource};
 
@@ -151,7 +152,11 @@ impl Transcript {
             let Some((_, line)) = lines.next_line().map_err(io_err)? else {
                 break;
             };
-            if boundary_at.is_some() && scan.only_tasks_missing() && !mentions_tasks(line) {
+            // Past the segment only the last request and the task list are looked for:
+            // other lines are skipped without being parsed.
+            let wanted = (scan.tasks != TaskScan::Done && mentions_tasks(line))
+                || (!scan.request_found && may_be_request(line));
+            if boundary_at.is_some() && scan.prompt_found && !wanted {
                 continue;
             }
             let Ok(record) = record::parse(line, options.redact) else {
@@ -232,11 +237,22 @@ impl Transcript {
         conversation::conversation_text(self, max_chars)
     }
 
-    /// The user's real prompts in the segment, oldest first.
+    /// The user's requests in the segment, oldest first. A queued prompt that Claude
+    /// Code later sent as a prompt of its own is listed once.
     pub fn segment_prompts(&self) -> Vec<String> {
-        self.segment()
+        let all: Vec<(bool, String)> = self
+            .segment()
             .iter()
-            .filter_map(prompt::prompt_text)
+            .filter_map(|r| {
+                prompt::prompt_text(r).map(|p| (matches!(r.entry, Entry::Queued(_)), p))
+            })
+            .collect();
+        all.iter()
+            .enumerate()
+            .filter(|(i, (queued, p))| {
+                !*queued || !all[i + 1..].iter().any(|(q, later)| !q && later == p)
+            })
+            .map(|(_, (_, p))| p.clone())
             .collect()
     }
 
@@ -251,43 +267,6 @@ impl Transcript {
             })
             .flatten()
             .collect()
-    }
-
-    /// Files changed in the segment with the tools that changed them (successful calls
-    /// only), most recently changed first.
-    pub fn segment_changes(&self) -> Vec<FileChange> {
-        let failed: std::collections::HashSet<&str> = self
-            .records
-            .iter()
-            .filter_map(|r| match &r.entry {
-                Entry::User(u) => Some(u.tool_results.iter().filter(|t| t.is_error)),
-                _ => None,
-            })
-            .flatten()
-            .map(|t| t.tool_use_id.as_str())
-            .collect();
-        let mut changes: Vec<FileChange> = Vec::new();
-        for r in self.segment().iter().rev().filter(|r| !r.meta.sidechain) {
-            let Entry::Assistant(a) = &r.entry else {
-                continue;
-            };
-            for call in a.tool_calls.iter().rev() {
-                let ToolDetail::Modifies(path) = &call.detail else {
-                    continue;
-                };
-                if failed.contains(call.id.as_str()) {
-                    continue;
-                }
-                match changes.iter_mut().find(|c| &c.path == path) {
-                    Some(c) => c.tools.push(call.name.clone()),
-                    None => changes.push(FileChange {
-                        path: path.clone(),
-                        tools: vec![call.name.clone()],
-                    }),
-                }
-            }
-        }
-        changes
     }
 
     /// The checkpoint's task list and the index of the first record after it.
@@ -309,14 +288,6 @@ struct Checkpoint {
     todos: Option<TodoList>,
     /// Index of the first record after the checkpoint.
     first_record_after: usize,
-}
-
-/// A file changed in the segment.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileChange {
-    pub path: String,
-    /// Names of the tools that changed it, newest first.
-    pub tools: Vec<String>,
 }
 
 /// Whether the conversation went on after a memory was taken: between byte offsets
@@ -354,8 +325,8 @@ pub fn conversation_after(
         let goes_on = match &r.entry {
             Entry::CompactBoundary => true,
             Entry::Assistant(a) => !r.meta.sidechain && !a.synthetic,
-            Entry::User(_) => prompt::prompt_text(&r).is_some(),
-            Entry::Other => false,
+            Entry::User(_) | Entry::Queued(_) => prompt::prompt_text(&r).is_some(),
+            Entry::Title { .. } | Entry::Other => false,
         };
         let stamped_after = r
             .meta
@@ -374,6 +345,9 @@ pub fn conversation_after(
 /// has been found.
 struct Scan {
     prompt_found: bool,
+    /// A request that is not a mere continuation ("continue", "thanks") was found: the
+    /// one the thread is about.
+    request_found: bool,
     tasks: TaskScan,
     /// TaskCreate calls whose result said they created task #1: reading further back
     /// than the call itself cannot change the current task list.
@@ -396,6 +370,7 @@ impl Scan {
     fn new(task_files: bool) -> Scan {
         Scan {
             prompt_found: false,
+            request_found: false,
             tasks: if task_files {
                 TaskScan::Done
             } else {
@@ -407,19 +382,18 @@ impl Scan {
     }
 
     fn needs_more(&self) -> bool {
-        !self.prompt_found || self.tasks != TaskScan::Done
-    }
-
-    fn only_tasks_missing(&self) -> bool {
-        self.prompt_found && self.tasks != TaskScan::Done
+        !self.request_found || self.tasks != TaskScan::Done
     }
 
     fn observe(&mut self, record: &Record) {
         if record.meta.sidechain {
             return;
         }
-        if !self.prompt_found && prompt::prompt_text(record).is_some() {
+        if !self.request_found
+            && let Some(text) = prompt::prompt_text(record)
+        {
             self.prompt_found = true;
+            self.request_found = !prompt::is_continuation(&text);
         }
         if self.tasks == TaskScan::Done {
             return;
@@ -468,6 +442,24 @@ impl Scan {
             _ => {}
         }
     }
+}
+
+/// Whether a raw line can be a request: a user record that carries no tool result, or a
+/// queued prompt.
+fn may_be_request(line: &[u8]) -> bool {
+    use std::sync::OnceLock;
+    static USER: OnceLock<[memmem::Finder<'static>; 4]> = OnceLock::new();
+    let [user, user_spaced, queued, result] = USER.get_or_init(|| {
+        [
+            memmem::Finder::new(br#""type":"user""#),
+            memmem::Finder::new(br#""type": "user""#),
+            memmem::Finder::new(br#""enqueue""#),
+            memmem::Finder::new(br#""tool_use_id""#),
+        ]
+    });
+    queued.find(line).is_some()
+        || ((user.find(line).is_some() || user_spaced.find(line).is_some())
+            && result.find(line).is_none())
 }
 
 /// Whether a raw line can matter to the task list; past the segment, other lines are

@@ -34,8 +34,79 @@ const NOT_TYPED: [&str; 17] = [
 
 const CONTINUATION: &str = "This session is being continued from a previous conversation";
 
-/// The prompt's text with wrappers removed, if `record` is a real user prompt.
+/// Claude Code's built-in commands that run locally and send the model nothing the
+/// user asked for: their echo is not a request. Every other slash command (`/init`,
+/// `/review`, a project's or a plugin's own command) sends a prompt, and counts as one.
+const LOCAL_COMMANDS: [&str; 52] = [
+    "add-dir",
+    "agents",
+    "allowed-tools",
+    "bashes",
+    "bug",
+    "chrome",
+    "clear",
+    "color",
+    "compact",
+    "config",
+    "context",
+    "copy",
+    "cost",
+    "doctor",
+    "effort",
+    "exit",
+    "export",
+    "extra-usage",
+    "fast",
+    "feedback",
+    "files",
+    "help",
+    "hooks",
+    "ide",
+    "install-github-app",
+    "keybindings",
+    "login",
+    "logout",
+    "mcp",
+    "memory",
+    "migrate-installer",
+    "mobile",
+    "model",
+    "output-style",
+    "permissions",
+    "plugin",
+    "plugins",
+    "privacy-settings",
+    "quit",
+    "release-notes",
+    "remote-env",
+    "rename",
+    "resume",
+    "rewind",
+    "sandbox",
+    "stats",
+    "status",
+    "statusline",
+    "tasks",
+    "terminal-setup",
+    "theme",
+    "todos",
+];
+
+/// The prompt's text with wrappers removed, if `record` is a request the user made: a
+/// prompt they typed (also one queued while Claude was working), or a slash command
+/// that sends a prompt, as `/name args`.
 pub(crate) fn prompt_text(record: &Record) -> Option<String> {
+    if let Entry::Queued(text) = &record.entry {
+        let text = strip_wrappers(text);
+        let text = text.trim();
+        // A queued command is kept as typed (`/mcp`), not as an echo.
+        let local = text
+            .strip_prefix('/')
+            .and_then(|c| c.split_whitespace().next())
+            .is_some_and(|name| LOCAL_COMMANDS.contains(&name));
+        return (!text.is_empty() && !local && !NOT_TYPED.iter().any(|p| text.starts_with(p)))
+            .then(|| text.to_string());
+    }
     let Entry::User(u) = &record.entry else {
         return None;
     };
@@ -53,10 +124,208 @@ pub(crate) fn prompt_text(record: &Record) -> Option<String> {
     if text.is_empty() {
         return u.attachment.map(|kind| format!("[{kind} attached]"));
     }
+    if text.starts_with("<command-name>") || text.starts_with("<command-message>") {
+        return command_request(text);
+    }
     if text == "(no content)" || NOT_TYPED.iter().any(|p| text.starts_with(p)) {
         return None;
     }
     Some(text.to_string())
+}
+
+/// A slash command's echo as the request it makes (`/name args`), or `None` for a
+/// built-in local command.
+fn command_request(echo: &str) -> Option<String> {
+    let name = tag(echo, "command-name")?.trim().trim_start_matches('/');
+    if name.is_empty() || LOCAL_COMMANDS.contains(&name) {
+        return None;
+    }
+    let args = tag(echo, "command-args").map_or("", str::trim);
+    Some(if args.is_empty() {
+        format!("/{name}")
+    } else {
+        format!("/{name} {args}")
+    })
+}
+
+/// The text between `<name>` and `</name>` (to the end when unclosed).
+fn tag<'a>(text: &'a str, name: &str) -> Option<&'a str> {
+    let open = format!("<{name}>");
+    let start = text.find(&open)? + open.len();
+    let rest = &text[start..];
+    Some(
+        rest.find(&format!("</{name}>"))
+            .map_or(rest, |end| &rest[..end]),
+    )
+}
+
+/// Whether a request only carries on, acknowledges or checks on earlier work
+/// ("continue", "thanks", "yes", "did you push?"): it names no task of its own, so the
+/// request it continues is what the thread is about.
+pub fn is_continuation(text: &str) -> bool {
+    let t = text.trim();
+    if t.starts_with('[') && t.ends_with("attached]") {
+        return true;
+    }
+    let lower = t.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’' || c == ':' || c == '-'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.is_empty() {
+        return !t.is_empty();
+    }
+    // CJK prompts have no spaces: a short one is judged whole.
+    if !lower.is_ascii() && t.chars().count() <= 12 {
+        const ACKS: [&str; 12] = [
+            "好的",
+            "好",
+            "谢谢",
+            "是的",
+            "可以",
+            "行",
+            "没问题",
+            "开始吧",
+            "はい",
+            "ありがとう",
+            "お願いします",
+            "ok",
+        ];
+        let bare: String = lower.chars().filter(|c| c.is_alphanumeric()).collect();
+        return ACKS.contains(&bare.as_str())
+            || ["继续", "続けて", "好的继续", "好继续"]
+                .iter()
+                .any(|c| bare.starts_with(c) && bare.chars().count() <= 10);
+    }
+    if words.len() > 8 {
+        return false;
+    }
+    const OPENERS: [&str; 40] = [
+        "continue",
+        "continuing",
+        "go",
+        "proceed",
+        "keep",
+        "carry",
+        "resume",
+        "next",
+        "yes",
+        "yeah",
+        "yep",
+        "yup",
+        "y",
+        "ok",
+        "okay",
+        "k",
+        "sure",
+        "thanks",
+        "thank",
+        "thx",
+        "ty",
+        "great",
+        "excellent",
+        "perfect",
+        "nice",
+        "awesome",
+        "cool",
+        "good",
+        "lgtm",
+        "done",
+        "looks",
+        "sounds",
+        "do",
+        "please",
+        "pls",
+        "alright",
+        "right",
+        "fine",
+        "memory-stalker:resume",
+        "approved",
+    ];
+    const CHECKS: [&str; 8] = ["did", "is", "are", "have", "has", "status", "done", "all"];
+    let first = words[0];
+    if OPENERS.contains(&first) {
+        // "please continue", "do it", "go ahead"; but "please add a cache" is a task.
+        let rest = &words[1..];
+        let filler = [
+            "continue",
+            "go",
+            "ahead",
+            "on",
+            "it",
+            "that",
+            "this",
+            "so",
+            "with",
+            "the",
+            "plan",
+            "implementation",
+            "until",
+            "all",
+            "are",
+            "is",
+            "done",
+            "work",
+            "working",
+            "going",
+            "proceed",
+            "thanks",
+            "thank",
+            "you",
+            "much",
+            "very",
+            "job",
+            "good",
+            "great",
+            "again",
+            "please",
+            "now",
+            "then",
+            "next",
+            "step",
+            "steps",
+            "task",
+            "tasks",
+            "one",
+            "ones",
+            "remaining",
+            "rest",
+            "of",
+            "them",
+            "those",
+            "these",
+            "to",
+            "and",
+            "!",
+            "yes",
+            "ok",
+            "okay",
+            "sure",
+            "lgtm",
+            "fine",
+            "me",
+            "looks",
+            "sounds",
+            "perfect",
+            "right",
+            "do",
+            "a",
+            "an",
+            "from",
+            "where",
+            "left",
+            "off",
+            "keep",
+            "up",
+            "nice",
+            "cool",
+            "awesome",
+            "excellent",
+        ];
+        return rest.iter().all(|w| filler.contains(w));
+    }
+    // A short check on earlier work: "did you push?", "all done?", "status?".
+    t.ends_with('?') && words.len() <= 5 && CHECKS.contains(&first)
 }
 
 /// Removes every `<tag>…</tag>` of the wrapper tags (an unclosed one runs to the end).
@@ -133,16 +402,112 @@ mod tests {
 
     #[test]
     fn command_and_notification_wrappers_are_not_prompts() {
-        for text in NOT_TYPED {
+        // (A command echo is judged by its name: see the test of slash commands.)
+        for text in NOT_TYPED.iter().filter(|t| !t.starts_with("<command-")) {
             let line = user_line(&serde_json::to_string(&format!("{text} more")).unwrap());
             assert_eq!(prompt(&line), None, "{text}");
         }
-        let echo =
-            "<command-message>x:resume</command-message>\n<command-name>/x:resume</command-name>";
+        let echo = "<command-message>model</command-message>\n<command-name>/model</command-name>";
         assert_eq!(
             prompt(&user_line(&serde_json::to_string(echo).unwrap())),
             None
         );
+    }
+
+    #[test]
+    fn slash_commands_are_requests_but_local_ones_are_not() {
+        let echo = |name: &str, args: &str| {
+            let text = format!(
+                "<command-message>{name} is running…</command-message>\n<command-name>/{name}</command-name>\n<command-args>{args}</command-args>"
+            );
+            prompt(&user_line(&serde_json::to_string(&text).unwrap()))
+        };
+        assert_eq!(
+            echo(
+                "orchestrator",
+                "@CLAUDE.md を最新の状態にアップデートしてください"
+            )
+            .as_deref(),
+            Some("/orchestrator @CLAUDE.md を最新の状態にアップデートしてください")
+        );
+        assert_eq!(echo("init", "").as_deref(), Some("/init"));
+        assert_eq!(
+            echo("handgemacht:create-beads", "epic 7").as_deref(),
+            Some("/handgemacht:create-beads epic 7")
+        );
+        for local in [
+            "compact", "model", "clear", "mcp", "exit", "context", "export",
+        ] {
+            assert_eq!(echo(local, "keep the notes"), None, "{local}");
+        }
+        // Old versions wrote the name without its slash.
+        let bare = "<command-name>clear</command-name><command-message>clear</command-message>";
+        assert_eq!(
+            prompt(&user_line(&serde_json::to_string(bare).unwrap())),
+            None
+        );
+    }
+
+    #[test]
+    fn queued_prompts_are_requests_but_queued_notifications_are_not() {
+        let queued = |content: &str| {
+            prompt(
+                &serde_json::json!({"type":"queue-operation","operation":"enqueue","content":content})
+                    .to_string(),
+            )
+        };
+        assert_eq!(
+            queued("new beads for the epic were added. tackle them").as_deref(),
+            Some("new beads for the epic were added. tackle them")
+        );
+        assert_eq!(queued("<task-notification>\n<task-id>b0</task-id>"), None);
+        assert_eq!(queued("/mcp"), None);
+        assert_eq!(
+            queued("/review the retry loop").as_deref(),
+            Some("/review the retry loop")
+        );
+        let dequeue = r#"{"type":"queue-operation","operation":"dequeue"}"#;
+        assert_eq!(prompt(dequeue), None);
+    }
+
+    #[test]
+    fn continuations_and_acknowledgements() {
+        for text in [
+            "continue",
+            "Continue.",
+            "continue implementation",
+            "continue until all are done",
+            "please continue",
+            "go ahead",
+            "yes",
+            "ok, do it",
+            "Thanks!",
+            "Excellent work, thank you!",
+            "did you push?",
+            "all done?",
+            "lgtm",
+            "[image attached]",
+            "继续",
+            "好的，继续",
+            "谢谢",
+            "/memory-stalker:resume",
+        ] {
+            assert!(is_continuation(text), "{text}");
+        }
+        for text in [
+            "Implement spotter-gqc",
+            "yes, but use postgres instead",
+            "go ahead and add tests for the parser",
+            "next, add rate limiting to the upload endpoint",
+            "I thought we already planned phase 9?",
+            "Why does the upload fail on 429?",
+            "/init",
+            "继续优化首页的加载速度，并且加上骨架屏和错误提示",
+            "可以帮我加一个灰度区域管理吗",
+            "please add a cache",
+        ] {
+            assert!(!is_continuation(text), "{text}");
+        }
     }
 
     #[test]

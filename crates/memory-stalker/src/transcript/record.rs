@@ -61,6 +61,15 @@ pub(crate) enum Entry {
     User(UserMsg),
     Assistant(AssistantMsg),
     CompactBoundary,
+    /// Claude Code's own title of a conversation: a `summary` record (its `leafUuid`
+    /// names the last message it covers, which may be in another session's file), or an
+    /// `ai-title` / `custom-title` record, which belongs to the file it is in.
+    Title {
+        text: String,
+        leaf: Option<String>,
+    },
+    /// A prompt the user typed while Claude was working (`queue-operation` enqueue).
+    Queued(String),
     #[default]
     Other,
 }
@@ -92,6 +101,8 @@ pub(crate) struct UserMsg {
 pub(crate) struct ToolResult {
     pub tool_use_id: String,
     pub is_error: bool,
+    /// The user refused the call at Claude Code's permission prompt.
+    pub rejected: bool,
     /// The output, or as much of its head and tail as a summary can show.
     pub text: Clipped,
 }
@@ -224,6 +235,20 @@ struct RawLine<'a> {
     tool_use_result: Option<&'a RawValue>,
     #[serde(borrow, default)]
     message: Option<&'a RawValue>,
+    // Title and queue records. Read raw: a record type of a later version may use the
+    // same names for other shapes, and that must not make its line unreadable.
+    #[serde(borrow, default)]
+    summary: Option<&'a RawValue>,
+    #[serde(rename = "leafUuid", borrow, default)]
+    leaf_uuid: Option<&'a RawValue>,
+    #[serde(rename = "aiTitle", borrow, default)]
+    ai_title: Option<&'a RawValue>,
+    #[serde(rename = "customTitle", borrow, default)]
+    custom_title: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    operation: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize, Default)]
@@ -305,6 +330,14 @@ impl<'de: 'a, 'a> Deserialize<'de> for LenientBlock<'a> {
     }
 }
 
+/// Whether a tool's error result is Claude Code's answer to a call the user refused
+/// (the wording has been stable since 1.0: "The user doesn't want to proceed with this
+/// tool use…", "…doesn't want to take this action right now…").
+fn is_rejection(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with("The user doesn't want to") || t.starts_with("The user doesn\u{2019}t want to")
+}
+
 /// Reads a JSON value as a string if it is one.
 fn raw_str(v: Option<&RawValue>) -> Option<String> {
     v.and_then(|v| serde_json::from_str::<String>(v.get()).ok())
@@ -345,6 +378,26 @@ impl<'a> RawLine<'a> {
             Some("system") if self.subtype.as_deref() == Some("compact_boundary") => {
                 Entry::CompactBoundary
             }
+            Some("summary") | Some("ai-title") | Some("custom-title") => {
+                let leaf = raw_str(self.leaf_uuid);
+                match [self.custom_title, self.ai_title, self.summary]
+                    .into_iter()
+                    .filter_map(raw_str)
+                    .find(|t| !t.trim().is_empty())
+                {
+                    Some(t) => Entry::Title {
+                        text: crate::text::one_line(&redact_if(redact, &t), 200),
+                        leaf,
+                    },
+                    None => Entry::Other,
+                }
+            }
+            Some("queue-operation") if raw_str(self.operation).as_deref() == Some("enqueue") => {
+                match raw_str(self.content) {
+                    Some(t) if !t.trim().is_empty() => Entry::Queued(kept_text(t, redact)),
+                    _ => Entry::Other,
+                }
+            }
             _ => Entry::Other,
         };
         let meta = Meta {
@@ -384,11 +437,16 @@ fn user_entry(line: &RawLine, redact: bool) -> Entry {
                         }
                         Some("image") => msg.attachment = Some("image"),
                         Some("document") => msg.attachment = Some("document"),
-                        Some("tool_result") => msg.tool_results.push(ToolResult {
-                            tool_use_id: b.tool_use_id.unwrap_or_default(),
-                            is_error: b.is_error.unwrap_or(false),
-                            text: Clipped::new(&result_text(b.content), RESULT_KEEP_CHARS),
-                        }),
+                        Some("tool_result") => {
+                            let text = result_text(b.content);
+                            let is_error = b.is_error.unwrap_or(false);
+                            msg.tool_results.push(ToolResult {
+                                tool_use_id: b.tool_use_id.unwrap_or_default(),
+                                is_error,
+                                rejected: is_error && is_rejection(&text),
+                                text: Clipped::new(&text, RESULT_KEEP_CHARS),
+                            })
+                        }
                         _ => {}
                     }
                 }
@@ -618,7 +676,12 @@ fn describe_tool(name: &str, input: Option<&RawValue>, redact: bool) -> (String,
                 .collect();
             let open = items.iter().filter(|t| t.status != "completed").count();
             (
-                format!("{} items, {} open", items.len(), open),
+                format!(
+                    "{} item{}, {} open",
+                    items.len(),
+                    if items.len() == 1 { "" } else { "s" },
+                    open
+                ),
                 ToolDetail::TodoWrite(items),
             )
         }

@@ -45,6 +45,9 @@ impl T {
         self.push(json!({"type":"system","subtype":"compact_boundary","content":"Conversation compacted","parentUuid":null,"compactMetadata":{"trigger":"auto"}}))
             .push(json!({"type":"user","isCompactSummary":true,"isVisibleInTranscriptOnly":true,"message":{"role":"user","content":"This session is being continued from a previous conversation that ran out of context. Summary: …"}}))
     }
+    fn prompt_raw_interrupt(&mut self) -> &mut Self {
+        self.push(json!({"type":"user","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user for tool use]"}]}}))
+    }
     fn raw(&mut self, line: &str) -> &mut Self {
         self.lines.push(line.to_string());
         self
@@ -116,7 +119,7 @@ fn last_interaction_and_session_meta() {
     );
     let names: Vec<_> = reply.tool_calls.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["Read", "Edit"]);
-    assert_eq!(ex.files.modified, ["/proj/src/upload.rs"]);
+    assert_eq!(ex.files.modified, ["src/upload.rs"]);
     assert!(ex.files.read.is_empty(), "read minus modified");
     let last = ex.last_action.unwrap();
     assert_eq!((last.tool.as_str(), last.ok), ("Edit", Some(true)));
@@ -186,7 +189,7 @@ fn segment_scopes_files_and_last_action() {
         .result("n1", "text", false);
     let ex = t.extract();
     assert!(ex.files.modified.is_empty());
-    assert_eq!(ex.files.read, ["/proj/new.rs"]);
+    assert_eq!(ex.files.read, ["new.rs"]);
     assert_eq!(ex.last_prompt.unwrap().text, "new work");
 }
 
@@ -318,7 +321,7 @@ fn huge_line_truncated_last_line_and_invalid_utf8() {
     bytes.extend_from_slice(br#"{"type":"assistant","message":{"role":"assis"#);
     let ex = read_bytes(&bytes, ReadOptions::default()).extraction();
     assert_eq!(ex.bad_lines, 1);
-    assert_eq!(ex.files.modified, ["/proj/big.txt"]);
+    assert_eq!(ex.files.modified, ["big.txt"]);
     assert_eq!(ex.reply.unwrap().text, "Wrote it.\n\ncaf\u{fffd} done");
 }
 
@@ -378,10 +381,10 @@ fn failed_edits_do_not_count_and_files_are_capped() {
         .result("nb", "ok", false);
     let files = t.extract().files;
     assert_eq!(files.modified.len(), 20);
-    assert_eq!(files.modified[0], "/proj/a.ipynb");
-    assert_eq!(files.modified[1], "/proj/f24.rs");
-    assert!(!files.modified.contains(&"/proj/failed.rs".to_string()));
-    assert_eq!(files.read, ["/proj/readme.md"]);
+    assert_eq!(files.modified[0], "a.ipynb");
+    assert_eq!(files.modified[1], "f24.rs");
+    assert!(!files.modified.contains(&"failed.rs".to_string()));
+    assert_eq!(files.read, ["readme.md"]);
 }
 
 #[test]
@@ -683,4 +686,177 @@ fn a_key_split_by_the_cut_of_a_long_output_reaches_the_summary_redacted() {
         omitted > total - 1_300 && omitted < total,
         "{omitted} of {total}"
     );
+}
+
+#[test]
+fn the_title_is_claude_codes_own_for_this_session_only() {
+    let mut t = T::default();
+    // A resumed file starts with the titles of earlier sessions: not this one's.
+    t.raw(r#"{"type":"summary","summary":"An earlier session","leafUuid":"elsewhere"}"#)
+        .prompt("add retries to the uploader")
+        .say("Done.");
+    assert_eq!(t.extract().title, None);
+    t.raw(r#"{"type":"summary","summary":"Uploader retry budget","leafUuid":"u2"}"#);
+    assert_eq!(t.extract().title.as_deref(), Some("Uploader retry budget"));
+    // Newer versions write titles without a leaf: they belong to their file.
+    t.raw(r#"{"type":"ai-title","aiTitle":"Retry budget for uploads","sessionId":"sess-1"}"#);
+    assert_eq!(
+        t.extract().title.as_deref(),
+        Some("Retry budget for uploads")
+    );
+    t.raw(r#"{"type":"custom-title","customTitle":"retries","sessionId":"sess-1"}"#);
+    assert_eq!(t.extract().title.as_deref(), Some("retries"));
+}
+
+#[test]
+fn a_continuation_carries_the_request_it_continues_even_past_the_boundary() {
+    let mut t = T::default();
+    t.prompt("Implement the retry budget in src/upload.rs")
+        .say("Working on it.")
+        .prompt("thanks")
+        .say("You're welcome.")
+        .boundary()
+        .prompt("continue")
+        .say("Carrying on.");
+    let ex = t.extract();
+    assert_eq!(ex.last_prompt.unwrap().text, "continue");
+    assert_eq!(
+        ex.request.unwrap().text,
+        "Implement the retry budget in src/upload.rs"
+    );
+    // A request that names a task needs no other.
+    let mut t = T::default();
+    t.prompt("continue")
+        .say("…")
+        .prompt("now add tests for the budget");
+    assert!(t.extract().request.is_none());
+}
+
+#[test]
+fn a_prompt_queued_during_work_is_the_latest_request() {
+    let mut t = T::default();
+    t.prompt("Implement spotter-gqc")
+        .call("b1", "Bash", json!({"command":"mix test"}))
+        .raw(r#"{"type":"queue-operation","operation":"enqueue","timestamp":"2026-01-29T09:00:00Z","sessionId":"sess-1","content":"new beads were added. tackle them"}"#)
+        .raw(r#"{"type":"queue-operation","operation":"remove","timestamp":"2026-01-29T09:00:01Z","sessionId":"sess-1"}"#)
+        .result("b1", "ok", false)
+        .say("Tackling the new beads.");
+    let ex = t.extract();
+    assert_eq!(
+        ex.last_prompt.unwrap().text,
+        "new beads were added. tackle them"
+    );
+    assert_eq!(ex.reply.unwrap().text, "Tackling the new beads.");
+}
+
+#[test]
+fn interrupts_and_refusals_are_recorded_as_the_users_stop() {
+    let mut t = T::default();
+    t.prompt("fix the server start")
+        .call("g1", "Glob", json!({"pattern":"mix.exs"}))
+        .result(
+            "g1",
+            "The user doesn't want to proceed with this tool use. The tool use was rejected.",
+            true,
+        )
+        .prompt_raw_interrupt();
+    let ex = t.extract();
+    let action = ex.last_action.unwrap();
+    assert!(action.rejected && action.ok == Some(false));
+    assert_eq!(
+        ex.stopped,
+        Some(Stop::Rejected {
+            tool: "Glob".into(),
+            summary: "mix.exs".into()
+        })
+    );
+    assert!(ex.reply.unwrap().tool_calls[0].rejected);
+
+    let mut t = T::default();
+    t.prompt("search the docs")
+        .call("w1", "WebSearch", json!({"query":"xterm scroll"}))
+        .result("w1", "results", false)
+        .prompt_raw_interrupt();
+    assert_eq!(t.extract().stopped, Some(Stop::Interrupted));
+    // Work after the interrupt means the turn went on.
+    t.say("Resuming as asked.");
+    assert_eq!(t.extract().stopped, None);
+}
+
+#[test]
+fn files_cover_the_whole_turn_are_relative_and_leave_out_claude_codes_own() {
+    let mut t = T::default();
+    t.prompt("refactor the uploader")
+        .call("e1", "Edit", json!({"file_path":"/proj/src/before.rs"}))
+        .result("e1", "ok", false)
+        .boundary()
+        .call("e2", "Edit", json!({"file_path":"/proj/src/after.rs"}))
+        .result("e2", "ok", false)
+        .call(
+            "p1",
+            "Write",
+            json!({"file_path":"/home/u/.claude/plans/shiny-plan.md","content":"x"}),
+        )
+        .result("p1", "ok", false)
+        .call(
+            "o1",
+            "Read",
+            json!({"file_path":"/tmp/claude-1000/-proj/tasks/b0be39e.output"}),
+        )
+        .result("o1", "ok", false)
+        .call("x1", "Read", json!({"file_path":"/elsewhere/notes.md"}))
+        .result("x1", "ok", false);
+    let ex = t.extract();
+    assert_eq!(ex.files.modified, ["src/after.rs", "src/before.rs"]);
+    assert_eq!(ex.files.read, ["/elsewhere/notes.md"]);
+    // The last action is still the segment's, as read.
+    assert_eq!(ex.last_action.unwrap().summary, "/elsewhere/notes.md");
+}
+
+#[test]
+fn the_closing_block_is_what_follows_the_last_call_that_did_work() {
+    let mut t = T::default();
+    t.prompt("add the cache")
+        .say("Let me look at the code first.")
+        .call("e1", "Edit", json!({"file_path":"/proj/src/cache.rs"}))
+        .result("e1", "ok", false)
+        .say("The cache is in place.")
+        .call("t1", "TodoWrite", json!({"todos":[]}))
+        .result("t1", "ok", false)
+        .say("Want me to add eviction next?");
+    let reply = t.extract().reply.unwrap();
+    assert_eq!(
+        reply.closing(),
+        Some("The cache is in place.\n\nWant me to add eviction next?")
+    );
+    // A reply that ended on a call was still at work: no closing block.
+    t.call("b1", "Bash", json!({"command":"cargo test"}));
+    let reply = t.extract().reply.unwrap();
+    assert_eq!(reply.closing(), None);
+    assert_eq!(reply.last_words(), Some("Want me to add eviction next?"));
+}
+
+#[test]
+fn a_refused_plan_is_not_the_plan() {
+    let mut t = T::default();
+    t.prompt("plan the migration")
+        .call("p1", "ExitPlanMode", json!({"plan":"# Plan A\nmove fast"}))
+        .result(
+            "p1",
+            "The user doesn't want to proceed with this tool use.",
+            true,
+        )
+        .call(
+            "p2",
+            "ExitPlanMode",
+            json!({"plan":"# Plan B\nmove carefully"}),
+        )
+        .result("p2", "User has approved your plan.", false)
+        .call("p3", "ExitPlanMode", json!({"plan":"# Plan C\nrefused"}))
+        .result(
+            "p3",
+            "The user doesn't want to proceed with this tool use.",
+            true,
+        );
+    assert_eq!(t.extract().plan.unwrap().title(), "Plan B");
 }
