@@ -17,15 +17,17 @@ use memory_stalker::text::one_line;
 use memory_stalker::transcript::{ReadOptions, Transcript, is_continuation};
 
 fn corpus_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/transcripts");
+    let dir = std::env::var_os("MEMORY_STALKER_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/transcripts")
+        });
     if dir.is_dir() {
         return Some(dir);
     }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "the corpus is missing at {}",
-        dir.display()
-    );
+    let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    assert!(!in_ci, "the transcript corpus is missing at {}", dir.display());
+    eprintln!("corpus not found at {}; skipping", dir.display());
     None
 }
 
