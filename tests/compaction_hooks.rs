@@ -311,3 +311,94 @@ fn restore_can_be_switched_off_and_other_sources_do_nothing() {
     let (stdout, _) = session_start(&s, &transcript);
     assert_eq!(stdout, "");
 }
+
+/// What the user asked for early must survive every later compaction: the second
+/// memory carries the first one's standing instructions, decisions, failed approaches
+/// and files, and the restore after the second compaction names them.
+#[test]
+fn lasting_facts_are_carried_from_one_compaction_to_the_next() {
+    let s = sandbox();
+    let project = s.project();
+    let mut n = 0;
+    let mut line = |v: Value| {
+        n += 1;
+        let mut v = v;
+        let o = v.as_object_mut().unwrap();
+        o.insert("uuid".into(), json!(format!("u{n}")));
+        o.insert("sessionId".into(), json!(SID));
+        o.insert("cwd".into(), json!(project));
+        o.insert(
+            "timestamp".into(),
+            json!(format!("2026-01-29T08:{:02}:00.000Z", n)),
+        );
+        format!("{v}\n")
+    };
+    let user = |t: &str| json!({"type":"user","message":{"role":"user","content":t}});
+    let say = |t: &str| json!({"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":t}]}});
+    let edit = |id: &str, path: &str| json!({"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":id,"name":"Edit","input":{"file_path":path}}]}});
+    let ok = |id: &str| json!({"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":id,"content":"ok"}]},"toolUseResult":{"ok":true}});
+    let mut first = String::new();
+    for v in [
+        user("Fix the invoice rounding, and never touch the public API in src/api.rs."),
+        say("I chose round-half-even rounding because the tax office reconciles VAT that way."),
+        edit(
+            "e1",
+            &format!("{}/src/billing/rounding.rs", project.display()),
+        ),
+        ok("e1"),
+        say("The libfaketime approach failed: it cannot preload into static binaries."),
+    ] {
+        first.push_str(&line(v));
+    }
+    let src = s.project().join("first.jsonl");
+    fs::write(&src, &first).unwrap();
+    let transcript = s.install_transcript(&src, SID);
+    s.run(
+        BIN,
+        &[],
+        s.pre_compact_input(&transcript, SID, "auto", None)
+            .as_bytes(),
+    );
+
+    let mut second = first.clone();
+    for v in [
+        json!({"type":"system","subtype":"compact_boundary","content":"Conversation compacted"}),
+        user("Next, add rate limiting to the upload endpoint."),
+        edit("e2", &format!("{}/src/upload/limit.rs", project.display())),
+        ok("e2"),
+        say("Rate limiting is in place."),
+    ] {
+        second.push_str(&line(v));
+    }
+    fs::write(&transcript, &second).unwrap();
+    s.run(
+        BIN,
+        &[],
+        s.pre_compact_input(&transcript, SID, "auto", None)
+            .as_bytes(),
+    );
+    let mut files = s.memory_files();
+    // Newest last: a later second sorts later, and in the same second `_2` follows.
+    files.sort_by_key(|f| (f[..15].to_string(), f.len()));
+    assert_eq!(files.len(), 2, "{files:?}");
+    let newest = fs::read_to_string(s.memories().join(&files[1])).unwrap();
+    let lasting = &newest[newest.find("## Session so far").expect("section")..];
+    assert!(
+        lasting.contains("never touch the public API in src/api.rs"),
+        "{lasting}"
+    );
+    assert!(lasting.contains("round-half-even rounding because the tax office"));
+    assert!(lasting.contains("The libfaketime approach failed"));
+    assert!(lasting.contains("- `src/billing/rounding.rs`"));
+
+    let (stdout, _) = session_start(&s, &transcript);
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    let context = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        context.contains("never touch the public API in src/api.rs"),
+        "{context}"
+    );
+    assert!(context.contains("Files changed before the compaction: src/upload/limit.rs; earlier in the session: src/billing/rounding.rs."), "{context}");
+}

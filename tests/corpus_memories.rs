@@ -12,6 +12,7 @@ use memory_stalker::Config;
 use memory_stalker::hook::context::restore_context;
 use memory_stalker::hook::{SaveRequest, render_memory};
 use memory_stalker::lang::Lang;
+use memory_stalker::summary::facts::SessionFacts;
 use memory_stalker::summary::offline;
 use memory_stalker::text::one_line;
 use memory_stalker::transcript::{ReadOptions, Transcript, is_continuation};
@@ -26,7 +27,11 @@ fn corpus_dir() -> Option<PathBuf> {
         return Some(dir);
     }
     let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-    assert!(!in_ci, "the transcript corpus is missing at {}", dir.display());
+    assert!(
+        !in_ci,
+        "the transcript corpus is missing at {}",
+        dir.display()
+    );
     eprintln!("corpus not found at {}; skipping", dir.display());
     None
 }
@@ -62,12 +67,14 @@ fn memory_and_restore(dir: &Path, rel: &str) -> String {
         prompt_id: None,
     };
     let now = DateTime::parse_from_rfc3339("2026-11-20T15:30:00+01:00").unwrap();
-    let memory = render_memory(&req, &config(), &transcript, &session, &now, None).text;
+    let earlier = SessionFacts::default();
+    let memory = render_memory(&req, &config(), &transcript, &session, &now, None, &earlier).text;
     let file = format!(
         ".claude/memories/20261120_153000_{}.md",
         session.chars().take(8).collect::<String>()
     );
-    let restore = restore_context(&ex, Path::new(&file));
+    // The restore reads the lasting facts back from the memory, as the hook does.
+    let restore = restore_context(&ex, Path::new(&file), &SessionFacts::from_memory(&memory));
     format!("{memory}\n======== restore context (SessionStart compact) ========\n{restore}")
 }
 

@@ -8,6 +8,7 @@ use memory_stalker::Config;
 use memory_stalker::hook::{SaveRequest, render_memory};
 use memory_stalker::memory::Section;
 use memory_stalker::memory::document::{FrontMatter, sections};
+use memory_stalker::summary::facts::SessionFacts;
 use memory_stalker::transcript::{ReadOptions, Transcript};
 
 fn sample() -> PathBuf {
@@ -45,6 +46,7 @@ fn render_transcript(path: &Path, lang: &str, instructions: Option<&str>) -> Str
         "7c630e3a-5b1d-4c2e-9f47-2d8a61b0c9e5",
         &now,
         None,
+        &SessionFacts::default(),
     )
     .text
 }
@@ -83,6 +85,7 @@ fn rendered_memory_reads_back() {
                 Section::Tasks,
                 Section::Files,
                 Section::LastAction,
+                Section::Session,
                 Section::AiSummary
             ],
             "{lang}"

@@ -8,6 +8,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use crate::summary::facts::SessionFacts;
 use crate::text::{one_line, prefix_chars};
 use crate::transcript::{Extraction, TodoList};
 
@@ -235,8 +236,9 @@ pub fn dropped_note(summary: &str, ex: &Extraction, memory: &Path) -> String {
     fit(out, NOTE_MAX)
 }
 
-/// The SessionStart(compact) context: facts from the memory of the compaction.
-pub fn restore_context(ex: &Extraction, memory: &Path) -> String {
+/// The SessionStart(compact) context: facts from the memory of the compaction, and the
+/// session's lasting facts that memory carries (`facts`).
+pub fn restore_context(ex: &Extraction, memory: &Path, facts: &SessionFacts) -> String {
     let file = memory.file_name().map_or_else(
         || memory.display().to_string(),
         |f| f.to_string_lossy().into_owned(),
@@ -252,6 +254,28 @@ pub fn restore_context(ex: &Extraction, memory: &Path) -> String {
             one_line(title, 200)
         );
     }
+    // The session's requests before the last one (which follows, whole).
+    let shown: Vec<&str> = [&ex.last_prompt, &ex.request]
+        .into_iter()
+        .flatten()
+        .map(|p| p.text.as_str())
+        .collect();
+    let earlier: Vec<String> = facts
+        .requests
+        .iter()
+        .filter(|r| {
+            !shown
+                .iter()
+                .any(|s| one_line(s, usize::MAX).starts_with(r.trim_end_matches('…')))
+        })
+        .cloned()
+        .collect();
+    bullets(
+        &mut out,
+        "- The user's earlier requests in this session, oldest first:",
+        &earlier,
+        200,
+    );
     if let Some(p) = &ex.last_prompt {
         let _ = writeln!(out, "- The user's last request:\n{}", quote(&p.text, 2_000));
     }
@@ -275,6 +299,13 @@ pub fn restore_context(ex: &Extraction, memory: &Path) -> String {
         Some(_) => out.push_str("- The task list was empty (cleared) at compaction.\n"),
         None => {}
     }
+    // The user's rules come before anything long: a cut to the size limit spares them.
+    bullets(
+        &mut out,
+        "- The user's standing instructions in this session (their words):",
+        &facts.constraints,
+        220,
+    );
     if let Some(reply) = &ex.reply {
         if let Some(closing) = reply.closing() {
             let _ = writeln!(
@@ -322,6 +353,38 @@ pub fn restore_context(ex: &Extraction, memory: &Path) -> String {
             }
         );
     }
+    bullets(
+        &mut out,
+        "- Decisions taken in this session:",
+        &facts.decisions,
+        260,
+    );
+    bullets(
+        &mut out,
+        "- Approaches that failed in this session:",
+        &facts.failed,
+        220,
+    );
+    if !ex.files.modified.is_empty() || !facts.earlier_files.is_empty() {
+        let mut files: Vec<&str> = ex.files.modified.iter().map(String::as_str).collect();
+        files.truncate(15);
+        let earlier: Vec<&str> = facts
+            .earlier_files
+            .iter()
+            .rev()
+            .take(15)
+            .map(String::as_str)
+            .collect();
+        out.push_str("- Files changed");
+        if !files.is_empty() {
+            let _ = write!(out, " before the compaction: {}", files.join(", "));
+        }
+        if !earlier.is_empty() {
+            let sep = if files.is_empty() { "" } else { ";" };
+            let _ = write!(out, "{sep} earlier in the session: {}", earlier.join(", "));
+        }
+        out.push_str(".\n");
+    }
     if let Some(plan) = &ex.plan {
         let title = Some(plan.title())
             .filter(|t| !t.is_empty())
@@ -354,6 +417,17 @@ pub fn restore_context(ex: &Extraction, memory: &Path) -> String {
         );
     }
     fit(out, RESTORE_MAX)
+}
+
+/// A titled list of one-line items (nothing when there are none).
+fn bullets(out: &mut String, title: &str, items: &[String], item_max: usize) {
+    if items.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "{title}");
+    for i in items {
+        let _ = writeln!(out, "  - {}", one_line(i, item_max));
+    }
 }
 
 /// Task-list tools: a failed one changes no code, so it is not worth a line.
@@ -474,9 +548,55 @@ mod tests {
     }
 
     #[test]
+    fn restore_names_the_thread_the_failures_and_the_users_stop() {
+        use crate::transcript::{Stop, ToolCallSummary};
+        let mut e = ex(2);
+        e.last_prompt.as_mut().unwrap().text = "continue".into();
+        e.request = Some(Prompt {
+            text: "Add a retry budget to the uploader".into(),
+            timestamp: None,
+            uuid: None,
+        });
+        let call = |name: &str, summary: &str, failed: bool| ToolCallSummary {
+            name: name.into(),
+            summary: summary.into(),
+            failed,
+            rejected: false,
+        };
+        e.reply.as_mut().unwrap().tool_calls = vec![
+            call("Edit", "src/a.rs", true),
+            call("Edit", "src/a.rs", false),
+            call("Write", "CLAUDE.md", true),
+            call("TodoWrite", "2 items, 1 open", true),
+        ];
+        e.stopped = Some(Stop::Interrupted);
+        let c = restore_context(
+            &e,
+            Path::new(".claude/memories/20260129_080000_s.md"),
+            &SessionFacts::default(),
+        );
+        assert!(c.contains("`list-memories show 20260129_080000_s.md` prints it"));
+        assert!(c.contains("- The request that last one carries on:\n  > Add a retry budget"));
+        // Retried with success, or bookkeeping: not worth a line.
+        assert!(
+            c.contains("did not succeed: Write CLAUDE.md (failed)."),
+            "{c}"
+        );
+        assert!(c.contains("The user interrupted the last turn"));
+        let steer = steering(&e, None);
+        assert!(
+            steer.contains("the request it carries on (\"Add a retry budget to the uploader\")")
+        );
+    }
+
+    #[test]
     fn restore_context_is_bounded_facts() {
         let mut e = ex(3);
-        let c = restore_context(&e, Path::new("/p/.claude/memories/m.md"));
+        let c = restore_context(
+            &e,
+            Path::new("/p/.claude/memories/m.md"),
+            &SessionFacts::default(),
+        );
         assert!(c.contains("Memory file: /p/.claude/memories/m.md"));
         assert!(c.contains("(2 of 3 open)"));
         assert!(c.contains("  > All 6 tests pass; README is next."));
@@ -485,7 +605,7 @@ mod tests {
         e.last_prompt.as_mut().unwrap().text = "x".repeat(50_000);
         e.reply.as_mut().unwrap().text = "y ".repeat(50_000);
         e.todos = Some(ex(2_000).todos.unwrap());
-        let c = restore_context(&e, Path::new("m.md"));
+        let c = restore_context(&e, Path::new("m.md"), &SessionFacts::default());
         assert!(c.chars().count() <= RESTORE_MAX, "{}", c.chars().count());
     }
 

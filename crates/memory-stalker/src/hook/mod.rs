@@ -21,6 +21,7 @@ use crate::log::Log;
 use crate::memory::document::{render_compaction_summary, replace_section, set_front_matter_field};
 use crate::memory::{MemoryStore, Section};
 use crate::redact::redact_if;
+use crate::summary::facts::SessionFacts;
 use crate::transcript::Extraction;
 
 /// Largest hook input read from stdin; Claude Code sends well under a kilobyte, but
@@ -429,7 +430,12 @@ fn session_start_compact(input: &HookInput, config: &Config, log: &Log) -> Strin
     }
     // The extraction was read again from the transcript, unredacted: the restore goes
     // straight into the model's context, so it is redacted like the memory it points to.
-    let context = context::restore_context(&ex, &relative_to(&path, &project));
+    // The lasting facts are the memory's own (carried over from earlier ones): the
+    // transcript read again holds only this segment's.
+    let facts = crate::memory::MemoryStore::read(&path)
+        .map(|text| SessionFacts::from_memory(&text))
+        .unwrap_or_default();
+    let context = context::restore_context(&ex, &relative_to(&path, &project), &facts);
     let context = redact_if(config.redact, &context);
     serde_json::json!({
         "hookSpecificOutput": {

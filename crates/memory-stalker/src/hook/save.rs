@@ -10,6 +10,7 @@ use crate::config::Config;
 use crate::log::Log;
 use crate::memory::{FrontMatter, MemoryDoc, MemoryStore};
 use crate::redact::redact_if;
+use crate::summary::facts::SessionFacts;
 use crate::summary::{self, Breaker, Choice, HEADLINE_CHARS, OFFLINE_SOURCE, Summary, offline};
 
 use super::job::{SummaryJob, offline_note, pending_note};
@@ -91,7 +92,16 @@ pub fn save_memory(req: &SaveRequest, config: &Config, log: &Log) -> Result<Save
     if let Choice::Offline(Some(reason)) = &choice {
         log.warn(reason);
     }
-    let memory = render_memory(req, config, &transcript, &session_id, &now, note.as_deref());
+    let earlier = earlier_facts(&store, &session_id);
+    let memory = render_memory(
+        req,
+        config,
+        &transcript,
+        &session_id,
+        &now,
+        note.as_deref(),
+        &earlier,
+    );
     let content = &memory.text;
 
     let primary = if req.project.is_dir() {
@@ -207,6 +217,20 @@ pub fn checkpoints(
         .collect()
 }
 
+/// The lasting facts of this session's newest memory, carried into the next one (an
+/// unreadable memory carries nothing rather than stopping the save).
+pub fn earlier_facts(store: &MemoryStore, session_id: &str) -> SessionFacts {
+    if session_id.is_empty() {
+        return SessionFacts::default();
+    }
+    store
+        .session_memories(session_id)
+        .next()
+        .and_then(|(path, _)| MemoryStore::read(&path).ok())
+        .map(|text| SessionFacts::carried_from(&text))
+        .unwrap_or_default()
+}
+
 /// Where memories go when a project's own directory cannot be written.
 pub fn unsaved_dir(config: &Config, project: &Path) -> PathBuf {
     let slug: String = project
@@ -262,7 +286,7 @@ fn brief(front: &FrontMatter, extraction: &Extraction, lang: crate::Lang) -> Str
 }
 
 /// Renders the memory of `transcript` with the offline summary (and `note` above it),
-/// redacted as configured.
+/// carrying the lasting facts of the session's earlier memory, redacted as configured.
 pub fn render_memory(
     req: &SaveRequest,
     config: &Config,
@@ -270,9 +294,12 @@ pub fn render_memory(
     session_id: &str,
     now: &DateTime<FixedOffset>,
     note: Option<&str>,
+    earlier: &SessionFacts,
 ) -> RenderedMemory {
     let extraction = transcript.extraction();
     let summary = offline::summarize(transcript, &extraction, config.lang);
+    let facts = SessionFacts::of_segment(transcript, &extraction, config.lang)
+        .after(earlier, &extraction.files.modified);
     let mut front = front_matter(
         req,
         config,
@@ -287,6 +314,7 @@ pub fn render_memory(
     let doc = MemoryDoc {
         front,
         extraction: &extraction,
+        facts: &facts,
         summary: &summary,
         summary_note: note,
         custom_instructions: req.custom_instructions.as_deref(),

@@ -191,6 +191,8 @@ fn scalar(raw: &str) -> String {
 pub struct MemoryDoc<'a> {
     pub front: FrontMatter,
     pub extraction: &'a Extraction,
+    /// The session's lasting facts, carried over from its earlier memories.
+    pub facts: &'a crate::summary::facts::SessionFacts,
     pub summary: &'a Summary,
     /// Shown under the AI summary heading (e.g. that a model summary is on its way).
     pub summary_note: Option<&'a str>,
@@ -359,7 +361,9 @@ impl MemoryDoc<'_> {
         if let Some(stop) = &ex.stopped {
             let _ = writeln!(out, "- {}", crate::summary::offline::stop_line(stop, lang));
         }
-        out.push_str("\n---\n\n");
+        out.push('\n');
+        out.push_str(&self.facts.render(lang));
+        out.push_str("---\n\n");
 
         out.push_str(&render_ai_summary(
             self.summary,
@@ -427,8 +431,11 @@ pub fn render_ai_summary(s: &Summary, source: &str, note: Option<&str>, lang: La
         }
         out.push('\n');
     }
+    // An offline summary leaves the user's rules and the decisions to Session so far.
+    let offline = source == crate::summary::OFFLINE_SOURCE;
+    let lasting_none = if offline { l.in_session_so_far } else { l.none };
     let _ = writeln!(out, "### {}\n", l.key_decisions);
-    list(&mut out, &s.key_decisions, l.none, |d| {
+    list(&mut out, &s.key_decisions, lasting_none, |d| {
         if d.reason.trim().is_empty() {
             format!("- **{}**: {}", l.decision, item(&d.decision))
         } else {
@@ -442,7 +449,7 @@ pub fn render_ai_summary(s: &Summary, source: &str, note: Option<&str>, lang: La
         }
     });
     let _ = writeln!(out, "### {}\n", l.preferences);
-    list(&mut out, &s.user_preferences, l.none, |t| {
+    list(&mut out, &s.user_preferences, lasting_none, |t| {
         format!("- {}", item(t))
     });
     let _ = writeln!(out, "### {}\n", l.follow_ups);

@@ -11,19 +11,23 @@ pub enum Section {
     Plan,
     Files,
     LastAction,
+    /// What outlives every compaction: standing instructions, decisions, failed
+    /// approaches, files changed earlier (see `summary::facts`).
+    Session,
     AiSummary,
     CompactionSummary,
 }
 
 impl Section {
     /// All sections in document order.
-    pub const ALL: [Section; 8] = [
+    pub const ALL: [Section; 9] = [
         Section::Metadata,
         Section::LastInteraction,
         Section::Tasks,
         Section::Plan,
         Section::Files,
         Section::LastAction,
+        Section::Session,
         Section::AiSummary,
         Section::CompactionSummary,
     ];
@@ -37,6 +41,7 @@ impl Section {
             Section::Plan => "plan",
             Section::Files => "files",
             Section::LastAction => "last-action",
+            Section::Session => "session",
             Section::AiSummary => "summary",
             Section::CompactionSummary => "compaction-summary",
         }
@@ -126,6 +131,15 @@ pub struct Labels {
     pub rejected: &'static str,
     /// Under an offline summary's code changes: they are the Files section's.
     pub changes_in_files: &'static str,
+    /// Under an offline summary's preferences and decisions: they are Session so far's.
+    pub in_session_so_far: &'static str,
+    pub session: &'static str,
+    pub your_requests: &'static str,
+    pub standing: &'static str,
+    pub decisions_taken: &'static str,
+    pub failed_approaches: &'static str,
+    pub earlier_files: &'static str,
+    pub nothing_lasting: &'static str,
     pub ai_summary: &'static str,
     pub task_summary: &'static str,
     pub code_changes: &'static str,
@@ -175,6 +189,14 @@ const EN: Labels = Labels {
     no_result: "no result yet",
     rejected: "refused by the user",
     changes_in_files: "(the files changed are listed under Files above)",
+    in_session_so_far: "(listed under Session so far above)",
+    session: "Session so far",
+    your_requests: "Your requests",
+    standing: "Your standing instructions",
+    decisions_taken: "Decisions",
+    failed_approaches: "Approaches that failed",
+    earlier_files: "Files changed earlier in this session",
+    nothing_lasting: "(no request, standing instruction, decision or failed approach found yet)",
     ai_summary: "AI summary",
     task_summary: "Task summary",
     code_changes: "Code changes",
@@ -224,6 +246,14 @@ const ZH: Labels = Labels {
     no_result: "尚无结果",
     rejected: "被用户拒绝",
     changes_in_files: "（修改的文件见上方“文件”一节）",
+    in_session_so_far: "（见上方“会话至今”一节）",
+    session: "会话至今",
+    your_requests: "用户的请求",
+    standing: "用户的长期要求",
+    decisions_taken: "已做的决策",
+    failed_approaches: "失败的尝试",
+    earlier_files: "本会话更早修改的文件",
+    nothing_lasting: "（尚未发现请求、长期要求、决策或失败的尝试）",
     ai_summary: "AI 生成摘要",
     task_summary: "任务摘要",
     code_changes: "代码变更",
@@ -255,6 +285,7 @@ impl Labels {
             Section::Plan => self.plan,
             Section::Files => self.files,
             Section::LastAction => self.last_action,
+            Section::Session => self.session,
             Section::AiSummary => self.ai_summary,
             Section::CompactionSummary => self.compaction_summary,
         }

@@ -7,6 +7,7 @@ pub mod answer;
 pub mod anthropic;
 pub mod breaker;
 pub mod claude_cli;
+pub mod facts;
 mod http;
 pub mod offline;
 pub mod openai;

@@ -1,13 +1,11 @@
 //! The deterministic summary written when no model is configured or reachable
 //! (SPEC §5, `offline`): extractive, built only from what the transcript says.
 
-use super::{Decision, HEADLINE_CHARS, Summary};
+use super::{HEADLINE_CHARS, Summary};
 use crate::lang::Lang;
 use crate::text::one_line;
 use crate::transcript::{Extraction, Stop, Transcript};
 
-const MAX_REQUESTS: usize = 8;
-const MAX_ITEMS: usize = 5;
 const MAX_FOLLOW_UPS: usize = 8;
 const SENTENCE_CHARS: usize = 240;
 /// Longest sentence taken as a preference: a longer one is a task description.
@@ -26,10 +24,21 @@ const DECISION_CUES: [&str; 10] = [
     "采用了",
     "改用",
 ];
-/// Words that introduce a reason.
-const REASON_CUES: [&str; 6] = [" because ", " since ", " as it ", "因为", "由于", "为了"];
+/// Words that say an approach did not work.
+const FAILURE_CUES: [&str; 9] = [
+    "approach failed",
+    "attempt failed",
+    " failed:",
+    "that failed",
+    "this failed",
+    "failed because",
+    "didn't work",
+    "did not work",
+    "不可行",
+];
 /// Words that mark a lasting preference or constraint in what the user typed.
-const PREFERENCE_CUES: [&str; 14] = [
+const PREFERENCE_CUES: [&str; 15] = [
+    "must",
     "don't",
     "dont",
     "do not",
@@ -112,7 +121,6 @@ pub fn summarize(t: &Transcript, ex: &Extraction, lang: Lang) -> Summary {
     if requests.is_empty() {
         requests.extend(ex.last_prompt.as_ref().map(|p| p.text.clone()));
     }
-    let assistant_texts = t.segment_assistant_texts();
 
     let mut task_summary = Vec::new();
     // The request this thread is about, when the segment holds only its continuations.
@@ -125,11 +133,12 @@ pub fn summarize(t: &Transcript, ex: &Extraction, lang: Lang) -> Summary {
             Lang::Zh => format!("正在继续的请求：{r}"),
         });
     }
-    let skipped = requests.len().saturating_sub(MAX_REQUESTS);
+    // The earlier requests are listed once, under Session so far.
+    let skipped = requests.len().saturating_sub(1);
     if skipped > 0 {
         task_summary.push(match lang {
-            Lang::En => format!("({skipped} earlier requests in this segment not listed)"),
-            Lang::Zh => format!("（本段较早的 {skipped} 个请求未列出）"),
+            Lang::En => format!("({skipped} earlier requests in this segment: see Session so far)"),
+            Lang::Zh => format!("（本段较早的 {skipped} 个请求见“会话至今”）"),
         });
     }
     for r in &requests[skipped..] {
@@ -155,54 +164,78 @@ pub fn summarize(t: &Transcript, ex: &Extraction, lang: Lang) -> Summary {
         task_summary.push(stop_line(stop, lang));
     }
 
-    let mut key_decisions = Vec::new();
-    if let Some(plan) = &ex.plan {
-        let title = plan.title();
-        if !title.is_empty() {
-            key_decisions.push(Decision {
-                decision: match lang {
-                    Lang::En => format!("Plan approved: {}", one_line(title, SENTENCE_CHARS)),
-                    Lang::Zh => format!("已批准的计划：{}", one_line(title, SENTENCE_CHARS)),
-                },
-                reason: String::new(),
-            });
-        }
-    }
-    let mut from_text = Vec::new();
-    for s in newest_sentences(&assistant_texts) {
-        if key_decisions.len() + from_text.len() >= MAX_ITEMS {
-            break;
-        }
-        let lower = s.to_lowercase();
-        if is_narration(&lower) || !DECISION_CUES.iter().any(|c| lower.contains(c)) {
-            continue;
-        }
-        let (decision, reason) = split_reason(&s);
-        if !from_text.iter().any(|d: &Decision| d.decision == decision) {
-            from_text.push(Decision { decision, reason });
-        }
-    }
-    from_text.reverse();
-    key_decisions.extend(from_text);
-
-    let mut user_preferences = Vec::new();
-    for s in requests.iter().flat_map(|r| typed_sentences(r)) {
-        if is_preference(&s) && !user_preferences.contains(&s) {
-            user_preferences.push(s);
-        }
-    }
-    let start = user_preferences.len().saturating_sub(MAX_ITEMS);
-    user_preferences.drain(..start);
-
     Summary {
         headline: headline(ex, &requests, lang),
         task_summary,
-        // The files changed are listed once, in the memory's Files section.
+        // Listed once each: the files changed under Files, the user's rules and the
+        // decisions under Session so far (see `super::facts`), which outlives the
+        // compactions that follow.
         code_changes: Vec::new(),
-        key_decisions,
-        user_preferences,
+        key_decisions: Vec::new(),
+        user_preferences: Vec::new(),
         follow_ups: follow_ups(ex),
     }
+}
+
+/// The rules the user typed in `requests` (newest last, without repeats).
+pub(crate) fn constraints(requests: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for s in requests.iter().flat_map(|r| typed_sentences(r)) {
+        if is_preference(&s) && !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// Decisions: the approved plan, then sentences of the assistant that state a choice
+/// (with their reasons), oldest first.
+pub(crate) fn decisions(ex: &Extraction, assistant_texts: &[&str], lang: Lang) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(title) = ex
+        .plan
+        .as_ref()
+        .map(|p| p.title())
+        .filter(|t| !t.is_empty())
+    {
+        out.push(match lang {
+            Lang::En => format!("Plan approved: {}", one_line(title, SENTENCE_CHARS)),
+            Lang::Zh => format!("已批准的计划：{}", one_line(title, SENTENCE_CHARS)),
+        });
+    }
+    for text in assistant_texts {
+        for s in sentences(text) {
+            let lower = s.to_lowercase();
+            if !is_narration(&lower)
+                && DECISION_CUES.iter().any(|c| lower.contains(c))
+                && !out.contains(&s)
+            {
+                out.push(s);
+            }
+        }
+    }
+    out
+}
+
+/// Sentences of the assistant that say an approach failed ("The Redis approach failed:
+/// …", "That failed: …"), oldest first.
+pub(crate) fn failed_approaches(assistant_texts: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    for text in assistant_texts {
+        for s in sentences(text) {
+            let lower = s.to_lowercase();
+            // "3 tests failed: …" reports a run, not an approach.
+            let counts = lower.starts_with(|c: char| c.is_ascii_digit());
+            if !counts
+                && !is_narration(&lower)
+                && FAILURE_CUES.iter().any(|c| lower.contains(c))
+                && !out.contains(&s)
+            {
+                out.push(s);
+            }
+        }
+    }
+    out
 }
 
 /// What the session is about, in one line: Claude Code's own title of it, else the
@@ -373,14 +406,22 @@ fn is_preference(sentence: &str) -> bool {
     {
         return false;
     }
-    // "Always"/"never" make a rule where they lead ("never touch the API", "please
-    // always…"); further in they mostly tell a story ("we just never ran the tests").
-    let lead = lower.split_whitespace().take(3).any(|w| {
-        matches!(
-            w.trim_matches(|c: char| !c.is_alphanumeric()),
-            "always" | "never"
-        )
-    });
+    // "Always"/"never" make a rule where they open a clause ("never touch the API",
+    // "…, and never hard-code them"); after other words they mostly tell a story ("we
+    // just never ran the tests"). "Only" makes one where it opens the sentence.
+    let words: Vec<&str> = lower.split_whitespace().collect();
+    let lead = lower.starts_with("only ")
+        || words.iter().enumerate().any(|(i, w)| {
+            matches!(
+                w.trim_matches(|c: char| !c.is_alphanumeric()),
+                "always" | "never"
+            ) && (i == 0
+                || words[i - 1].ends_with([',', ':', ';'])
+                || matches!(
+                    words[i - 1],
+                    "and" | "but" | "please" | "so" | "also" | "then"
+                ))
+        });
     lead || PREFERENCE_CUES.iter().any(|c| contains_word(&lower, c))
         || PREFERENCE_CUES_ZH.iter().any(|c| lower.contains(c))
 }
@@ -457,35 +498,6 @@ fn looks_pasted(para: &str) -> bool {
                 && t.contains('-')
                 && !t.contains(". ")
     })
-}
-
-/// The sentences of `texts`, newest first.
-fn newest_sentences<'a>(texts: &'a [&str]) -> impl Iterator<Item = String> + 'a {
-    texts
-        .iter()
-        .rev()
-        .flat_map(|t| sentences(t).into_iter().rev())
-}
-
-fn split_reason(sentence: &str) -> (String, String) {
-    let lower = sentence.to_lowercase();
-    for cue in REASON_CUES {
-        // Lower-casing keeps byte offsets for ASCII cues; CJK cues have no case.
-        if let Some(i) = lower.find(cue)
-            && sentence.is_char_boundary(i)
-            && sentence.is_char_boundary(i + cue.len())
-        {
-            let decision = sentence[..i]
-                .trim()
-                .trim_end_matches([',', '，'])
-                .to_string();
-            let reason = sentence[i + cue.len()..].trim().to_string();
-            if !decision.is_empty() && !reason.is_empty() {
-                return (decision, reason);
-            }
-        }
-    }
-    (sentence.to_string(), String::new())
 }
 
 /// The first paragraph of prose (outside code blocks) of a text, headings left out.
@@ -580,18 +592,6 @@ mod tests {
                 "Remaining: wire CI。",
                 "下一步：发布。"
             ]
-        );
-    }
-
-    #[test]
-    fn reasons_are_split_off() {
-        assert_eq!(
-            split_reason("I decided to use ureq because it is blocking."),
-            ("I decided to use ureq".into(), "it is blocking.".into())
-        );
-        assert_eq!(
-            split_reason("决定使用 ureq，因为它是同步的").1,
-            "它是同步的"
         );
     }
 
