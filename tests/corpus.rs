@@ -8,46 +8,14 @@
 //! The corpus is not part of the repository. When it is missing the tests say so and
 //! pass, except under CI (`CI=true`), where a missing corpus is a failure.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+#[path = "support/corpus.rs"]
+mod corpus_support;
+use corpus_support::{all_transcripts, corpus_dir};
 
 use memory_stalker::text::one_line;
 use memory_stalker::transcript::{Extraction, ReadOptions, TodoSource, Transcript};
-
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("MEMORY_STALKER_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/transcripts")
-        });
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-    assert!(
-        !in_ci,
-        "the transcript corpus is missing at {} (set MEMORY_STALKER_CORPUS); CI must not skip it",
-        dir.display()
-    );
-    eprintln!("corpus not found at {}; skipping", dir.display());
-    None
-}
-
-fn all_transcripts(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
 
 fn extract(path: &Path) -> Extraction {
     Transcript::read(path, ReadOptions::default())

@@ -7,6 +7,10 @@
 
 use std::path::{Path, PathBuf};
 
+#[path = "support/corpus.rs"]
+mod corpus_support;
+use corpus_support::{all_transcripts, corpus_dir};
+
 use chrono::DateTime;
 use memory_stalker::Config;
 use memory_stalker::hook::context::restore_context;
@@ -16,25 +20,6 @@ use memory_stalker::summary::facts::SessionFacts;
 use memory_stalker::summary::offline;
 use memory_stalker::text::one_line;
 use memory_stalker::transcript::{ReadOptions, Transcript, is_continuation};
-
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("MEMORY_STALKER_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/transcripts")
-        });
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-    assert!(
-        !in_ci,
-        "the transcript corpus is missing at {}",
-        dir.display()
-    );
-    eprintln!("corpus not found at {}; skipping", dir.display());
-    None
-}
 
 fn config() -> Config {
     let env = [("HOME", "/nonexistent-home"), ("MEMORY_STALKER_LANG", "en")];
@@ -162,23 +147,6 @@ corpus_snapshot!(
         "{LOG}/-Users-dain-workspace-danieldemmel-me-next/4379d1bf-ccb1-414e-a856-9791b73f3af2.jsonl"
     )
 );
-
-fn all_transcripts(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "jsonl") {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
-}
 
 /// How narration of the assistant's own next move starts (written here apart from the
 /// summariser's own list, so the check does not grade itself).

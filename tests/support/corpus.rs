@@ -1,0 +1,43 @@
+//! Where the transcript corpus lives (beside the project, `../shared/corpus/`), shared
+//! by the test binaries that read it.
+
+use std::path::{Path, PathBuf};
+
+/// The corpus's transcripts directory (`MEMORY_STALKER_CORPUS` overrides it); `None`
+/// when it is missing, which fails the test under CI rather than skipping it.
+pub fn corpus_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("MEMORY_STALKER_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/transcripts")
+        });
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    assert!(
+        !in_ci,
+        "the transcript corpus is missing at {} (set MEMORY_STALKER_CORPUS); CI must not skip it",
+        dir.display()
+    );
+    eprintln!("corpus not found at {}; skipping", dir.display());
+    None
+}
+
+/// Every `.jsonl` file under `dir`, sorted.
+pub fn all_transcripts(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
