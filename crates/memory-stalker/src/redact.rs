@@ -269,19 +269,49 @@ fn rule_set() -> &'static RegexSet {
 
 /// Replaces secrets in `text` with `[REDACTED:<kind>]`.
 pub fn redact(text: &str) -> Cow<'_, str> {
+    redact_mapping(text, 0, false).0
+}
+
+/// [`redact`], and where byte `pos` of `text` ended up in the result. A `pos` inside a
+/// secret maps to the end of its replacement when `toward_end`, else to its start, so
+/// a cut at the mapped place keeps the marker whole on the side that is shown.
+fn redact_mapping(text: &str, pos: usize, toward_end: bool) -> (Cow<'_, str>, usize) {
     let candidates = rule_set().matches(text);
     if !candidates.matched_any() {
-        return Cow::Borrowed(text);
+        return (Cow::Borrowed(text), pos);
     }
     let mut out = Cow::Borrowed(text);
+    let mut pos = pos;
     // Replacements only ever insert `[REDACTED:…]`, which no rule takes for a secret, so
     // a rule that found nothing in the text cannot find anything after them.
     for rule in candidates.iter().map(|i| &rules()[i]) {
-        if let Some(replaced) = apply(rule, &out) {
+        if let Some((replaced, spans)) = apply(rule, &out) {
+            pos = map_position(pos, &spans, toward_end);
             out = Cow::Owned(replaced);
         }
     }
-    out
+    (out, pos)
+}
+
+/// A replaced span: bytes `from` of the input became bytes `to` of the output.
+struct Span {
+    from: std::ops::Range<usize>,
+    to: std::ops::Range<usize>,
+}
+
+/// Where input byte `pos` is in the output of one rule's pass.
+fn map_position(pos: usize, spans: &[Span], toward_end: bool) -> usize {
+    let mut shift: isize = 0;
+    for s in spans {
+        if pos <= s.from.start {
+            break;
+        }
+        if pos < s.from.end {
+            return if toward_end { s.to.end } else { s.to.start };
+        }
+        shift = s.to.end as isize - s.from.end as isize;
+    }
+    (pos as isize + shift) as usize
 }
 
 /// Whether a "value" is the name of the next secret: `password:` with nothing after it
@@ -318,9 +348,11 @@ fn swallowed_key(value: &str, after: &str) -> bool {
         .any(|k| lower.ends_with(k))
 }
 
-/// The text with `rule`'s secrets replaced, or `None` when it has none.
-fn apply(rule: &Rule, text: &str) -> Option<String> {
+/// The text with `rule`'s secrets replaced and the spans replaced, or `None` when it
+/// has none.
+fn apply(rule: &Rule, text: &str) -> Option<(String, Vec<Span>)> {
     let mut out = String::new();
+    let mut spans = Vec::new();
     let mut copied = 0;
     let mut from = 0;
     while let Some(c) = rule.re.captures_at(text, from) {
@@ -356,17 +388,22 @@ fn apply(rule: &Rule, text: &str) -> Option<String> {
             continue;
         }
         out.push_str(&text[copied..m.start()]);
+        let to_start = out.len();
         out.push_str(&kept);
         out.push_str("[REDACTED:");
         out.push_str(rule.kind);
         out.push(']');
         out.push_str(rule.suffix);
+        spans.push(Span {
+            from: m.start()..m.end(),
+            to: to_start..out.len(),
+        });
         copied = m.end();
         from = m.end();
     }
     (copied > 0).then(|| {
         out.push_str(&text[copied..]);
-        out
+        (out, spans)
     })
 }
 
@@ -433,13 +470,38 @@ impl Clipped {
     /// The text redacted (when `redact`), then cut to its first and last `max / 2`
     /// characters around a marker that counts what the whole text lost.
     pub fn render(&self, max: usize, redact: bool) -> String {
-        let head = redact_if(redact, self.head.trim_start());
         if self.tail.is_empty() {
+            let head = redact_if(redact, self.head.trim_start());
             return crate::text::head_tail(head.trim_end(), max);
         }
-        let tail = redact_if(redact, self.tail.trim_end());
+        // Each end is shown only up to where its margin begins, wherever redaction moved
+        // that place: a replacement shorter than its secret (a key swallowed to the end
+        // of the text) must not pull the margin, where a secret may lie cut in two and
+        // unrecognised, into view.
+        let margin_at = |text: &str, chars: usize| {
+            text.char_indices()
+                .nth(chars)
+                .map_or(text.len(), |(i, _)| i)
+        };
+        let head_end = margin_at(
+            &self.head,
+            self.head.chars().count().saturating_sub(Self::MARGIN),
+        );
+        let tail_start = margin_at(&self.tail, Self::MARGIN);
+        let (head, head_end) = if redact {
+            redact_mapping(&self.head, head_end, true)
+        } else {
+            (Cow::Borrowed(self.head.as_str()), head_end)
+        };
+        let (tail, tail_start) = if redact {
+            redact_mapping(&self.tail, tail_start, false)
+        } else {
+            (Cow::Borrowed(self.tail.as_str()), tail_start)
+        };
+        let head = head[..head_end].trim_start();
+        let tail = tail[tail_start..].trim_end();
         let half = max / 2;
-        let shown_head = crate::text::prefix_chars(&head, half);
+        let shown_head = crate::text::prefix_chars(head, half);
         let tail_chars = tail.chars().count();
         let shown_tail = tail
             .char_indices()

@@ -345,3 +345,26 @@ fn empty_values_and_escaped_line_breaks_hide_no_secret() {
         assert!(!out.contains(secret), "{text:?} -> {out:?}");
     }
 }
+
+/// Found by the cut property: the tail window began inside an API key (unrecognisable
+/// once cut), and a private key without its END line was replaced to the end of the
+/// text, so the shown tail, counted on the shorter redacted text, reached back into
+/// the margin and showed the cut key's end. The shown ends now stop where the margins
+/// begin, wherever redaction moved them.
+#[test]
+fn a_replacement_shorter_than_its_secret_does_not_pull_the_margin_into_view() {
+    use super::Clipped;
+    let key = "sk-ant-api03-aaaa00a00Aa0AaaAAaAaAa0aA0Aa0AAAaaaaAaaa";
+    let text = format!(" {key} -----BEGIN PRIVATE KEY-----");
+    let padded = format!("{}\n{text}\n{}", "x".repeat(9154), "y".repeat(4577));
+    for max in [62, 1_000, 3_000] {
+        let shown = Clipped::new(&padded, 1036).render(max, true);
+        assert!(!shown.contains("aaaaAaaa"), "{max}: {shown:?}");
+    }
+    // The same at the head: a key cut by the end of the head window.
+    let padded = format!("{}\n{text}\n{}", "x".repeat(470), "y".repeat(20_000));
+    for max in [62, 1_000, 3_000] {
+        let shown = Clipped::new(&padded, 1036).render(max, true);
+        assert!(!shown.contains("aaaa00a0"), "{max}: {shown:?}");
+    }
+}
