@@ -402,3 +402,39 @@ fn lasting_facts_are_carried_from_one_compaction_to_the_next() {
     );
     assert!(context.contains("Files changed before the compaction: src/upload/limit.rs; earlier in the session: src/billing/rounding.rs."), "{context}");
 }
+
+/// Claude Code writes its transcript in batches: at an automatic compaction the turn's
+/// last records can land after PreCompact started. A transcript written moments ago is
+/// read only once it has been quiet for a while, so the memory has them.
+#[test]
+fn pre_compact_waits_for_a_transcript_still_being_written() {
+    let s = sandbox();
+    let transcript = s.install_transcript(&sample_transcript(), SID);
+    let late = json!({"type":"user","uuid":"late-1","sessionId":SID,"cwd":s.project(),"timestamp":"2026-11-20T14:30:00.000Z","message":{"role":"user","content":"Also document the retry budget in docs/retries.md."}});
+    // Written just now: the hook sees a file in the middle of being written.
+    fs::write(&transcript, fs::read(sample_transcript()).unwrap()).unwrap();
+    let out = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            let mut f = fs::OpenOptions::new()
+                .append(true)
+                .open(&transcript)
+                .unwrap();
+            std::io::Write::write_all(&mut f, format!("{late}\n").as_bytes()).unwrap();
+        });
+        s.run(
+            BIN,
+            &[],
+            s.pre_compact_input(&transcript, SID, "auto", None)
+                .as_bytes(),
+        )
+    });
+    assert_eq!(out.status.code(), Some(0));
+    let memory = fs::read_to_string(s.memories().join(&s.memory_files()[0])).unwrap();
+    let interaction = &memory[memory.find("### User input").unwrap()..];
+    assert!(
+        interaction.contains("Also document the retry budget in docs/retries.md."),
+        "{}",
+        &interaction[..300]
+    );
+}

@@ -176,6 +176,58 @@ fn save_request(
 }
 
 /// PreCompact: save the memory; print the compaction instruction (unless turned off).
+/// How long the transcript must have gone unwritten before PreCompact reads it.
+const TRANSCRIPT_QUIET: std::time::Duration = std::time::Duration::from_millis(250);
+/// The longest PreCompact waits for that.
+const TRANSCRIPT_SETTLE_MAX: std::time::Duration = std::time::Duration::from_millis(1_500);
+
+/// Waits until the transcript has been quiet for [`TRANSCRIPT_QUIET`], when it was
+/// written within that time; returns how long it waited.
+///
+/// Claude Code writes its transcript in batches (about every 100 ms): at an automatic
+/// compaction, which starts right after a tool call, the turn's last records (the
+/// assistant's last words, a task-list update) may still be on their way when
+/// PreCompact starts, and the memory would describe the turn before them. A file last
+/// written longer ago than that (a `/compact` typed after the turn, a backfill) costs
+/// no wait at all.
+fn settle(path: &std::path::Path) -> std::time::Duration {
+    use std::time::{Duration, Instant, SystemTime};
+    let started = Instant::now();
+    // Only a regular file is ever read (a FIFO or a directory is refused at once).
+    let stamp = || {
+        std::fs::metadata(path)
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .map(|m| (m.len(), m.modified().ok()))
+    };
+    let mut last = stamp();
+    let mut unchanged_since = Instant::now();
+    let mut waited = false;
+    loop {
+        let Some((_, Some(modified))) = last else {
+            return Duration::ZERO;
+        };
+        let quiet_for = SystemTime::now()
+            .duration_since(modified)
+            .unwrap_or(Duration::ZERO)
+            .max(unchanged_since.elapsed());
+        if quiet_for >= TRANSCRIPT_QUIET || started.elapsed() >= TRANSCRIPT_SETTLE_MAX {
+            return if waited {
+                started.elapsed()
+            } else {
+                Duration::ZERO
+            };
+        }
+        waited = true;
+        std::thread::sleep(Duration::from_millis(20).min(TRANSCRIPT_QUIET - quiet_for));
+        let now = stamp();
+        if now != last {
+            unchanged_since = Instant::now();
+            last = now;
+        }
+    }
+}
+
 fn pre_compact(input: &HookInput, config: &Config, log: &Log) -> String {
     let trigger = input.trigger.clone().unwrap_or_else(|| "auto".into());
     let request = match save_request(input, config, trigger) {
@@ -185,6 +237,13 @@ fn pre_compact(input: &HookInput, config: &Config, log: &Log) -> String {
             return String::new();
         }
     };
+    let waited = settle(&request.transcript);
+    if !waited.is_zero() {
+        log.info(&format!(
+            "waited {} ms for Claude Code to finish writing the transcript",
+            waited.as_millis()
+        ));
+    }
     match save_memory(&request, config, log) {
         Ok(saved) => {
             log.info(&format!("saved {}", saved.path.display()));
