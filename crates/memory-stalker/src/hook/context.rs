@@ -327,7 +327,7 @@ pub fn restore_context(ex: &Extraction, memory: &Path, facts: &SessionFacts) -> 
     let failed: Vec<String> = calls
         .iter()
         .enumerate()
-        .filter(|(_, c)| c.failed && !is_bookkeeping_call(&c.name))
+        .filter(|(_, c)| c.failed && !crate::transcript::is_bookkeeping(&c.name))
         // A call tried again with success did its work in the end.
         .filter(|(i, c)| {
             !calls[i + 1..]
@@ -428,14 +428,6 @@ fn bullets(out: &mut String, title: &str, items: &[String], item_max: usize) {
     for i in items {
         let _ = writeln!(out, "  - {}", one_line(i, item_max));
     }
-}
-
-/// Task-list tools: a failed one changes no code, so it is not worth a line.
-fn is_bookkeeping_call(tool: &str) -> bool {
-    matches!(
-        tool,
-        "TodoWrite" | "TaskCreate" | "TaskUpdate" | "TaskList" | "TaskGet"
-    )
 }
 
 /// A block quote of at most `max` characters.

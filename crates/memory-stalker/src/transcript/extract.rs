@@ -393,8 +393,9 @@ fn reply(
     })
 }
 
-/// Tools that keep the task list rather than do the work.
-fn is_bookkeeping(tool: &str) -> bool {
+/// Whether a tool keeps the task list rather than doing the work: it ends no reply's
+/// work, and a failed one changes no code.
+pub fn is_bookkeeping(tool: &str) -> bool {
     matches!(
         tool,
         "TodoWrite" | "TaskCreate" | "TaskUpdate" | "TaskList" | "TaskGet"

@@ -19,7 +19,9 @@ use std::path::{Path, PathBuf};
 use memchr::memmem;
 
 pub use describe::{bytes, describe};
-pub use extract::{Extraction, Files, LastAction, Plan, Prompt, Reply, Stop, ToolCallSummary};
+pub use extract::{
+    Extraction, Files, LastAction, Plan, Prompt, Reply, Stop, ToolCallSummary, is_bookkeeping,
+};
 pub use prompt::is_continuation;
 pub use reverse::ReverseLines;
 pub use tasks::{TodoItem, TodoList, TodoSource};
