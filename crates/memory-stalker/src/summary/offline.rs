@@ -137,6 +137,9 @@ pub fn summarize(t: &Transcript, ex: &Extraction, lang: Lang) -> Summary {
     let skipped = requests.len().saturating_sub(1);
     if skipped > 0 {
         task_summary.push(match lang {
+            Lang::En if skipped == 1 => {
+                "(1 earlier request in this segment: see Session so far)".to_string()
+            }
             Lang::En => format!("({skipped} earlier requests in this segment: see Session so far)"),
             Lang::Zh => format!("（本段较早的 {skipped} 个请求见“会话至今”）"),
         });
