@@ -298,10 +298,7 @@ fn stopped(after: &[Record]) -> Option<Stop> {
                         tool: call.map_or_else(String::new, |c| c.name.clone()),
                         summary: call.map_or_else(String::new, |c| c.summary.clone()),
                     });
-                } else if u
-                    .text
-                    .trim_start()
-                    .starts_with("[Request interrupted by user")
+                } else if u.text.trim_start().starts_with(prompt::INTERRUPT_MARKER)
                     && !matches!(stop, Some(Stop::Rejected { .. }))
                 {
                     stop = Some(Stop::Interrupted);

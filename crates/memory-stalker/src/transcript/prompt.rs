@@ -29,8 +29,12 @@ const NOT_TYPED: [&str; 17] = [
     "<user-memory-input>",
     "<teammate-message",
     "<user-prompt-submit-hook>",
-    "[Request interrupted by user",
+    INTERRUPT_MARKER,
 ];
+
+/// How Claude Code records that the user interrupted a turn (Esc), with or without
+/// " for tool use]" after it.
+pub(crate) const INTERRUPT_MARKER: &str = "[Request interrupted by user";
 
 const CONTINUATION: &str = "This session is being continued from a previous conversation";
 
