@@ -5,12 +5,16 @@
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
-use regex::{Regex, RegexSet};
+use aho_corasick::AhoCorasick;
+use regex::Regex;
 
 /// One kind of secret and how to find it.
 struct Rule {
     kind: &'static str,
-    re: Regex,
+    /// The pattern, compiled when first needed: most texts need no rule at all, and
+    /// compiling all of them would cost a hook ten milliseconds before it reads a line.
+    pattern: String,
+    compiled: OnceLock<Regex>,
     /// Capture groups kept before the secret (the secret is the rest of the match).
     keep: usize,
     /// Extra check on the secret text, for shapes that also match ordinary words.
@@ -19,6 +23,9 @@ struct Rule {
     suffix: &'static str,
     /// The secret is a value after a name (`password=`), not found by its own shape.
     keyed: bool,
+    /// Literals every match contains (in any case): each group must occur, by one of its
+    /// literals. A text without them cannot hold this rule's secret.
+    needs: &'static [&'static [&'static str]],
 }
 
 fn any(_: &str) -> bool {
@@ -89,15 +96,15 @@ fn flag_secret(s: &str) -> bool {
 fn rules() -> &'static [Rule] {
     static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
     RULES.get_or_init(|| {
-        let r = |kind, pattern: &str, keep, accept: fn(&str) -> bool| {
+        let r = |kind, needs, pattern: &str, keep, accept: fn(&str) -> bool| {
             let keyed = keep > 0;
             let (pattern, keep) = escaped_line_start(pattern, keep);
             Rule {
                 kind,
+                needs,
                 keyed,
-                // The patterns are literals of this file; they are covered by the tests.
-                re: Regex::new(&ascii_boundaries(&pattern))
-                    .unwrap_or_else(|e| panic!("redaction pattern {kind}: {e}")),
+                pattern: ascii_boundaries(&pattern),
+                compiled: OnceLock::new(),
                 keep,
                 accept,
                 suffix: "",
@@ -108,12 +115,14 @@ fn rules() -> &'static [Rule] {
             // base64 of a key's last line. A PEM body has no dots, so no token inside it.
             r(
                 "jwt",
+                &[&["eyJ"]],
                 r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
                 0,
                 any,
             ),
             r(
                 "private-key",
+                &[&["-----BEGIN"]],
                 // Without its END line (a truncated output), the key runs over the
                 // base64 lines that follow (line breaks may be escaped), not further.
                 r"-----BEGIN ((?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?)-----(?:[\s\S]*?-----END [A-Z ]*PRIVATE KEY(?: BLOCK)?-----|(?:\s*(?:\\n)?[A-Za-z0-9+/=]{16,})*)",
@@ -122,6 +131,7 @@ fn rules() -> &'static [Rule] {
             ),
             r(
                 "private-key",
+                &[&["-----END"]],
                 // The tail of a key whose BEGIN line was cut away (a head-and-tail cut
                 // made elsewhere, or an output that starts mid-key).
                 // Its last line may be short.
@@ -129,48 +139,53 @@ fn rules() -> &'static [Rule] {
                 0,
                 any,
             ),
-            r("anthropic-key", r"\bsk-ant-[A-Za-z0-9_-]{20,}", 0, any),
+            r("anthropic-key", &[&["sk-ant-"]], r"\bsk-ant-[A-Za-z0-9_-]{20,}", 0, any),
             r(
                 "openai-key",
+                &[&["sk-"]],
                 r"\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}",
                 0,
                 mixed,
             ),
             r(
                 "github-token",
+                &[&["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"]],
                 r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})",
                 0,
                 any,
             ),
-            r("gitlab-token", r"\bgl(?:pat|dt|rt|ptt|cbt|oas)-[A-Za-z0-9_-]{20,}", 0, any),
-            r("slack-token", r"\bxox[abposre]-[A-Za-z0-9-]{10,}", 0, mixed),
+            r("gitlab-token", &[&["glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "gloas-"]], r"\bgl(?:pat|dt|rt|ptt|cbt|oas)-[A-Za-z0-9_-]{20,}", 0, any),
+            r("slack-token", &[&["xox"]], r"\bxox[abposre]-[A-Za-z0-9-]{10,}", 0, mixed),
             r(
                 "slack-webhook",
+                &[&["hooks.slack.com/"]],
                 r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{20,}",
                 0,
                 any,
             ),
-            r("stripe-key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}", 0, any),
-            r("stripe-webhook-secret", r"\bwhsec_[A-Za-z0-9]{20,}", 0, any),
-            r("aws-access-key", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b", 0, any),
+            r("stripe-key", &[&["_live_", "_test_"]], r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}", 0, any),
+            r("stripe-webhook-secret", &[&["whsec_"]], r"\bwhsec_[A-Za-z0-9]{20,}", 0, any),
+            r("aws-access-key", &[&["AKIA", "ASIA", "ABIA", "ACCA"]], r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b", 0, any),
             r(
                 "aws-secret-key",
+                &[&["secret"]],
                 r#"(?i)\b(aws_secret_access_key|aws_secret_key|secret_access_key|SecretAccessKey)(["']?[ \t]*[:=][ \t]*["']?)[A-Za-z0-9/+=]{40}"#,
                 2,
                 any,
             ),
-            r("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}", 0, any),
-            r("google-oauth-token", r"\bya29\.[0-9A-Za-z_-]{20,}", 0, any),
-            r("google-client-secret", r"\bGOCSPX-[A-Za-z0-9_-]{20,}", 0, any),
-            r("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b", 0, any),
-            r("pypi-token", r"\bpypi-AgE[A-Za-z0-9_-]{50,}", 0, any),
-            r("huggingface-token", r"\bhf_[A-Za-z0-9]{30,}\b", 0, mixed),
-            r("sendgrid-key", r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}", 0, any),
-            r("digitalocean-token", r"\bdo[pro]_v1_[a-f0-9]{64}\b", 0, any),
+            r("google-api-key", &[&["AIza"]], r"\bAIza[0-9A-Za-z_-]{35}", 0, any),
+            r("google-oauth-token", &[&["ya29."]], r"\bya29\.[0-9A-Za-z_-]{20,}", 0, any),
+            r("google-client-secret", &[&["GOCSPX-"]], r"\bGOCSPX-[A-Za-z0-9_-]{20,}", 0, any),
+            r("npm-token", &[&["npm_"]], r"\bnpm_[A-Za-z0-9]{36}\b", 0, any),
+            r("pypi-token", &[&["pypi-AgE"]], r"\bpypi-AgE[A-Za-z0-9_-]{50,}", 0, any),
+            r("huggingface-token", &[&["hf_"]], r"\bhf_[A-Za-z0-9]{30,}\b", 0, mixed),
+            r("sendgrid-key", &[&["SG."]], r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}", 0, any),
+            r("digitalocean-token", &[&["_v1_"]], r"\bdo[pro]_v1_[a-f0-9]{64}\b", 0, any),
             Rule {
                 suffix: "@",
                 ..r(
                     "url-credentials",
+                    &[&["://"], &["@"]],
                     // The password runs to the last `@` before the host: it may hold `@`.
                     r#"\b([a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@"'<>`]+:)[^\s/?#"'<>`]+@"#,
                     1,
@@ -179,24 +194,28 @@ fn rules() -> &'static [Rule] {
             },
             r(
                 "authorization",
+                &[&["authorization"], &[":", "="]],
                 r#"(?i)\b((?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?(?:bearer|basic|token|digest)[ \t]+)[A-Za-z0-9._~+/=-]{6,}"#,
                 1,
                 any,
             ),
             r(
                 "authorization",
+                &[&["authorization"], &[":", "="]],
                 r#"(?i)\b((?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?)[A-Za-z0-9._~+/=-]{16,}"#,
                 1,
                 mixed,
             ),
             r(
                 "api-key",
+                &[&["x-api-key", "x-auth-token", "api-key"], &[":", "="]],
                 r#"(?i)\b((?:x-api-key|x-auth-token|api-key)["']?[ \t]*[:=][ \t]*["']?)[A-Za-z0-9._~+/=-]{8,}"#,
                 1,
                 any,
             ),
             r(
                 "secret",
+                &[&["_KEY", "_PASS", "_CREDENTIAL", "PASSPHRASE"], &[":", "="]],
                 // Environment-style names (`DB_PASS`, `SIGNING_KEY`, `PASSPHRASE`):
                 // upper case only, since `sort_key = name` in code is no secret.
                 r#"\b([A-Z][A-Z0-9_]*_(?:KEY|PASS|PASSPHRASE|CREDENTIALS?)|PASSPHRASE)(["']?[ \t]*[:=][ \t]*["']?)((?:[^\s"'`,;&()<>\[\]{}\\]|\\[^nrt\s"]){4,})"#,
@@ -205,6 +224,7 @@ fn rules() -> &'static [Rule] {
             ),
             r(
                 "secret",
+                &[&["--"], &["pass", "token", "secret", "key"]],
                 // Command-line flags: `--password X`, `--db-password=X`, `--token X`.
                 r#"(?i)(\s--(?:[a-z0-9]+-)*(?:password|passwd|pass|passphrase|token|secret|api-key|apikey|access-key|secret-key|private-key|client-secret)(?:=|\s+)["']?)((?:[^\s"'`\\]|\\[^nrt\s"]){3,})"#,
                 1,
@@ -212,6 +232,7 @@ fn rules() -> &'static [Rule] {
             ),
             r(
                 "secret",
+                &[&["mysql", "mariadb", "sshpass"], &["-p"]],
                 // MySQL's `-pSECRET` (the password glued to the flag) and `sshpass -p`.
                 r#"\b((?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]*?\s-p["']?|sshpass\s+-p\s*["']?)((?:[^\s"'`\\]|\\[^nrt\s"])+)"#,
                 1,
@@ -219,6 +240,7 @@ fn rules() -> &'static [Rule] {
             ),
             r(
                 "secret",
+                &[&["curl", "http", "xh"], &["-u"]],
                 // `curl -u user:password`, `--user user:password`: the user stays.
                 r#"\b((?:curl|http|https|xh)\b[^\n|;&]*?\s(?:-u\s*|--user(?:\s+|=))["']?[^\s:"'`]*:)((?:[^\s"'`\\]|\\[^nrt\s"])+)"#,
                 1,
@@ -226,12 +248,23 @@ fn rules() -> &'static [Rule] {
             ),
             r(
                 "secret",
+                &[&["passw", "pwd", "secret", "token", "api_key", "apikey", "access_key", "accesskey", "private_key", "privatekey"], &[":", "="]],
                 r#"(?i)\b([A-Za-z0-9_.-]*(?:password|passwd|pwd|secret|token|api_?key|apikey|access_?key|private_?key|client_?secret)["']?[ \t]*[:=][ \t]*["']?)((?:[^\s"'`,;&()<>\[\]{}\\]|\\[^nrt\s"]){4,})"#,
                 1,
                 assigned_secret,
             ),
         ]
     })
+}
+
+impl Rule {
+    fn re(&self) -> &Regex {
+        self.compiled.get_or_init(|| {
+            // The patterns are literals of this file; the tests compile every one.
+            Regex::new(&self.pattern)
+                .unwrap_or_else(|e| panic!("redaction pattern {}: {e}", self.kind))
+        })
+    }
 }
 
 /// Word boundaries in ASCII terms: a key glued to Chinese text (`密钥sk-ant-…`) still
@@ -257,14 +290,55 @@ fn escaped_line_start(pattern: &str, keep: usize) -> (String, usize) {
     (pattern.to_string(), keep)
 }
 
-/// All rules at once: one pass tells which of them can match at all, so the text of a
-/// long session (almost never holding a secret) is scanned once, not once per rule.
-fn rule_set() -> &'static RegexSet {
-    static SET: OnceLock<RegexSet> = OnceLock::new();
-    SET.get_or_init(|| {
-        RegexSet::new(rules().iter().map(|r| r.re.as_str()))
-            .unwrap_or_else(|e| panic!("redaction patterns: {e}"))
-    })
+/// The rules that can match in `text`, in order: those whose [`Rule::needs`] all occur
+/// in it, found in one pass over the text for all the rules' literals at once. Most text
+/// holds none, and a rule's own search (an automaton over the whole text) is never run.
+fn candidates(text: &str) -> impl Iterator<Item = &'static Rule> {
+    struct Prefilter {
+        finder: AhoCorasick,
+        /// For each literal of the finder, the (rule, group) pairs it satisfies.
+        owners: Vec<Vec<(usize, usize)>>,
+    }
+    static PREFILTER: OnceLock<Prefilter> = OnceLock::new();
+    let pre = PREFILTER.get_or_init(|| {
+        let mut literals: Vec<&str> = Vec::new();
+        let mut owners: Vec<Vec<(usize, usize)>> = Vec::new();
+        for (r, rule) in rules().iter().enumerate() {
+            for (g, group) in rule.needs.iter().enumerate() {
+                for lit in group.iter() {
+                    let i = literals
+                        .iter()
+                        .position(|l| l.eq_ignore_ascii_case(lit))
+                        .unwrap_or_else(|| {
+                            literals.push(lit);
+                            owners.push(Vec::new());
+                            literals.len() - 1
+                        });
+                    owners[i].push((r, g));
+                }
+            }
+        }
+        Prefilter {
+            // The literals are constants of this file; the tests build this automaton.
+            finder: AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .build(&literals)
+                .unwrap_or_else(|e| panic!("redaction literals: {e}")),
+            owners,
+        }
+    });
+    // Which groups of which rules occur: a bit per group (no rule has more than 8).
+    let mut found = vec![0u8; rules().len()];
+    for m in pre.finder.find_overlapping_iter(text) {
+        for &(r, g) in &pre.owners[m.pattern().as_usize()] {
+            found[r] |= 1 << g;
+        }
+    }
+    rules()
+        .iter()
+        .zip(found)
+        .filter(|(rule, bits)| u32::from(*bits) == (1u32 << rule.needs.len()) - 1)
+        .map(|(rule, _)| rule)
 }
 
 /// Replaces secrets in `text` with `[REDACTED:<kind>]`.
@@ -276,15 +350,11 @@ pub fn redact(text: &str) -> Cow<'_, str> {
 /// secret maps to the end of its replacement when `toward_end`, else to its start, so
 /// a cut at the mapped place keeps the marker whole on the side that is shown.
 fn redact_mapping(text: &str, pos: usize, toward_end: bool) -> (Cow<'_, str>, usize) {
-    let candidates = rule_set().matches(text);
-    if !candidates.matched_any() {
-        return (Cow::Borrowed(text), pos);
-    }
     let mut out = Cow::Borrowed(text);
     let mut pos = pos;
     // Replacements only ever insert `[REDACTED:…]`, which no rule takes for a secret, so
-    // a rule that found nothing in the text cannot find anything after them.
-    for rule in candidates.iter().map(|i| &rules()[i]) {
+    // a rule that could not match the text cannot match after them.
+    for rule in candidates(text) {
         if let Some((replaced, spans)) = apply(rule, &out) {
             pos = map_position(pos, &spans, toward_end);
             out = Cow::Owned(replaced);
@@ -355,7 +425,7 @@ fn apply(rule: &Rule, text: &str) -> Option<(String, Vec<Span>)> {
     let mut spans = Vec::new();
     let mut copied = 0;
     let mut from = 0;
-    while let Some(c) = rule.re.captures_at(text, from) {
+    while let Some(c) = rule.re().captures_at(text, from) {
         let Some(m) = c.get(0) else { break };
         let whole = m.as_str();
         let kept: String = (1..=rule.keep)
@@ -458,6 +528,16 @@ impl Clipped {
         Clipped {
             head,
             tail: text[tail_start..].to_string(),
+            total_chars,
+        }
+    }
+
+    /// A clip made elsewhere: the text's first and last `keep / 2 + MARGIN` characters
+    /// (as [`Clipped::new`] keeps them) and its length in characters.
+    pub(crate) fn from_parts(head: String, tail: String, total_chars: usize) -> Clipped {
+        Clipped {
+            head,
+            tail,
             total_chars,
         }
     }

@@ -368,3 +368,78 @@ fn a_replacement_shorter_than_its_secret_does_not_pull_the_margin_into_view() {
         assert!(!shown.contains("aaaa00a0"), "{max}: {shown:?}");
     }
 }
+
+/// A rule skipped by the literal prefilter must be one that could not have matched: for
+/// every text the tests know (secrets, their contexts, near misses) and for texts mixed
+/// from the rules' literals, each rule that matches is among the candidates.
+#[test]
+fn the_prefilter_never_skips_a_rule_that_matches() {
+    use super::{candidates, rules};
+    let admits = |text: &str| {
+        let chosen: Vec<&str> = candidates(text).map(|r| r.re().as_str()).collect();
+        for rule in rules() {
+            if rule.re().is_match(text) {
+                assert!(
+                    chosen.contains(&rule.re().as_str()),
+                    "{} skipped on {text:?}",
+                    rule.kind
+                );
+            }
+        }
+    };
+    let mut texts: Vec<String> = secrets().into_iter().map(|(t, _, _)| t).collect();
+    texts.extend(
+        [
+            "DATABASE_URL=postgres://app:S3cr3tPa55@db.internal:5432/prod",
+            "Authorization: Bearer abc123def456ghi789",
+            "export DB_PASSWORD=hunter2!x",
+            "mysql -u root -pS3cretPass1 db",
+            "sshpass -p 'hunter22' ssh host",
+            "curl -u admin:S3cretPass1 https://x",
+            "run --db-password=S3cretPass1 now",
+            "X-Api-Key: abcdef123456",
+            "SIGNING_KEY=abcd1234efgh",
+            "PASSPHRASE: correct-horse",
+        ]
+        .map(String::from),
+    );
+    for t in &texts {
+        admits(t);
+    }
+    // Texts spliced from pieces of secrets and literals, in a fixed pseudo-random order.
+    let pieces: Vec<String> = texts
+        .iter()
+        .flat_map(|t| {
+            let cut = t.len() / 2;
+            let cut = (cut..t.len()).find(|&i| t.is_char_boundary(i)).unwrap_or(0);
+            [t[..cut].to_string(), t[cut..].to_string()]
+        })
+        .chain(
+            rules()
+                .iter()
+                .flat_map(|r| r.needs.iter().flat_map(|g| g.iter().map(|l| l.to_string()))),
+        )
+        .chain(
+            [
+                " ",
+                "=",
+                ": ",
+                "\\n",
+                "\"",
+                "aB3dE5fG7hJ9kL2mN4pQ6rS8tU0vW1xY",
+            ]
+            .map(String::from),
+        )
+        .collect();
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..20_000 {
+        let mut text = String::new();
+        for _ in 0..6 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            text.push_str(&pieces[(seed % pieces.len() as u64) as usize]);
+        }
+        admits(&text);
+    }
+}
