@@ -279,6 +279,7 @@ fn inspect(file: &Path, json: bool, session: Option<&str>) -> anyhow::Result<()>
             tasks_dir: session.and_then(|s| config.tasks_dir(s)),
             plans_dir: config.plans_dir(),
             redact: config.redact,
+            output_heads_only: true,
             ..ReadOptions::default()
         },
     )?;

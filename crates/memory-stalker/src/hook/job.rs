@@ -106,6 +106,7 @@ impl SummaryJob {
                             &self.transcript,
                         ),
                         redact: config.redact,
+                        output_heads_only: false,
                     },
                 )
                 .map_err(|e| {

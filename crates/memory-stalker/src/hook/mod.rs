@@ -403,6 +403,7 @@ fn read_extraction(req: &SaveRequest, config: &Config, memory: &Path) -> Extract
         plans_dir: config.plans_dir(),
         checkpoints,
         redact: config.redact,
+        output_heads_only: true,
     };
     let mut ex = crate::transcript::Transcript::read(&req.transcript, opts)
         .map(|t| t.extraction())

@@ -44,6 +44,10 @@ pub fn save_memory(req: &SaveRequest, config: &Config, log: &Log) -> Result<Save
     let now = chrono::Local::now().fixed_offset();
     let session_hint = req.session_id.as_deref().unwrap_or("");
     let store = config.store(&req.project);
+    let choice = summary::choose(config, &Breaker::new(&config.data_dir), SystemTime::now());
+    // Only a summary written here and now reads the tool outputs; a background one reads
+    // the transcript again.
+    let summary_here = matches!(choice, Choice::Model(_)) && !config.async_summary;
     let mut transcript = Transcript::read(
         &req.transcript,
         ReadOptions {
@@ -52,6 +56,7 @@ pub fn save_memory(req: &SaveRequest, config: &Config, log: &Log) -> Result<Save
             plans_dir: config.plans_dir(),
             checkpoints: checkpoints(&store, session_hint, &req.transcript),
             redact: config.redact,
+            output_heads_only: !summary_here,
         },
     )?;
     let from_transcript = transcript.session_id();
@@ -81,7 +86,6 @@ pub fn save_memory(req: &SaveRequest, config: &Config, log: &Log) -> Result<Save
             req.transcript.display()
         ));
     }
-    let choice = summary::choose(config, &Breaker::new(&config.data_dir), SystemTime::now());
     let note = match &choice {
         Choice::Model(b) if config.async_summary => {
             Some(pending_note(&summary::source_name(*b, config), config.lang))

@@ -193,7 +193,7 @@ pub(super) fn extract(t: &Transcript) -> Extraction {
         cwd: None,
         version: None,
         git_branch: None,
-        records: records.len(),
+        records: t.records_read,
         bad_lines: t.bad_lines,
         title: title(records),
         last_prompt: None,
@@ -205,7 +205,7 @@ pub(super) fn extract(t: &Transcript) -> Extraction {
         files: Files::default(),
         last_action: last_action(segment, &results, &rejected),
     };
-    session_meta(records, &mut ex);
+    [ex.session_id, ex.cwd, ex.version, ex.git_branch] = t.newest.fields();
     ex.files = files(&records[turn_start..], &results, ex.cwd.as_deref());
     if let Some(a) = &mut ex.last_action {
         a.summary = project_relative(&a.summary, ex.cwd.as_deref());
@@ -240,6 +240,7 @@ pub(super) fn extract(t: &Transcript) -> Extraction {
 /// Claude Code's title of this session: the newest title record that belongs to it (a
 /// `summary` record only when its `leafUuid` is a message of this file: others are the
 /// titles of earlier sessions that Claude Code copies to the top of a resumed file).
+/// Messages are among the records kept (progress and snapshot records are not).
 fn title(records: &[Record]) -> Option<String> {
     let mut uuids: Option<HashSet<&str>> = None;
     records.iter().rev().find_map(|r| match &r.entry {
@@ -308,22 +309,6 @@ fn stopped(after: &[Record]) -> Option<Stop> {
         }
     }
     stop
-}
-
-/// Session id, cwd, version and branch from the newest main-chain record having each.
-fn session_meta(records: &[Record], ex: &mut Extraction) {
-    let newest = |f: fn(&Record) -> Option<&String>| {
-        records
-            .iter()
-            .rev()
-            .filter(|r| !r.meta.sidechain)
-            .chain(records.iter().rev())
-            .find_map(|r| f(r).filter(|v| !v.is_empty()).cloned())
-    };
-    ex.session_id = newest(|r| r.meta.session_id.as_ref());
-    ex.cwd = newest(|r| r.meta.cwd.as_ref());
-    ex.version = newest(|r| r.meta.version.as_ref());
-    ex.git_branch = newest(|r| r.meta.git_branch.as_ref());
 }
 
 /// For each tool_use id with a result: whether that result was an error.

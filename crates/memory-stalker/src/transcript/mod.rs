@@ -12,11 +12,13 @@ mod extract;
 mod prompt;
 mod record;
 mod reverse;
+mod skim;
 mod tasks;
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
-use memchr::memmem;
+use aho_corasick::AhoCorasick;
 
 pub use describe::{bytes, describe};
 pub use extract::{
@@ -48,6 +50,10 @@ pub struct ReadOptions {
     /// Redact what is read (prompts, replies, tool summaries, task items, plans) as it
     /// is parsed, before anything cuts it; see [`crate::redact`].
     pub redact: bool,
+    /// Keep only the start of each tool output: enough for the extraction, not for
+    /// [`Transcript::conversation_text`], which then shows those starts. Saves decoding
+    /// and holding megabytes of output a memory never shows.
+    pub output_heads_only: bool,
 }
 
 /// The task list at a known size of the transcript (from an earlier memory).
@@ -74,6 +80,48 @@ pub struct Transcript {
     checkpoint: Option<Checkpoint>,
     options: ReadOptions,
     budget_spent: bool,
+    json_bytes: u64,
+    /// Records parsed, including those not kept.
+    records_read: usize,
+    newest: NewestMeta,
+}
+
+/// The session fields of the newest records that have them, over every record read
+/// (kept or not): session id, cwd, Claude Code version, git branch.
+#[derive(Debug, Default)]
+pub(crate) struct NewestMeta {
+    /// The newest main-chain record's session id, empty or not.
+    session_id: Option<String>,
+    /// Per field: the newest non-empty value on the main chain, and on any chain.
+    main: [Option<String>; 4],
+    any: [Option<String>; 4],
+}
+
+impl NewestMeta {
+    /// Takes what `meta` has that no newer record had (records come newest first).
+    fn observe(&mut self, meta: &record::Meta) {
+        if !meta.sidechain && self.session_id.is_none() {
+            self.session_id.clone_from(&meta.session_id);
+        }
+        let fields = [&meta.session_id, &meta.cwd, &meta.version, &meta.git_branch];
+        for (i, value) in fields.into_iter().enumerate() {
+            let Some(v) = value.as_ref().filter(|v| !v.is_empty()) else {
+                continue;
+            };
+            if !meta.sidechain && self.main[i].is_none() {
+                self.main[i] = Some(v.clone());
+            }
+            if self.any[i].is_none() {
+                self.any[i] = Some(v.clone());
+            }
+        }
+    }
+
+    /// Session id, cwd, version and branch: from the newest main-chain record having
+    /// each, else from the newest record of any chain.
+    pub(crate) fn fields(&self) -> [Option<String>; 4] {
+        std::array::from_fn(|i| self.main[i].clone().or_else(|| self.any[i].clone()))
+    }
 }
 
 /// Most bytes read from one transcript, back from its end. Past a compaction boundary
@@ -129,6 +177,9 @@ impl Transcript {
         let mut boundary_at = None;
         let mut checkpoint = None;
         let mut budget_spent = false;
+        let mut cost = skim::Cost::default();
+        let mut newest = NewestMeta::default();
+        let mut records_read = 0;
         while boundary_at.is_none() || scan.needs_more() {
             if scan.tasks == TaskScan::Open {
                 let unread = lines.unread();
@@ -156,12 +207,16 @@ impl Transcript {
             };
             // Past the segment only the last request and the task list are looked for:
             // other lines are skipped without being parsed.
-            let wanted = (scan.tasks != TaskScan::Done && mentions_tasks(line))
-                || (!scan.request_found && may_be_request(line));
-            if boundary_at.is_some() && scan.prompt_found && !wanted {
+            if boundary_at.is_some()
+                && scan.prompt_found
+                && !((scan.tasks != TaskScan::Done && mentions_tasks(line))
+                    || (!scan.request_found && may_be_request(line)))
+            {
                 continue;
             }
-            let Ok(record) = record::parse(line, options.redact) else {
+            let Ok(record) =
+                record::parse(line, options.redact, !options.output_heads_only, &mut cost)
+            else {
                 bad_lines += 1;
                 continue;
             };
@@ -172,7 +227,14 @@ impl Transcript {
                 boundary_at = Some(reversed.len());
             }
             scan.observe(&record);
-            reversed.push(record);
+            newest.observe(&record.meta);
+            records_read += 1;
+            // Records of no kind extraction reads (progress, file snapshots, hook and
+            // system notes: half of a long session) count, give their session fields,
+            // and are not kept.
+            if !matches!(record.entry, Entry::Other) {
+                reversed.push(record);
+            }
         }
         let bytes_read = size - lines.unread();
         let segment_start = boundary_at.map_or(0, |b| reversed.len() - b);
@@ -192,7 +254,16 @@ impl Transcript {
             checkpoint,
             options,
             budget_spent,
+            json_bytes: cost.json_bytes,
+            records_read,
+            newest,
         })
+    }
+
+    /// Bytes of the file that were decoded as JSON, as opposed to passed over: what a
+    /// test of the reader's cost counts (see [`skim`]).
+    pub fn json_bytes_decoded(&self) -> u64 {
+        self.json_bytes
     }
 
     /// Whether reading stopped at [`MAX_READ_BYTES`] before finding all it looked for.
@@ -211,11 +282,7 @@ impl Transcript {
 
     /// The session id of the newest main-chain record that has one.
     pub fn session_id(&self) -> Option<String> {
-        self.records
-            .iter()
-            .rev()
-            .filter(|r| !r.meta.sidechain)
-            .find_map(|r| r.meta.session_id.clone())
+        self.newest.session_id.clone()
     }
 
     /// Lines that were not valid JSON records.
@@ -449,43 +516,51 @@ impl Scan {
 /// Whether a raw line can be a request: a user record that carries no tool result, or a
 /// queued prompt.
 fn may_be_request(line: &[u8]) -> bool {
-    use std::sync::OnceLock;
-    static USER: OnceLock<[memmem::Finder<'static>; 4]> = OnceLock::new();
-    let [user, user_spaced, queued, result] = USER.get_or_init(|| {
-        [
-            memmem::Finder::new(br#""type":"user""#),
-            memmem::Finder::new(br#""type": "user""#),
-            memmem::Finder::new(br#""enqueue""#),
-            memmem::Finder::new(br#""tool_use_id""#),
-        ]
+    static NEEDLES: OnceLock<AhoCorasick> = OnceLock::new();
+    let needles = NEEDLES.get_or_init(|| {
+        automaton(&[
+            r#""type":"user""#,
+            r#""type": "user""#,
+            r#""enqueue""#,
+            r#""tool_use_id""#,
+        ])
     });
-    queued.find(line).is_some()
-        || ((user.find(line).is_some() || user_spaced.find(line).is_some())
-            && result.find(line).is_none())
+    let (mut user, mut result) = (false, false);
+    for m in needles.find_overlapping_iter(line) {
+        match m.pattern().as_usize() {
+            0 | 1 => user = true,
+            2 => return true,
+            _ => result = true,
+        }
+    }
+    user && !result
 }
 
 /// Whether a raw line can matter to the task list; past the segment, other lines are
 /// skipped without being parsed.
 fn mentions_tasks(line: &[u8]) -> bool {
-    use std::sync::OnceLock;
-    static NEEDLES: OnceLock<Vec<memmem::Finder<'static>>> = OnceLock::new();
-    let needles = NEEDLES.get_or_init(|| {
-        [
-            &b"TodoWrite"[..],
-            b"TaskCreate",
-            b"TaskUpdate",
-            b"Task #",
-            b"\"tasks\"",
-            b"updatedFields",
-            // Error results: a task write they answer did not happen.
-            b"\"is_error\":true",
-            b"\"is_error\": true",
-        ]
-        .iter()
-        .map(|n| memmem::Finder::new(*n))
-        .collect()
-    });
-    needles.iter().any(|f| f.find(line).is_some())
+    static NEEDLES: OnceLock<AhoCorasick> = OnceLock::new();
+    NEEDLES
+        .get_or_init(|| {
+            automaton(&[
+                "TodoWrite",
+                "TaskCreate",
+                "TaskUpdate",
+                "Task #",
+                r#""tasks""#,
+                "updatedFields",
+                // Error results: a task write they answer did not happen.
+                r#""is_error":true"#,
+                r#""is_error": true"#,
+            ])
+        })
+        .is_match(line)
+}
+
+/// One automaton for all the needles of a test, so a skipped line is searched once.
+fn automaton(needles: &[&str]) -> AhoCorasick {
+    // The needles are constants of this module, and the tests build both automata.
+    AhoCorasick::new(needles).unwrap_or_else(|e| panic!("line needles: {e}"))
 }
 
 #[cfg(test)]

@@ -1,21 +1,23 @@
 //! One transcript line, parsed into the few things extraction needs.
 //!
-//! Lines are deserialised into borrowed, mostly-optional structs: fields we do not name
-//! are skipped without allocating (a `Write` of a 2 MB file costs a scan, not a copy),
-//! and shapes we do not know make a record `Other`, never an error.
+//! A line is walked without decoding it ([`skim`]): only the values named here are
+//! decoded, so a `Write` of a 2 MB file or a 5 MB tool output costs a pass of `memchr`,
+//! not a parse. Shapes we do not know make a record `Other`, never an error.
 
 use std::borrow::Cow;
-use std::fmt;
 
-use serde::Deserialize;
-use serde::de::{self, Deserializer, SeqAccess, Visitor};
-use serde_json::value::RawValue;
+use serde::{Deserialize, Deserializer};
 
+use super::skim::{self, Cost, Cursor};
 use crate::redact::{Clipped, redact_if};
 use crate::text::one_line;
 
 /// Longest tool output kept per result (head and tail), for the summariser's text.
 pub(crate) const RESULT_KEEP_CHARS: usize = 2_000;
+
+/// What is kept of a tool output when no summariser will read it: enough of its start
+/// to tell a refused call and a created task ("Task #3 created successfully").
+pub(crate) const RESULT_HEAD_CHARS: usize = 512;
 
 /// Longest prompt or reply text kept: a longer one (a pasted log, a dumped file) keeps
 /// its head and tail around a marker, so a memory stays small whatever was pasted.
@@ -58,8 +60,9 @@ pub(crate) struct Meta {
 /// What a record is, reduced to what extraction uses.
 #[derive(Debug, Clone, Default)]
 pub(crate) enum Entry {
-    User(UserMsg),
-    Assistant(AssistantMsg),
+    // Boxed: a segment holds tens of thousands of records, most of them small.
+    User(Box<UserMsg>),
+    Assistant(Box<AssistantMsg>),
     CompactBoundary,
     /// Claude Code's own title of a conversation: a `summary` record (its `leafUuid`
     /// names the last message it covers, which may be in another session's file), or an
@@ -168,165 +171,323 @@ pub(crate) struct TodoInput {
 pub(crate) struct BadLine;
 
 /// Parses one line. Unknown record types become `Entry::Other`; only text that is not
-/// a JSON object at all (or a known type with a broken shape) is a bad line.
+/// a JSON object at all (or one cut short) is a bad line.
 pub(crate) fn parse_line(line: &[u8]) -> Result<Record, BadLine> {
-    parse(line, false)
+    parse(line, false, true, &mut Cost::default())
 }
 
 /// [`parse_line`]; with `redact`, the texts a memory shows (prompts, replies, tool
 /// summaries, task items, plans) are redacted as they are read, before any of them is
 /// cut to a line or a headline: a cut first could leave a piece of a secret that no
 /// longer looks like one. Tool outputs are redacted when shown ([`Clipped::render`]).
-pub(crate) fn parse(line: &[u8], redact: bool) -> Result<Record, BadLine> {
-    match serde_json::from_slice::<RawLine>(line) {
-        Ok(raw) => Ok(raw.into_record(redact)),
-        Err(_) => {
-            // Salvage a record with a stray invalid byte rather than lose it.
-            if let Cow::Owned(fixed) = String::from_utf8_lossy(line)
-                && let Ok(raw) = serde_json::from_str::<RawLine>(&fixed)
-            {
-                return Ok(raw.into_record(redact));
-            }
-            // A shape we do not understand inside a record type we do not use is not
-            // an error: newer Claude Code versions add record types freely.
-            match serde_json::from_slice::<TypeOnly>(line) {
-                Ok(t) if !matches!(t.kind.as_deref(), Some("user" | "assistant" | "system")) => {
-                    Ok(Record::default())
-                }
-                _ => Err(BadLine),
-            }
-        }
+///
+/// Only the values extraction uses are decoded; the rest of the line is passed over
+/// (see [`skim`]), and what was decoded is added to `cost`. Without `outputs`, only the
+/// start of each tool output is kept ([`RESULT_HEAD_CHARS`]): what extraction reads of
+/// it, while a summariser's conversation text needs its head and tail.
+pub(crate) fn parse(
+    line: &[u8],
+    redact: bool,
+    outputs: bool,
+    cost: &mut Cost,
+) -> Result<Record, BadLine> {
+    let mut top = Top::default();
+    let mut cur = Cursor::new(line);
+    let walked = cur.object(|c, key| top.read(c, key));
+    if walked != Some(true) || !cur.at_end() {
+        return Err(BadLine);
     }
+    Ok(top.into_record(redact, outputs, cost))
 }
 
-#[derive(Deserialize)]
-struct TypeOnly<'a> {
-    #[serde(rename = "type", borrow, default)]
-    kind: Option<Cow<'a, str>>,
+/// The top-level values of a record that extraction reads, undecoded.
+#[derive(Default)]
+struct Top<'a> {
+    kind: Option<&'a [u8]>,
+    subtype: Option<&'a [u8]>,
+    uuid: Option<&'a [u8]>,
+    timestamp: Option<&'a [u8]>,
+    session_id: Option<&'a [u8]>,
+    cwd: Option<&'a [u8]>,
+    version: Option<&'a [u8]>,
+    git_branch: Option<&'a [u8]>,
+    is_sidechain: Option<&'a [u8]>,
+    is_meta: Option<&'a [u8]>,
+    is_compact_summary: Option<&'a [u8]>,
+    is_visible_in_transcript_only: Option<&'a [u8]>,
+    /// `toolUseResult`: present and not `null`.
+    has_tool_use_result: bool,
+    tool_use_result: ToolUseResult<'a>,
+    message: Option<Message<'a>>,
+    // Title and queue records.
+    summary: Option<&'a [u8]>,
+    leaf_uuid: Option<&'a [u8]>,
+    ai_title: Option<&'a [u8]>,
+    custom_title: Option<&'a [u8]>,
+    operation: Option<&'a [u8]>,
+    content: Option<&'a [u8]>,
 }
 
-#[derive(Deserialize)]
-struct RawLine<'a> {
-    #[serde(rename = "type", borrow, default)]
-    kind: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    subtype: Option<Cow<'a, str>>,
-    #[serde(default)]
-    uuid: Option<String>,
-    #[serde(default)]
-    timestamp: Option<String>,
-    #[serde(rename = "sessionId", default)]
-    session_id: Option<String>,
-    #[serde(default)]
-    cwd: Option<String>,
-    #[serde(default)]
-    version: Option<String>,
-    #[serde(rename = "gitBranch", default)]
-    git_branch: Option<String>,
-    #[serde(rename = "isSidechain", default)]
-    is_sidechain: Option<bool>,
-    #[serde(rename = "isMeta", default)]
-    is_meta: Option<bool>,
-    #[serde(rename = "isCompactSummary", default)]
-    is_compact_summary: Option<bool>,
-    #[serde(rename = "isVisibleInTranscriptOnly", default)]
-    is_visible_in_transcript_only: Option<bool>,
-    #[serde(rename = "toolUseResult", borrow, default)]
-    tool_use_result: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    message: Option<&'a RawValue>,
-    // Title and queue records. Read raw: a record type of a later version may use the
-    // same names for other shapes, and that must not make its line unreadable.
-    #[serde(borrow, default)]
-    summary: Option<&'a RawValue>,
-    #[serde(rename = "leafUuid", borrow, default)]
-    leaf_uuid: Option<&'a RawValue>,
-    #[serde(rename = "aiTitle", borrow, default)]
-    ai_title: Option<&'a RawValue>,
-    #[serde(rename = "customTitle", borrow, default)]
-    custom_title: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    operation: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    content: Option<&'a RawValue>,
+/// `message`: the same fields are read whatever the record type (which may come later
+/// in the line).
+#[derive(Default)]
+struct Message<'a> {
+    model: Option<&'a [u8]>,
+    /// `content` when it is a string.
+    text: Option<&'a [u8]>,
+    /// `content` when it is a list of blocks.
+    blocks: Vec<Block<'a>>,
 }
 
-#[derive(Deserialize, Default)]
-struct RawMessage<'a> {
-    #[serde(borrow, default)]
-    model: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    content: Option<RawContent<'a>>,
+/// The fields of `toolUseResult` that extraction reads.
+#[derive(Default)]
+struct ToolUseResult<'a> {
+    task: Option<&'a [u8]>,
+    tasks: Option<&'a [u8]>,
+    success: Option<&'a [u8]>,
+    plan: Option<&'a [u8]>,
+    file_path: Option<&'a [u8]>,
 }
 
-/// `message.content`: a string or a list of blocks.
-enum RawContent<'a> {
-    Text(Cow<'a, str>),
-    Blocks(Vec<RawBlock<'a>>),
-}
-
-#[derive(Deserialize)]
-struct RawBlock<'a> {
-    #[serde(rename = "type", borrow, default)]
-    kind: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    text: Option<&'a RawValue>,
-    #[serde(default)]
-    id: Option<String>,
-    #[serde(default)]
-    name: Option<String>,
-    #[serde(borrow, default)]
-    input: Option<&'a RawValue>,
-    #[serde(default)]
-    tool_use_id: Option<String>,
-    #[serde(borrow, default)]
-    content: Option<&'a RawValue>,
-    #[serde(default)]
-    is_error: Option<bool>,
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for RawContent<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = RawContent<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a string or a list of content blocks")
+impl<'a> Top<'a> {
+    /// Reads the value of `key` (or leaves it to be passed over).
+    fn read(&mut self, c: &mut Cursor<'a>, key: &[u8]) -> Option<()> {
+        let slot = match key {
+            b"type" => &mut self.kind,
+            b"subtype" => &mut self.subtype,
+            b"uuid" => &mut self.uuid,
+            b"timestamp" => &mut self.timestamp,
+            b"sessionId" => &mut self.session_id,
+            b"cwd" => &mut self.cwd,
+            b"version" => &mut self.version,
+            b"gitBranch" => &mut self.git_branch,
+            b"isSidechain" => &mut self.is_sidechain,
+            b"isMeta" => &mut self.is_meta,
+            b"isCompactSummary" => &mut self.is_compact_summary,
+            b"isVisibleInTranscriptOnly" => &mut self.is_visible_in_transcript_only,
+            b"summary" => &mut self.summary,
+            b"leafUuid" => &mut self.leaf_uuid,
+            b"aiTitle" => &mut self.ai_title,
+            b"customTitle" => &mut self.custom_title,
+            b"operation" => &mut self.operation,
+            b"content" => &mut self.content,
+            b"message" => {
+                let mut m = Message::default();
+                c.object(|c, key| m.read(c, key))?;
+                self.message = Some(m);
+                return Some(());
             }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(RawContent::Text(Cow::Borrowed(v)))
+            b"toolUseResult" => {
+                // A string for some tools (errors): nothing to read then.
+                if c.peek() != Some(b'{') {
+                    self.has_tool_use_result = c.raw()? != b"null";
+                    return Some(());
+                }
+                self.has_tool_use_result = true;
+                let t = &mut self.tool_use_result;
+                c.object(|c, key| {
+                    let slot = match key {
+                        b"task" => &mut t.task,
+                        b"tasks" => &mut t.tasks,
+                        b"success" => &mut t.success,
+                        b"plan" => &mut t.plan,
+                        b"filePath" => &mut t.file_path,
+                        _ => return Some(()),
+                    };
+                    *slot = Some(c.raw()?);
+                    Some(())
+                })?;
+                return Some(());
             }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(RawContent::Text(Cow::Owned(v.to_owned())))
+            _ => return Some(()),
+        };
+        *slot = Some(c.raw()?);
+        Some(())
+    }
+
+    fn into_record(self, redact: bool, outputs: bool, cost: &mut Cost) -> Record {
+        let meta = Meta {
+            uuid: string(self.uuid, cost),
+            timestamp: string(self.timestamp, cost),
+            session_id: string(self.session_id, cost),
+            cwd: string(self.cwd, cost),
+            version: string(self.version, cost),
+            git_branch: string(self.git_branch, cost),
+            sidechain: skim::is_true(self.is_sidechain),
+        };
+        let kind = string(self.kind, cost);
+        let entry = match kind.as_deref() {
+            Some("user") => self.user_entry(redact, outputs, cost),
+            Some("assistant") => self.assistant_entry(redact, cost),
+            Some("system") if string(self.subtype, cost).as_deref() == Some("compact_boundary") => {
+                Entry::CompactBoundary
             }
-            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-                Ok(RawContent::Text(Cow::Owned(v)))
+            Some("summary") | Some("ai-title") | Some("custom-title") => {
+                let leaf = string(self.leaf_uuid, cost);
+                match [self.custom_title, self.ai_title, self.summary]
+                    .into_iter()
+                    .filter_map(|v| string(v, cost))
+                    .find(|t| !t.trim().is_empty())
+                {
+                    Some(t) => Entry::Title {
+                        text: crate::text::one_line(&redact_if(redact, &t), 200),
+                        leaf,
+                    },
+                    None => Entry::Other,
+                }
             }
-            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(RawContent::Blocks(Vec::new()))
+            Some("queue-operation")
+                if string(self.operation, cost).as_deref() == Some("enqueue") =>
+            {
+                match string(self.content, cost) {
+                    Some(t) if !t.trim().is_empty() => Entry::Queued(kept_text(t, redact)),
+                    _ => Entry::Other,
+                }
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let mut blocks = Vec::new();
-                // A block that is not an object (never seen, but cheap to tolerate) is
-                // dropped instead of failing the whole record.
-                while let Some(b) = seq.next_element::<Option<LenientBlock<'a>>>()? {
-                    if let Some(LenientBlock(Some(block))) = b {
-                        blocks.push(block);
+            _ => Entry::Other,
+        };
+        Record { meta, entry }
+    }
+
+    fn user_entry(self, redact: bool, outputs: bool, cost: &mut Cost) -> Entry {
+        let mut msg = UserMsg {
+            is_meta: skim::is_true(self.is_meta),
+            compact_summary: skim::is_true(self.is_compact_summary)
+                || skim::is_true(self.is_visible_in_transcript_only),
+            has_tool_use_result: self.has_tool_use_result,
+            ..UserMsg::default()
+        };
+        if let Some(m) = self.message {
+            if let Some(text) = string(m.text, cost) {
+                msg.text = text;
+            } else {
+                let mut texts = Vec::new();
+                for b in m.blocks {
+                    match string(b.kind, cost).as_deref() {
+                        Some("text") => texts.extend(string(b.text, cost)),
+                        Some("image") => msg.attachment = Some("image"),
+                        Some("document") => msg.attachment = Some("document"),
+                        Some("tool_result") => {
+                            let text = result_text(b.content, outputs, cost);
+                            let is_error = skim::is_true(b.is_error);
+                            msg.tool_results.push(ToolResult {
+                                tool_use_id: string(b.tool_use_id, cost).unwrap_or_default(),
+                                is_error,
+                                rejected: is_error && is_rejection(text.head()),
+                                text,
+                            })
+                        }
+                        _ => {}
                     }
                 }
-                Ok(RawContent::Blocks(blocks))
+                msg.text = texts.join("\n");
+            }
+            msg.text = kept_text(std::mem::take(&mut msg.text), redact);
+        }
+        read_tool_use_result(&self.tool_use_result, &mut msg, cost);
+        Entry::User(Box::new(msg))
+    }
+
+    fn assistant_entry(self, redact: bool, cost: &mut Cost) -> Entry {
+        let mut msg = AssistantMsg::default();
+        let Some(m) = self.message else {
+            return Entry::Assistant(Box::new(msg));
+        };
+        msg.synthetic = string(m.model, cost).as_deref() == Some("<synthetic>");
+        if let Some(text) = string(m.text, cost) {
+            msg.texts.push(kept_text(text, redact));
+            return Entry::Assistant(Box::new(msg));
+        }
+        for b in m.blocks {
+            match string(b.kind, cost).as_deref() {
+                Some("text") => {
+                    if let Some(t) = string(b.text, cost) {
+                        msg.texts.push(kept_text(t, redact));
+                    }
+                }
+                Some("tool_use") | Some("server_tool_use") => {
+                    let name = string(b.name, cost).unwrap_or_default();
+                    let (summary, detail) = describe_tool(&name, &b.input, redact, cost);
+                    msg.tool_calls.push(ToolCall {
+                        id: string(b.id, cost).unwrap_or_default(),
+                        name,
+                        summary,
+                        detail,
+                    });
+                }
+                _ => {}
             }
         }
-        d.deserialize_any(V(std::marker::PhantomData))
+        Entry::Assistant(Box::new(msg))
     }
 }
 
-struct LenientBlock<'a>(Option<RawBlock<'a>>);
+impl<'a> Message<'a> {
+    fn read(&mut self, c: &mut Cursor<'a>, key: &[u8]) -> Option<()> {
+        match key {
+            b"model" => self.model = Some(c.raw()?),
+            b"content" => {
+                if c.peek() != Some(b'[') {
+                    let raw = c.raw()?;
+                    if raw.starts_with(b"\"") {
+                        self.text = Some(raw);
+                    }
+                    return Some(());
+                }
+                let blocks = &mut self.blocks;
+                c.array(|c| {
+                    let mut b = Block::default();
+                    // A block that is not an object (never seen) is passed over.
+                    if c.object(|c, key| b.read(c, key))? {
+                        blocks.push(b);
+                    }
+                    Some(())
+                })?;
+            }
+            _ => {}
+        }
+        Some(())
+    }
+}
 
-impl<'de: 'a, 'a> Deserialize<'de> for LenientBlock<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let raw: &'de RawValue = Deserialize::deserialize(d)?;
-        Ok(LenientBlock(serde_json::from_str(raw.get()).ok()))
+/// A JSON string value, decoded and owned.
+fn string(raw: Option<&[u8]>, cost: &mut Cost) -> Option<String> {
+    raw.and_then(|r| skim::str_value(r, cost))
+        .map(Cow::into_owned)
+}
+
+/// The fields of a content block that extraction reads, undecoded.
+#[derive(Default)]
+struct Block<'a> {
+    kind: Option<&'a [u8]>,
+    text: Option<&'a [u8]>,
+    id: Option<&'a [u8]>,
+    name: Option<&'a [u8]>,
+    input: Input<'a>,
+    tool_use_id: Option<&'a [u8]>,
+    content: Option<&'a [u8]>,
+    is_error: Option<&'a [u8]>,
+}
+
+impl<'a> Block<'a> {
+    fn read(&mut self, c: &mut Cursor<'a>, key: &[u8]) -> Option<()> {
+        let slot = match key {
+            b"type" => &mut self.kind,
+            b"text" => &mut self.text,
+            b"id" => &mut self.id,
+            b"name" => &mut self.name,
+            b"tool_use_id" => &mut self.tool_use_id,
+            b"content" => &mut self.content,
+            b"is_error" => &mut self.is_error,
+            b"input" => {
+                let input = &mut self.input;
+                c.object(|c, key| input.read(c, key))?;
+                return Some(());
+            }
+            _ => return Some(()),
+        };
+        *slot = Some(c.raw()?);
+        Some(())
     }
 }
 
@@ -338,142 +499,43 @@ fn is_rejection(text: &str) -> bool {
     t.starts_with("The user doesn't want to") || t.starts_with("The user doesn\u{2019}t want to")
 }
 
-/// Reads a JSON value as a string if it is one.
-fn raw_str(v: Option<&RawValue>) -> Option<String> {
-    v.and_then(|v| serde_json::from_str::<String>(v.get()).ok())
-}
-
-/// The text of a `tool_result.content`: a string, or a list of blocks.
-fn result_text(v: Option<&RawValue>) -> String {
-    let Some(v) = v else { return String::new() };
-    if let Ok(s) = serde_json::from_str::<Cow<str>>(v.get()) {
-        return s.into_owned();
-    }
-    let Ok(blocks) = serde_json::from_str::<Vec<LenientBlock>>(v.get()) else {
-        return String::new();
+/// What a summary can show of a `tool_result.content`: a string (decoded at its ends
+/// only when long), or a list of blocks.
+fn result_text(raw: Option<&[u8]>, outputs: bool, cost: &mut Cost) -> Clipped {
+    let Some(raw) = raw else {
+        return Clipped::default();
     };
+    if !outputs {
+        if let Some(head) = skim::string_head(raw, RESULT_HEAD_CHARS, cost) {
+            return Clipped::new(&head, RESULT_KEEP_CHARS);
+        }
+    } else if let Some(clip) = skim::clip_string(raw, RESULT_KEEP_CHARS, cost) {
+        return clip;
+    }
     let mut parts = Vec::new();
-    for LenientBlock(b) in blocks {
-        let Some(b) = b else { continue };
-        match b.kind.as_deref() {
-            Some("text") => {
-                if let Some(t) = raw_str(b.text) {
-                    parts.push(t);
-                }
-            }
+    let mut cost_here = Cost::default();
+    Cursor::new(raw).array(|c| {
+        let mut b = Block::default();
+        c.object(|c, key| b.read(c, key))?;
+        match string(b.kind, &mut cost_here).as_deref() {
+            Some("text") => parts.extend(string(b.text, &mut cost_here)),
             Some("image") => parts.push("[image]".into()),
             Some("document") => parts.push("[document]".into()),
             Some("tool_reference") => parts.push("[tool reference]".into()),
             _ => {}
         }
+        Some(())
+    });
+    cost.json_bytes += cost_here.json_bytes;
+    let text = parts.join("\n");
+    if outputs {
+        Clipped::new(&text, RESULT_KEEP_CHARS)
+    } else {
+        Clipped::new(
+            crate::text::prefix_chars(&text, RESULT_HEAD_CHARS),
+            RESULT_KEEP_CHARS,
+        )
     }
-    parts.join("\n")
-}
-
-impl<'a> RawLine<'a> {
-    fn into_record(self, redact: bool) -> Record {
-        let entry = match self.kind.as_deref() {
-            Some("user") => user_entry(&self, redact),
-            Some("assistant") => assistant_entry(&self, redact),
-            Some("system") if self.subtype.as_deref() == Some("compact_boundary") => {
-                Entry::CompactBoundary
-            }
-            Some("summary") | Some("ai-title") | Some("custom-title") => {
-                let leaf = raw_str(self.leaf_uuid);
-                match [self.custom_title, self.ai_title, self.summary]
-                    .into_iter()
-                    .filter_map(raw_str)
-                    .find(|t| !t.trim().is_empty())
-                {
-                    Some(t) => Entry::Title {
-                        text: crate::text::one_line(&redact_if(redact, &t), 200),
-                        leaf,
-                    },
-                    None => Entry::Other,
-                }
-            }
-            Some("queue-operation") if raw_str(self.operation).as_deref() == Some("enqueue") => {
-                match raw_str(self.content) {
-                    Some(t) if !t.trim().is_empty() => Entry::Queued(kept_text(t, redact)),
-                    _ => Entry::Other,
-                }
-            }
-            _ => Entry::Other,
-        };
-        let meta = Meta {
-            uuid: self.uuid,
-            timestamp: self.timestamp,
-            session_id: self.session_id,
-            cwd: self.cwd,
-            version: self.version,
-            git_branch: self.git_branch,
-            sidechain: self.is_sidechain.unwrap_or(false),
-        };
-        Record { meta, entry }
-    }
-}
-
-fn user_entry(line: &RawLine, redact: bool) -> Entry {
-    let mut msg = UserMsg {
-        is_meta: line.is_meta.unwrap_or(false),
-        compact_summary: line.is_compact_summary.unwrap_or(false)
-            || line.is_visible_in_transcript_only.unwrap_or(false),
-        has_tool_use_result: line.tool_use_result.is_some_and(|v| v.get() != "null"),
-        ..UserMsg::default()
-    };
-    if let Some(raw) = line.message
-        && let Ok(m) = serde_json::from_str::<RawMessage>(raw.get())
-    {
-        match m.content {
-            Some(RawContent::Text(t)) => msg.text = t.into_owned(),
-            Some(RawContent::Blocks(blocks)) => {
-                let mut texts = Vec::new();
-                for b in blocks {
-                    match b.kind.as_deref() {
-                        Some("text") => {
-                            if let Some(t) = raw_str(b.text) {
-                                texts.push(t);
-                            }
-                        }
-                        Some("image") => msg.attachment = Some("image"),
-                        Some("document") => msg.attachment = Some("document"),
-                        Some("tool_result") => {
-                            let text = result_text(b.content);
-                            let is_error = b.is_error.unwrap_or(false);
-                            msg.tool_results.push(ToolResult {
-                                tool_use_id: b.tool_use_id.unwrap_or_default(),
-                                is_error,
-                                rejected: is_error && is_rejection(&text),
-                                text: Clipped::new(&text, RESULT_KEEP_CHARS),
-                            })
-                        }
-                        _ => {}
-                    }
-                }
-                msg.text = texts.join("\n");
-            }
-            None => {}
-        }
-        msg.text = kept_text(std::mem::take(&mut msg.text), redact);
-    }
-    if let Some(tur) = line.tool_use_result {
-        read_tool_use_result(tur, &mut msg);
-    }
-    Entry::User(msg)
-}
-
-#[derive(Deserialize)]
-struct RawToolUseResult<'a> {
-    #[serde(borrow, default)]
-    task: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    tasks: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    success: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    plan: Option<&'a RawValue>,
-    #[serde(rename = "filePath", borrow, default)]
-    file_path: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -496,21 +558,30 @@ fn lenient_id<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Erro
     })
 }
 
-fn read_tool_use_result(raw: &RawValue, msg: &mut UserMsg) {
-    // `toolUseResult` is a string for some tools (errors): nothing to read then.
-    let Ok(tur) = serde_json::from_str::<RawToolUseResult>(raw.get()) else {
-        return;
-    };
-    if let Some(task) = tur
-        .task
-        .and_then(|t| serde_json::from_str::<RawTaskRef>(t.get()).ok())
-    {
+/// A string or a number, as text (task ids).
+fn id_value(raw: Option<&[u8]>, cost: &mut Cost) -> Option<String> {
+    let raw = raw?;
+    if raw.starts_with(b"\"") {
+        return string(Some(raw), cost);
+    }
+    match skim::decode::<serde_json::Value>(raw, cost)? {
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn read_tool_use_result(t: &ToolUseResult, msg: &mut UserMsg, cost: &mut Cost) {
+    let ToolUseResult {
+        task,
+        tasks,
+        success,
+        plan,
+        file_path,
+    } = *t;
+    if let Some(task) = task.and_then(|t| skim::decode::<RawTaskRef>(t, cost)) {
         msg.created_task_id = task.id;
     }
-    if let Some(tasks) = tur
-        .tasks
-        .and_then(|t| serde_json::from_str::<Vec<RawTaskRef>>(t.get()).ok())
-    {
+    if let Some(tasks) = tasks.and_then(|t| skim::decode::<Vec<RawTaskRef>>(t, cost)) {
         msg.task_snapshot = Some(
             tasks
                 .into_iter()
@@ -524,92 +595,64 @@ fn read_tool_use_result(raw: &RawValue, msg: &mut UserMsg) {
                 .collect(),
         );
     }
-    msg.tool_use_failed = tur.success.is_some_and(|s| s.get() == "false");
-    if tur.plan.is_none_or(|p| p.get() == "null") {
-        msg.plan_file = raw_str(tur.file_path);
+    msg.tool_use_failed = success == Some(b"false");
+    if plan.is_none_or(|p| p == b"null") {
+        msg.plan_file = string(file_path, cost);
     }
 }
 
-fn assistant_entry(line: &RawLine, redact: bool) -> Entry {
-    let mut msg = AssistantMsg::default();
-    let Some(raw) = line.message else {
-        return Entry::Assistant(msg);
-    };
-    let Ok(m) = serde_json::from_str::<RawMessage>(raw.get()) else {
-        return Entry::Assistant(msg);
-    };
-    msg.synthetic = m.model.as_deref() == Some("<synthetic>");
-    match m.content {
-        Some(RawContent::Text(t)) => msg.texts.push(kept_text(t.into_owned(), redact)),
-        Some(RawContent::Blocks(blocks)) => {
-            for b in blocks {
-                match b.kind.as_deref() {
-                    Some("text") => {
-                        if let Some(t) = raw_str(b.text) {
-                            msg.texts.push(kept_text(t, redact));
-                        }
-                    }
-                    Some("tool_use") | Some("server_tool_use") => {
-                        let name = b.name.unwrap_or_default();
-                        let (summary, detail) = describe_tool(&name, b.input, redact);
-                        msg.tool_calls.push(ToolCall {
-                            id: b.id.unwrap_or_default(),
-                            name,
-                            summary,
-                            detail,
-                        });
-                    }
-                    _ => {}
-                }
-            }
-        }
-        None => {}
-    }
-    Entry::Assistant(msg)
+/// Tool input fields extraction reads, undecoded; each is decoded on its own, so an
+/// unexpected type in one field never loses the others.
+#[derive(Default)]
+struct Input<'a> {
+    file_path: Option<&'a [u8]>,
+    notebook_path: Option<&'a [u8]>,
+    path: Option<&'a [u8]>,
+    command: Option<&'a [u8]>,
+    pattern: Option<&'a [u8]>,
+    url: Option<&'a [u8]>,
+    query: Option<&'a [u8]>,
+    description: Option<&'a [u8]>,
+    prompt: Option<&'a [u8]>,
+    subject: Option<&'a [u8]>,
+    active_form: Option<&'a [u8]>,
+    task_id: Option<&'a [u8]>,
+    status: Option<&'a [u8]>,
+    todos: Option<&'a [u8]>,
+    plan: Option<&'a [u8]>,
+    skill: Option<&'a [u8]>,
+    shell_id: Option<&'a [u8]>,
+    bash_id: Option<&'a [u8]>,
+    task_id_snake: Option<&'a [u8]>,
 }
 
-/// Tool input fields extraction reads; each is kept raw so an unexpected type in one
-/// field never loses the others.
-#[derive(Deserialize, Default)]
-struct RawInput<'a> {
-    #[serde(borrow, default)]
-    file_path: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    notebook_path: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    path: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    command: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    pattern: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    url: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    query: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    description: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    prompt: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    subject: Option<&'a RawValue>,
-    #[serde(rename = "activeForm", borrow, default)]
-    active_form: Option<&'a RawValue>,
-    #[serde(rename = "taskId", borrow, default)]
-    task_id: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    status: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    todos: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    plan: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    skill: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    shell_id: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    bash_id: Option<&'a RawValue>,
-    #[serde(rename = "task_id", borrow, default)]
-    task_id_snake: Option<&'a RawValue>,
+impl<'a> Input<'a> {
+    fn read(&mut self, c: &mut Cursor<'a>, key: &[u8]) -> Option<()> {
+        let slot = match key {
+            b"file_path" => &mut self.file_path,
+            b"notebook_path" => &mut self.notebook_path,
+            b"path" => &mut self.path,
+            b"command" => &mut self.command,
+            b"pattern" => &mut self.pattern,
+            b"url" => &mut self.url,
+            b"query" => &mut self.query,
+            b"description" => &mut self.description,
+            b"prompt" => &mut self.prompt,
+            b"subject" => &mut self.subject,
+            b"activeForm" => &mut self.active_form,
+            b"taskId" => &mut self.task_id,
+            b"status" => &mut self.status,
+            b"todos" => &mut self.todos,
+            b"plan" => &mut self.plan,
+            b"skill" => &mut self.skill,
+            b"shell_id" => &mut self.shell_id,
+            b"bash_id" => &mut self.bash_id,
+            b"task_id" => &mut self.task_id_snake,
+            _ => return Some(()),
+        };
+        *slot = Some(c.raw()?);
+        Some(())
+    }
 }
 
 #[derive(Deserialize)]
@@ -624,19 +667,8 @@ struct RawTodo {
 
 const SUMMARY_CHARS: usize = 160;
 
-fn describe_tool(name: &str, input: Option<&RawValue>, redact: bool) -> (String, ToolDetail) {
-    let inp: RawInput = input
-        .and_then(|i| serde_json::from_str(i.get()).ok())
-        .unwrap_or_default();
-    let s = |v: Option<&RawValue>| raw_str(v);
-    let id = |v: Option<&RawValue>| {
-        v.and_then(|v| serde_json::from_str::<serde_json::Value>(v.get()).ok())
-            .and_then(|v| match v {
-                serde_json::Value::String(s) => Some(s),
-                serde_json::Value::Number(n) => Some(n.to_string()),
-                _ => None,
-            })
-    };
+fn describe_tool(name: &str, inp: &Input, redact: bool, cost: &mut Cost) -> (String, ToolDetail) {
+    let mut s = |v: Option<&[u8]>| string(v, cost);
     let file = s(inp.file_path).or_else(|| s(inp.notebook_path));
     let (summary, detail) = match name {
         "Edit" | "Write" | "MultiEdit" | "NotebookEdit" => {
@@ -664,7 +696,7 @@ fn describe_tool(name: &str, input: Option<&RawValue>, redact: bool) -> (String,
         "TodoWrite" => {
             let items: Vec<TodoInput> = inp
                 .todos
-                .and_then(|t| serde_json::from_str::<Vec<Option<RawTodo>>>(t.get()).ok())
+                .and_then(|t| skim::decode::<Vec<Option<RawTodo>>>(t, cost))
                 .unwrap_or_default()
                 .into_iter()
                 .flatten()
@@ -696,8 +728,8 @@ fn describe_tool(name: &str, input: Option<&RawValue>, redact: bool) -> (String,
             )
         }
         "TaskUpdate" => {
-            let task_id = id(inp.task_id).unwrap_or_default();
-            let status = s(inp.status);
+            let task_id = id_value(inp.task_id, cost).unwrap_or_default();
+            let status = string(inp.status, cost);
             let summary = match &status {
                 Some(st) => format!("#{task_id} → {st}"),
                 None => format!("#{task_id}"),
@@ -707,8 +739,8 @@ fn describe_tool(name: &str, input: Option<&RawValue>, redact: bool) -> (String,
                 ToolDetail::TaskUpdate {
                     task_id,
                     status,
-                    subject: s(inp.subject),
-                    active_form: s(inp.active_form),
+                    subject: string(inp.subject, cost),
+                    active_form: string(inp.active_form, cost),
                 },
             )
         }
@@ -731,11 +763,11 @@ fn describe_tool(name: &str, input: Option<&RawValue>, redact: bool) -> (String,
                 .or_else(|| s(inp.description))
                 .or_else(|| s(inp.subject))
                 .or_else(|| s(inp.path))
-                .or_else(|| id(inp.task_id))
-                .or_else(|| id(inp.task_id_snake))
-                .or_else(|| s(inp.shell_id))
-                .or_else(|| s(inp.bash_id))
-                .or_else(|| s(inp.prompt))
+                .or_else(|| id_value(inp.task_id, cost))
+                .or_else(|| id_value(inp.task_id_snake, cost))
+                .or_else(|| string(inp.shell_id, cost))
+                .or_else(|| string(inp.bash_id, cost))
+                .or_else(|| string(inp.prompt, cost))
                 .unwrap_or_default();
             (summary, ToolDetail::None)
         }
@@ -800,14 +832,14 @@ mod tests {
 
     fn user(line: &str) -> UserMsg {
         match parse_line(line.as_bytes()).unwrap().entry {
-            Entry::User(u) => u,
+            Entry::User(u) => *u,
             e => panic!("not a user record: {e:?}"),
         }
     }
 
     fn assistant(line: &str) -> AssistantMsg {
         match parse_line(line.as_bytes()).unwrap().entry {
-            Entry::Assistant(a) => a,
+            Entry::Assistant(a) => *a,
             e => panic!("not an assistant record: {e:?}"),
         }
     }

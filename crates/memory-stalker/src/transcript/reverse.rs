@@ -6,8 +6,13 @@
 
 use std::io::{self, Read, Seek, SeekFrom};
 
-const FIRST_CHUNK: usize = 64 * 1024;
-const MAX_CHUNK: usize = 8 * 1024 * 1024;
+const CHUNK: usize = 64 * 1024;
+/// A line still unfinished after this many bytes is read whole, at its own size, once
+/// its start is found: growing a buffer chunk by chunk would copy a multi-megabyte tool
+/// output many times and hold it twice.
+const LONG_LINE: usize = 256 * 1024;
+/// Bytes read at a time while looking back for the start of a long line.
+const SCAN: usize = 1024 * 1024;
 /// Longest line held in memory. Claude Code's records stay far below it (it cuts long
 /// tool outputs), though a pasted log can make a prompt of tens of megabytes, which is
 /// kept (head and tail). A longer line is skipped, not buffered: a file with no line
@@ -26,9 +31,11 @@ pub struct ReverseLines<R> {
     /// File offset of `buf[0]`.
     start: u64,
     buf: Vec<u8>,
+    /// The previous buffer, reused for the next fill rather than allocated (and zeroed)
+    /// anew for every chunk.
+    spare: Vec<u8>,
     /// Bytes of `buf` not yet handed out.
     end: usize,
-    chunk: usize,
 }
 
 impl<R: Read + Seek> ReverseLines<R> {
@@ -38,8 +45,8 @@ impl<R: Read + Seek> ReverseLines<R> {
             src,
             start: end,
             buf: Vec::new(),
+            spare: Vec::new(),
             end: 0,
-            chunk: FIRST_CHUNK,
         }
     }
 
@@ -57,7 +64,6 @@ impl<R: Read + Seek> ReverseLines<R> {
                 if from == to {
                     continue;
                 }
-                self.chunk = FIRST_CHUNK;
                 let offset = self.start + from as u64;
                 return Ok(Some((offset, &self.buf[from..to])));
             }
@@ -69,51 +75,70 @@ impl<R: Read + Seek> ReverseLines<R> {
                 self.end = 0;
                 return Ok(Some((0, &self.buf[..to])));
             }
-            if self.end > MAX_LINE {
-                return self.skip_long_line();
+            if self.end >= LONG_LINE {
+                return self.long_line();
             }
             self.fill()?;
         }
     }
 
-    /// Passes over the rest of a line longer than [`MAX_LINE`], back to the line break
-    /// before it, and yields it empty.
-    fn skip_long_line(&mut self) -> io::Result<Option<(u64, &[u8])>> {
-        self.buf = Vec::new();
-        self.end = 0;
-        self.chunk = FIRST_CHUNK;
-        let mut chunk = vec![0u8; MAX_CHUNK];
+    /// The rest of a line that began before `start`, read at once after finding where
+    /// it begins; a line longer than [`MAX_LINE`] is passed over and yielded empty.
+    fn long_line(&mut self) -> io::Result<Option<(u64, &[u8])>> {
+        // The buffer of an earlier long line is not needed again.
+        self.spare = Vec::new();
+        let mut scratch = vec![0u8; SCAN];
         let mut pos = self.start;
+        let mut line_start = 0;
         while pos > 0 {
-            let n = (MAX_CHUNK as u64).min(pos) as usize;
+            let n = (SCAN as u64).min(pos) as usize;
             let from = pos - n as u64;
             self.src.seek(SeekFrom::Start(from))?;
-            self.src.read_exact(&mut chunk[..n])?;
-            if let Some(i) = memchr::memrchr(b'\n', &chunk[..n]) {
-                // The break stays out of what is unread: the line before ends there.
-                self.start = from + i as u64;
-                return Ok(Some((self.start + 1, &[])));
+            self.src.read_exact(&mut scratch[..n])?;
+            if let Some(i) = memchr::memrchr(b'\n', &scratch[..n]) {
+                line_start = from + i as u64 + 1;
+                break;
             }
             pos = from;
         }
-        self.start = 0;
-        Ok(Some((0, &[])))
+        let head = (self.start - line_start) as usize;
+        if head + self.end > MAX_LINE {
+            self.buf = Vec::new();
+            self.spare = Vec::new();
+            self.end = 0;
+            // The break before the line stays out of what is unread: the line before
+            // ends there.
+            self.start = line_start.saturating_sub(1);
+            return Ok(Some((line_start, &[])));
+        }
+        drop(scratch);
+        let mut line = vec![0u8; head + self.end];
+        self.src.seek(SeekFrom::Start(line_start))?;
+        self.src.read_exact(&mut line[..head])?;
+        line[head..].copy_from_slice(&self.buf[..self.end]);
+        self.buf = line;
+        self.start = line_start;
+        self.end = 0;
+        Ok(Some((line_start, &self.buf)))
     }
 
     /// Prepends the chunk before `start` to the unread part of the buffer.
     fn fill(&mut self) -> io::Result<()> {
-        let n = (self.chunk as u64).min(self.start) as usize;
+        let n = (CHUNK as u64).min(self.start) as usize;
         let new_start = self.start - n as u64;
-        let mut fresh = vec![0u8; n + self.end];
+        let mut fresh = std::mem::take(&mut self.spare);
+        if fresh.capacity() > 2 * LONG_LINE {
+            // A long line's buffer: too big to keep for chunks.
+            fresh = Vec::new();
+        }
+        // Only growth is zeroed; what the buffer held is overwritten below.
+        fresh.resize(n + self.end, 0);
         self.src.seek(SeekFrom::Start(new_start))?;
         self.src.read_exact(&mut fresh[..n])?;
         fresh[n..].copy_from_slice(&self.buf[..self.end]);
-        self.buf = fresh;
-        self.end += n;
+        self.spare = std::mem::replace(&mut self.buf, fresh);
         self.start = new_start;
-        // A line longer than the chunk: read more at once next time, so a multi-megabyte
-        // line costs a few reads rather than hundreds.
-        self.chunk = (self.chunk * 2).min(MAX_CHUNK);
+        self.end += n;
         Ok(())
     }
 }
@@ -167,7 +192,7 @@ mod tests {
     /// Issue 12, defect 7: a file without line breaks was read into memory whole.
     #[test]
     fn a_line_over_the_limit_is_skipped_not_buffered() {
-        let long = vec![b'x'; MAX_LINE + 3 * MAX_CHUNK + 5];
+        let long = vec![b'x'; MAX_LINE + 3 * SCAN + 5];
         let mut data = b"first\n".to_vec();
         data.extend_from_slice(&long);
         data.extend_from_slice(b"\nlast\n");

@@ -860,3 +860,69 @@ fn a_refused_plan_is_not_the_plan() {
         );
     assert_eq!(t.extract().plan.unwrap().title(), "Plan B");
 }
+
+/// Issue 11's guard: the reader decodes what a memory uses, not the bulk of a segment.
+/// A 60 MB segment of large tool outputs (Read results and their `toolUseResult` copies,
+/// a written file, progress records, one 4 MB line) must cost a small fraction of its
+/// size in JSON decoding. A full parse of every record (as the reader once did) decodes
+/// it all and fails here; so does any change that makes a skipped value decoded.
+#[test]
+fn a_large_segment_is_skimmed_not_parsed() {
+    // JSON-encoded code: escapes, quotes and non-ASCII text, as tool outputs are.
+    let code: String = (0..1_500)
+        .map(|i| format!("    let x{i} = \"value {i}\"; // 注释 \\ tab\there\n"))
+        .collect();
+    let mut t = T::default();
+    t.prompt("Refactor the parser and keep the tests green.");
+    for i in 0..200 {
+        let id = format!("r{i}");
+        t.call(
+            &id,
+            "Read",
+            json!({"file_path": format!("/proj/src/m{i}.rs")}),
+        );
+        t.push(json!({"type":"user","message":{"role":"user","content":[
+            {"type":"tool_result","tool_use_id":id,"content":code}]},
+            "toolUseResult":{"type":"text","file":{"filePath":format!("/proj/src/m{i}.rs"),"content":code,"numLines":1500}}}));
+        t.push(json!({"type":"progress","data":{"type":"bash_progress","output":code,"elapsedTimeSeconds":3}}));
+        if i % 50 == 0 {
+            t.call(
+                &format!("w{i}"),
+                "Write",
+                json!({"file_path":"/proj/src/big.rs","content":code.repeat(8)}),
+            );
+            t.result(&format!("w{i}"), "File written", false);
+        }
+    }
+    t.call("b1", "Bash", json!({"command":"cargo test"}));
+    t.result("b1", &"test result: ok\n".repeat(250_000), false);
+    t.call("t1", "TodoWrite", json!({"todos":[{"content":"Refactor the parser","status":"in_progress","activeForm":"Refactoring"}]}));
+    t.say("The parser is refactored; the tests pass.");
+    let bytes = t.bytes();
+    assert!(bytes.len() > 50_000_000, "{} bytes", bytes.len());
+    for heads_only in [true, false] {
+        let tr = Transcript::from_bytes(
+            &bytes,
+            ReadOptions {
+                redact: true,
+                output_heads_only: heads_only,
+                ..ReadOptions::default()
+            },
+        )
+        .unwrap();
+        let ex = tr.extraction();
+        assert_eq!(tr.bytes_read().0, bytes.len() as u64);
+        assert_eq!(ex.todos.as_ref().map(|t| t.items.len()), Some(1));
+        assert_eq!(ex.files.modified, vec!["src/big.rs".to_string()]);
+        assert!(ex.files.read.contains(&"src/m199.rs".to_string()));
+        let decoded = tr.json_bytes_decoded();
+        // With whole outputs, the head and tail a summary can show of each (10 KB of
+        // each 75 KB output here) are decoded too.
+        let limit = bytes.len() as u64 / if heads_only { 100 } else { 10 };
+        assert!(
+            decoded < limit,
+            "decoded {decoded} of {} bytes as JSON (limit {limit}, heads only: {heads_only})",
+            bytes.len()
+        );
+    }
+}
