@@ -169,8 +169,8 @@ fn check_real_dir(path: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// Writes `content` to a new hidden temporary file in `dir`, synced to disk.
-fn write_temp(dir: &Path, content: &[u8]) -> io::Result<PathBuf> {
+/// Writes `content` to a new hidden temporary file in `dir`, synced to disk when `sync`.
+fn write_temp(dir: &Path, content: &[u8], sync: bool) -> io::Result<PathBuf> {
     let mut attempt = 0u32;
     loop {
         let name = format!(".tmp-{}-{}-{attempt}", std::process::id(), nanos());
@@ -184,7 +184,10 @@ fn write_temp(dir: &Path, content: &[u8]) -> io::Result<PathBuf> {
         }
         match opts.open(&path) {
             Ok(mut f) => {
-                let written = f.write_all(content).and_then(|()| f.sync_all());
+                let mut written = f.write_all(content);
+                if sync {
+                    written = written.and_then(|()| f.sync_all());
+                }
                 if let Err(e) = written {
                     let _ = fs::remove_file(&path);
                     return Err(e);
@@ -210,7 +213,7 @@ pub fn create_new_atomic(
     names: impl IntoIterator<Item = String>,
     content: &[u8],
 ) -> io::Result<PathBuf> {
-    let tmp = write_temp(dir, content)?;
+    let tmp = write_temp(dir, content, true)?;
     let result = (|| {
         for name in names {
             let target = dir.join(&name);
@@ -260,15 +263,30 @@ pub fn create_if_absent(path: &Path, content: &[u8]) -> io::Result<bool> {
     }
 }
 
-/// Atomically replaces `path` with `content`, keeping it private.
+/// Atomically replaces `path` with `content`, keeping it private, and waits until it
+/// is on disk.
 pub fn replace_atomic(path: &Path, content: &[u8]) -> io::Result<()> {
+    replace(path, content, true)
+}
+
+/// Atomically replaces `path` with `content` without waiting for the disk: for files
+/// rebuilt from others (`INDEX.md`, the list of projects). Readers still see the old
+/// file or the new one, never a mix; a power cut may lose the change, which the next
+/// save makes again. Each wait for the disk costs a hook milliseconds.
+pub fn replace_derived(path: &Path, content: &[u8]) -> io::Result<()> {
+    replace(path, content, false)
+}
+
+fn replace(path: &Path, content: &[u8], sync: bool) -> io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    let tmp = write_temp(dir, content)?;
+    let tmp = write_temp(dir, content, sync)?;
     if let Err(e) = fs::rename(&tmp, path) {
         let _ = fs::remove_file(&tmp);
         return Err(e);
     }
-    sync_dir(dir);
+    if sync {
+        sync_dir(dir);
+    }
     Ok(())
 }
 

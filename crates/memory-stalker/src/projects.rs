@@ -43,7 +43,7 @@ pub fn register(data_dir: &Path, project: &Path) -> std::io::Result<()> {
     let start = lines.len().saturating_sub(MAX_REGISTERED);
     let mut text = lines[start..].join("\n");
     text.push('\n');
-    fsutil::replace_atomic(&file, text.as_bytes())
+    fsutil::replace_derived(&file, text.as_bytes())
 }
 
 /// Every project that has a memories directory: from the registries (ours, and those of

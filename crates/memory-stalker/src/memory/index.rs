@@ -37,7 +37,7 @@ impl MemoryStore {
         let _ = self.ensure_gitignore();
         let listing = self.list(Some(CANDIDATES), None)?;
         let text = render_index(&listing.memories, listing.total);
-        fsutil::replace_atomic(&path, text.as_bytes())
+        fsutil::replace_derived(&path, text.as_bytes())
             .map_err(|e| Error::store("cannot write", &path, e))
     }
 }
