@@ -568,9 +568,9 @@ fn print_table(bench: &Bench, rows: &[Row], transcripts: &[Transcript], memories
     }
 
     println!(
-        "\n| transcript | size | records | longest line | compactions | last segment | ours: size ÷ median |"
+        "\n| transcript | size | records | longest line | compactions | last segment | ours: file ÷ median | ours: last segment ÷ median |"
     );
-    println!("|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|");
     for t in transcripts {
         let ours = rows
             .iter()
@@ -578,14 +578,15 @@ fn print_table(bench: &Bench, rows: &[Row], transcripts: &[Transcript], memories
             .map(|r| r.ours.median())
             .unwrap();
         println!(
-            "| `{}` | {} bytes | {} | {} | {} | {} | {:.0} MB/s |",
+            "| `{}` | {} bytes | {} | {} | {} | {} | {:.0} MB/s | {:.0} MB/s |",
             t.path.file_name().unwrap().to_string_lossy(),
             thousands(t.bytes),
             thousands(t.records),
             size_exact(t.longest_line),
             thousands(t.compactions),
             size_exact(t.last_segment),
-            t.bytes as f64 / MB as f64 / ours.as_secs_f64()
+            t.bytes as f64 / MB as f64 / ours.as_secs_f64(),
+            t.last_segment as f64 / MB as f64 / ours.as_secs_f64()
         );
     }
 
