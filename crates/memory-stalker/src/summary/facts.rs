@@ -182,9 +182,10 @@ impl SessionFacts {
 /// `earlier` then the new items not already there, the newest `max` kept.
 fn merge(earlier: &[String], new: Vec<String>, max: usize) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for item in earlier.iter().cloned().chain(new) {
         let key = item.trim().to_lowercase();
-        if !key.is_empty() && !out.iter().any(|o| o.trim().to_lowercase() == key) {
+        if !key.is_empty() && seen.insert(key) {
             out.push(item);
         }
     }

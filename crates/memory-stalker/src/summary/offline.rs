@@ -206,7 +206,11 @@ pub(crate) fn decisions(ex: &Extraction, assistant_texts: &[&str], lang: Lang) -
             Lang::Zh => format!("已批准的计划：{}", one_line(title, SENTENCE_CHARS)),
         });
     }
-    for text in assistant_texts {
+    // A sentence with a cue is in a text with it: most texts need no splitting.
+    for text in assistant_texts
+        .iter()
+        .filter(|t| has_cue(t, &DECISION_CUES))
+    {
         for s in sentences(text) {
             let lower = s.to_lowercase();
             if !is_narration(&lower)
@@ -224,7 +228,7 @@ pub(crate) fn decisions(ex: &Extraction, assistant_texts: &[&str], lang: Lang) -
 /// …", "That failed: …"), oldest first.
 pub(crate) fn failed_approaches(assistant_texts: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
-    for text in assistant_texts {
+    for text in assistant_texts.iter().filter(|t| has_cue(t, &FAILURE_CUES)) {
         for s in sentences(text) {
             let lower = s.to_lowercase();
             // "3 tests failed: …" reports a run, not an approach.
@@ -239,6 +243,12 @@ pub(crate) fn failed_approaches(assistant_texts: &[&str]) -> Vec<String> {
         }
     }
     out
+}
+
+/// Whether `text`, lower-cased, contains one of `cues` (lower-case ASCII).
+fn has_cue(text: &str, cues: &[&str]) -> bool {
+    let lower = text.to_ascii_lowercase();
+    cues.iter().any(|c| lower.contains(c))
 }
 
 /// What the session is about, in one line: Claude Code's own title of it, else the
