@@ -17,7 +17,7 @@ pub(crate) const RESULT_KEEP_CHARS: usize = 2_000;
 
 /// What is kept of a tool output when no summariser will read it: enough of its start
 /// to tell a refused call and a created task ("Task #3 created successfully").
-pub(crate) const RESULT_HEAD_CHARS: usize = 512;
+pub(crate) const RESULT_HEAD_CHARS: usize = 200;
 
 /// Longest prompt or reply text kept: a longer one (a pasted log, a dumped file) keeps
 /// its head and tail around a marker, so a memory stays small whatever was pasted.
@@ -382,6 +382,8 @@ impl<'a> Top<'a> {
                 }
                 msg.text = texts.join("\n");
             }
+            // Held for every record of the segment: no spare capacity.
+            msg.tool_results.shrink_to_fit();
             msg.text = kept_text(std::mem::take(&mut msg.text), redact);
         }
         read_tool_use_result(&self.tool_use_result, &mut msg, cost);
@@ -418,6 +420,9 @@ impl<'a> Top<'a> {
                 _ => {}
             }
         }
+        // Held for every record of the segment: no spare capacity.
+        msg.texts.shrink_to_fit();
+        msg.tool_calls.shrink_to_fit();
         Entry::Assistant(Box::new(msg))
     }
 }

@@ -388,6 +388,13 @@ fn unescape(b: &[u8], limit: usize) -> (String, usize) {
         let run_end = memchr::memchr(b'\\', &b[i..]).map_or(b.len(), |p| i + p);
         if run_end > i {
             let run = String::from_utf8_lossy(&b[i..run_end]);
+            // A run no longer in bytes than the characters still wanted fits whole.
+            if run.len() <= limit - chars {
+                chars += run.chars().count();
+                out.push_str(&run);
+                i = run_end;
+                continue;
+            }
             let taken = crate::text::prefix_chars(&run, limit - chars);
             chars += taken.chars().count();
             out.push_str(taken);
