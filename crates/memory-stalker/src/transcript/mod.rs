@@ -117,6 +117,13 @@ impl NewestMeta {
         }
     }
 
+    /// Whether no older record can change [`NewestMeta::fields`] or the session id.
+    fn complete(&self) -> bool {
+        self.session_id.is_some()
+            && self.main.iter().all(Option::is_some)
+            && self.any.iter().all(Option::is_some)
+    }
+
     /// Session id, cwd, version and branch: from the newest main-chain record having
     /// each, else from the newest record of any chain.
     pub(crate) fn fields(&self) -> [Option<String>; 4] {
@@ -214,9 +221,12 @@ impl Transcript {
             {
                 continue;
             }
-            let Ok(record) =
-                record::parse(line, options.redact, !options.output_heads_only, &mut cost)
-            else {
+            let line_options = record::LineOptions {
+                redact: options.redact,
+                outputs: !options.output_heads_only,
+                session_fields: !newest.complete(),
+            };
+            let Ok(record) = record::parse(line, &line_options, &mut cost) else {
                 bad_lines += 1;
                 continue;
             };

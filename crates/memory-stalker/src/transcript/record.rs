@@ -173,7 +173,44 @@ pub(crate) struct BadLine;
 /// Parses one line. Unknown record types become `Entry::Other`; only text that is not
 /// a JSON object at all (or one cut short) is a bad line.
 pub(crate) fn parse_line(line: &[u8]) -> Result<Record, BadLine> {
-    parse(line, false, true, &mut Cost::default())
+    parse(line, &LineOptions::default(), &mut Cost::default())
+}
+
+/// How much of a line to read.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LineOptions {
+    /// Redact texts as they are read.
+    pub redact: bool,
+    /// Keep what a summary shows of each tool output, not just its start.
+    pub outputs: bool,
+    /// The session fields (id, cwd, version, branch) of records of no kind extraction
+    /// reads are still wanted; once they are not, such a record's line is read only up
+    /// to its `type`.
+    pub session_fields: bool,
+}
+
+impl Default for LineOptions {
+    fn default() -> LineOptions {
+        LineOptions {
+            redact: false,
+            outputs: true,
+            session_fields: true,
+        }
+    }
+}
+
+/// Record types extraction reads; a record of any other is counted and dropped.
+fn is_read_kind(kind: &[u8]) -> bool {
+    matches!(
+        kind,
+        br#""user""#
+            | br#""assistant""#
+            | br#""system""#
+            | br#""summary""#
+            | br#""ai-title""#
+            | br#""custom-title""#
+            | br#""queue-operation""#
+    )
 }
 
 /// [`parse_line`]; with `redact`, the texts a memory shows (prompts, replies, tool
@@ -185,24 +222,35 @@ pub(crate) fn parse_line(line: &[u8]) -> Result<Record, BadLine> {
 /// (see [`skim`]), and what was decoded is added to `cost`. Without `outputs`, only the
 /// start of each tool output is kept ([`RESULT_HEAD_CHARS`]): what extraction reads of
 /// it, while a summariser's conversation text needs its head and tail.
-pub(crate) fn parse(
-    line: &[u8],
-    redact: bool,
-    outputs: bool,
-    cost: &mut Cost,
-) -> Result<Record, BadLine> {
-    let mut top = Top::default();
+pub(crate) fn parse(line: &[u8], opts: &LineOptions, cost: &mut Cost) -> Result<Record, BadLine> {
+    let mut top = Top {
+        stop_at_other: !opts.session_fields,
+        ..Top::default()
+    };
     let mut cur = Cursor::new(line);
     let walked = cur.object(|c, key| top.read(c, key));
+    if top.stopped {
+        // Read up to a `type` of no interest: the rest is not walked, only checked to
+        // end like a whole record (a line cut short still counts as a bad one).
+        return if line.trim_ascii_end().ends_with(b"}") {
+            Ok(Record::default())
+        } else {
+            Err(BadLine)
+        };
+    }
     if walked != Some(true) || !cur.at_end() {
         return Err(BadLine);
     }
-    Ok(top.into_record(redact, outputs, cost))
+    Ok(top.into_record(opts.redact, opts.outputs, cost))
 }
 
 /// The top-level values of a record that extraction reads, undecoded.
 #[derive(Default)]
 struct Top<'a> {
+    /// Stop at a `type` extraction does not read (see [`LineOptions::session_fields`]).
+    stop_at_other: bool,
+    /// Stopped there: the record is of no use.
+    stopped: bool,
     kind: Option<&'a [u8]>,
     subtype: Option<&'a [u8]>,
     uuid: Option<&'a [u8]>,
@@ -253,7 +301,15 @@ impl<'a> Top<'a> {
     /// Reads the value of `key` (or leaves it to be passed over).
     fn read(&mut self, c: &mut Cursor<'a>, key: &[u8]) -> Option<()> {
         let slot = match key {
-            b"type" => &mut self.kind,
+            b"type" => {
+                let kind = c.raw()?;
+                if self.stop_at_other && !is_read_kind(kind) {
+                    self.stopped = true;
+                    return None;
+                }
+                self.kind = Some(kind);
+                return Some(());
+            }
             b"subtype" => &mut self.subtype,
             b"uuid" => &mut self.uuid,
             b"timestamp" => &mut self.timestamp,
