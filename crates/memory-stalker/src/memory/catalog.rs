@@ -14,9 +14,7 @@ use serde::Serialize;
 
 use super::document::{FrontMatter, sections};
 use super::labels::Section;
-use super::store::{
-    INDEX_FILE, MemoryStore, OrderKey, is_memory_file_name, parse_file_name, read_head,
-};
+use super::store::{MemoryStore, OrderKey, is_memory_file_name, parse_file_name, read_head};
 use crate::Error;
 use crate::lang::Lang;
 use crate::text::one_line;
@@ -104,31 +102,23 @@ impl MemoryStore {
         Ok(listing)
     }
 
-    /// Memory files, newest first, and the `.md` files that are not memories.
+    /// Memory files, newest first, and the `.md` files that are not memories: one pass
+    /// over the directory.
     fn scan(&self) -> Result<(Vec<PathBuf>, Vec<Skipped>), Error> {
-        let files = self.memory_files()?;
         let mut skipped = Vec::new();
-        if let Ok(rd) = fs::read_dir(self.dir()) {
-            for e in rd.flatten() {
-                let name = e.file_name().to_string_lossy().into_owned();
-                if !name.ends_with(".md") || name == INDEX_FILE {
-                    continue;
-                }
-                if !e.file_type().is_ok_and(|t| t.is_file()) {
-                    skipped.push(Skipped {
-                        file: name,
-                        reason: "not a regular file (a symbolic link, FIFO or device); not read"
-                            .into(),
-                    });
-                } else if !is_memory_file_name(&name) {
-                    skipped.push(Skipped {
-                        file: name,
-                        reason: "not a memory file name (YYYYMMDD_HHMMSS_<session>.md)".into(),
-                    });
-                }
-            }
-        }
+        let names = self.memory_names(|name, is_file| {
+            let reason = if is_file {
+                "not a memory file name (YYYYMMDD_HHMMSS_<session>.md)"
+            } else {
+                "not a regular file (a symbolic link, FIFO or device); not read"
+            };
+            skipped.push(Skipped {
+                file: name,
+                reason: reason.into(),
+            });
+        })?;
         skipped.sort_by(|a, b| a.file.cmp(&b.file));
+        let files = names.into_iter().map(|n| self.dir().join(n)).collect();
         Ok((files, skipped))
     }
 

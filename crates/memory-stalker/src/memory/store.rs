@@ -270,40 +270,58 @@ impl MemoryStore {
     /// Only regular files count: a link or special file named like a memory is not
     /// one (a repository could commit a link to `/dev/zero`, or a FIFO).
     pub fn memory_files(&self) -> Result<Vec<PathBuf>, Error> {
+        let names = self.memory_names(|_, _| {})?;
+        Ok(names.into_iter().map(|n| self.dir.join(n)).collect())
+    }
+
+    /// The file names of [`MemoryStore::memory_files`], in its order, from one pass over
+    /// the directory; `other` gets each other `.md` file's name but `INDEX.md`'s, and
+    /// whether it is a regular file. Paths are left to the caller: most listings only
+    /// ever open a few of the files.
+    pub(crate) fn memory_names(
+        &self,
+        mut other: impl FnMut(String, bool),
+    ) -> Result<Vec<String>, Error> {
         self.check_dir()?;
         let entries = match fs::read_dir(&self.dir) {
             Ok(e) => e,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(Error::store("cannot list", &self.dir, e)),
         };
-        let mut files: Vec<((String, u32, String), PathBuf)> = entries
-            .flatten()
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-            .filter_map(|e| {
-                let name = e.file_name().to_string_lossy().into_owned();
-                let (second, _, suffix) = parse_file_name(&name)?;
-                let key = (second.to_string(), suffix.unwrap_or(1), name);
-                Some((key, e.path()))
-            })
-            .collect();
-        files.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        // (name, `_N` suffix): the key of the order is the name's second, the suffix,
+        // then the name, all borrowed from the name, so sorting allocates nothing.
+        let mut files: Vec<(String, u32)> = Vec::new();
+        for e in entries.flatten() {
+            let is_file = e.file_type().is_ok_and(|t| t.is_file());
+            let name = e
+                .file_name()
+                .into_string()
+                .unwrap_or_else(|n| n.to_string_lossy().into_owned());
+            if is_file && let Some((_, _, suffix)) = parse_file_name(&name) {
+                files.push((name, suffix.unwrap_or(1)));
+            } else if name.ends_with(".md") && name != INDEX_FILE {
+                other(name, is_file);
+            }
+        }
+        // A memory name starts with its `YYYYMMDD_HHMMSS` second (checked above).
+        files.sort_unstable_by(|a, b| (b.0.get(..15), b.1, &b.0).cmp(&(a.0.get(..15), a.1, &a.0)));
         let mut start = 0;
         while start < files.len() {
-            let second = &files[start].0.0;
-            let end = start + files[start..].partition_point(|f| f.0.0 == *second);
+            let second = files[start].0.get(..15);
+            let end = start + files[start..].partition_point(|f| f.0.get(..15) == second);
             if end - start > 1 {
-                let mut run: Vec<(OrderKey, PathBuf)> = files[start..end]
+                let mut run: Vec<(OrderKey, String)> = files[start..end]
                     .iter()
-                    .map(|(_, p)| (OrderKey::of_file(p), p.clone()))
+                    .map(|(n, _)| (OrderKey::of_file(&self.dir.join(n)), n.clone()))
                     .collect();
                 run.sort_unstable_by(|a, b| b.0.cmp(&a.0));
-                for (slot, (key, path)) in files[start..end].iter_mut().zip(run) {
-                    *slot = ((key.second, key.suffix, key.name), path);
+                for (slot, (_, name)) in files[start..end].iter_mut().zip(run) {
+                    slot.0 = name;
                 }
             }
             start = end;
         }
-        Ok(files.into_iter().map(|(_, p)| p).collect())
+        Ok(files.into_iter().map(|(n, _)| n).collect())
     }
 
     /// The memories of `session_id` with their front matter, newest first. Lazy: each
