@@ -14,8 +14,11 @@ use serde::Serialize;
 
 use super::document::{FrontMatter, sections};
 use super::labels::Section;
-use super::store::{MemoryStore, OrderKey, is_memory_file_name, parse_file_name, read_head};
+use super::store::{
+    MemoryStore, OrderKey, is_memory_file_name, lossy, parse_file_name, read_head_bytes,
+};
 use crate::Error;
+use crate::fsutil;
 use crate::lang::Lang;
 use crate::text::one_line;
 
@@ -70,16 +73,17 @@ impl MemoryStore {
     /// Lists memories, newest first. Only front matter is read, and only for as many
     /// files as needed when there is a `limit` and no `filter`.
     pub fn list(&self, limit: Option<usize>, filter: Option<&str>) -> Result<Listing, Error> {
-        let (files, mut skipped) = self.scan()?;
+        let (names, mut skipped) = self.scan()?;
         let filter = filter.map(str::to_lowercase).filter(|f| !f.is_empty());
         let mut listing = Listing::default();
-        for path in files {
+        let mut buf = Vec::new();
+        for name in names {
             if filter.is_none() && limit.is_some_and(|l| listing.memories.len() >= l) {
                 // Unread files still count, as long as their names are memory names.
                 listing.total += 1;
                 continue;
             }
-            match read_entry(&path) {
+            match read_entry_with(&self.dir().join(&name), &mut buf) {
                 Ok(entry) => {
                     if filter
                         .as_deref()
@@ -92,19 +96,16 @@ impl MemoryStore {
                         listing.memories.push(entry);
                     }
                 }
-                Err(reason) => skipped.push(Skipped {
-                    file: file_name(&path),
-                    reason,
-                }),
+                Err(reason) => skipped.push(Skipped { file: name, reason }),
             }
         }
         listing.skipped = skipped;
         Ok(listing)
     }
 
-    /// Memory files, newest first, and the `.md` files that are not memories: one pass
-    /// over the directory.
-    fn scan(&self) -> Result<(Vec<PathBuf>, Vec<Skipped>), Error> {
+    /// Names of the memory files, newest first, and the `.md` files that are not
+    /// memories: one pass over the directory. Paths are made only for the files read.
+    fn scan(&self) -> Result<(Vec<String>, Vec<Skipped>), Error> {
         let mut skipped = Vec::new();
         let names = self.memory_names(|name, is_file| {
             let reason = if is_file {
@@ -118,21 +119,22 @@ impl MemoryStore {
             });
         })?;
         skipped.sort_by(|a, b| a.file.cmp(&b.file));
-        let files = names.into_iter().map(|n| self.dir().join(n)).collect();
-        Ok((files, skipped))
+        Ok((names, skipped))
     }
 
     /// Resolves a `find` target (SPEC §6) to the memories it names, newest first.
     pub fn find(&self, target: &str) -> Result<Found, Error> {
         let target = target.trim();
         let kind = Target::parse(target);
-        let mut found = self.find_target(target, kind)?;
+        let scanned = self.scan()?;
+        let mut found = self.find_target(&scanned, target, kind);
         // A date-looking target that names no date may still be a session prefix.
         if found.matches.is_empty()
             && matches!(found.kind, Target::Date(_))
             && target.chars().all(|c| c.is_ascii_hexdigit())
         {
-            let by_session = self.find_target(target, Target::Session(target.to_string()))?;
+            let by_session =
+                self.find_target(&scanned, target, Target::Session(target.to_string()));
             if !by_session.matches.is_empty() {
                 found = by_session;
             }
@@ -140,34 +142,43 @@ impl MemoryStore {
         Ok(found)
     }
 
-    fn find_target(&self, target: &str, kind: Target) -> Result<Found, Error> {
-        let (files, mut skipped) = self.scan()?;
-        let candidates: Vec<PathBuf> = match &kind {
-            Target::Latest | Target::Index(_) => files,
+    /// The memories among `scanned` ([`MemoryStore::scan`]) that `kind` names.
+    fn find_target(
+        &self,
+        (names, skipped): &(Vec<String>, Vec<Skipped>),
+        target: &str,
+        kind: Target,
+    ) -> Found {
+        let mut skipped = skipped.clone();
+        let candidates: Vec<&String> = match &kind {
+            Target::Latest | Target::Index(_) => names.iter().collect(),
             Target::File(name) => {
                 let want = if name.ends_with(".md") {
                     name.clone()
                 } else {
                     format!("{name}.md")
                 };
-                files.into_iter().filter(|p| file_name(p) == want).collect()
+                names.iter().filter(|n| **n == want).collect()
             }
-            Target::Date(prefix) => files
-                .into_iter()
-                .filter(|p| {
-                    parse_file_name(&file_name(p))
-                        .is_some_and(|(ts, _, _)| ts.starts_with(prefix.as_str()))
+            Target::Date(prefix) => names
+                .iter()
+                .filter(|n| {
+                    parse_file_name(n).is_some_and(|(ts, _, _)| ts.starts_with(prefix.as_str()))
                 })
                 .collect(),
             Target::Session(prefix) => {
                 // The file name holds the first 8 characters of the id; the front
                 // matter is checked for longer prefixes below.
                 let short: String = prefix.to_lowercase().chars().take(8).collect();
-                files
-                    .into_iter()
-                    .filter(|p| {
-                        parse_file_name(&file_name(p))
-                            .is_some_and(|(_, sid, _)| sid.to_lowercase().starts_with(&short))
+                names
+                    .iter()
+                    .filter(|n| {
+                        parse_file_name(n).is_some_and(|(_, sid, _)| {
+                            // A name's sid is ASCII: lower-cased byte by byte, as
+                            // `to_lowercase` would, without a copy of each.
+                            sid.get(..short.len())
+                                .is_some_and(|p| p.eq_ignore_ascii_case(&short))
+                        })
                     })
                     .collect()
             }
@@ -179,14 +190,15 @@ impl MemoryStore {
             _ => None,
         };
         let mut matches = Vec::new();
-        for p in candidates {
+        let mut buf = Vec::new();
+        for name in candidates {
             if wanted.is_some_and(|w| matches.len() >= w) {
                 break;
             }
-            match read_entry(&p) {
+            match read_entry_with(&self.dir().join(name), &mut buf) {
                 Ok(e) => matches.push(e),
                 Err(reason) => skipped.push(Skipped {
-                    file: file_name(&p),
+                    file: name.clone(),
                     reason,
                 }),
             }
@@ -199,12 +211,12 @@ impl MemoryStore {
             }
             _ => {}
         }
-        Ok(Found {
+        Found {
             target: target.to_string(),
             kind,
             matches,
             skipped,
-        })
+        }
     }
 
     /// Full-text search of the memories' text, case-insensitive; every word of `query`
@@ -218,9 +230,10 @@ impl MemoryStore {
         if words.is_empty() {
             return Ok(Vec::new());
         }
-        let (files, _) = self.scan()?;
+        let (names, _) = self.scan()?;
         let mut hits = Vec::new();
-        for path in files {
+        for name in names {
+            let path = self.dir().join(name);
             let Ok(text) = MemoryStore::read(&path) else {
                 continue;
             };
@@ -503,55 +516,97 @@ fn file_name(p: &Path) -> String {
 
 /// Reads a memory's listing entry: its front matter, or the header of an old memory.
 pub fn read_entry(path: &Path) -> Result<MemoryEntry, String> {
-    let meta = fs::symlink_metadata(path).map_err(|e| format!("cannot read: {e}"))?;
-    let name = file_name(path);
-    let (fm, written_ns) = match read_head(path) {
+    read_entry_with(path, &mut Vec::new())
+}
+
+/// [`read_entry`] with a read buffer kept from one memory to the next.
+fn read_entry_with(path: &Path, buf: &mut Vec<u8>) -> Result<MemoryEntry, String> {
+    // One open gives both the metadata and the front matter. A file that cannot be
+    // opened as a regular file goes the way it always went, for the same error: its
+    // metadata by path, then the reader of old memories.
+    let (meta, head) = match fsutil::open_regular_with_metadata(path, false, None) {
+        Ok((file, meta)) => {
+            let head = read_head_bytes(file, buf).and_then(|end| {
+                FrontMatter::parse_for_listing(&lossy(&buf[..end])).map(|(fm, ns, _)| (fm, ns))
+            });
+            (meta, head)
+        }
+        Err(_) => (
+            fs::symlink_metadata(path).map_err(|e| format!("cannot read: {e}"))?,
+            None,
+        ),
+    };
+    let (fm, written_ns) = match head {
         Some(head) => head,
         None => (legacy_front_matter(path, meta.len())?, None),
     };
-    let order = OrderKey::new(&name, written_ns, meta.modified().ok());
+    entry_from(path, meta.len(), meta.modified().ok(), fm, written_ns)
+}
+
+/// The listing entry of the memory at `path` from what was read of it.
+fn entry_from(
+    path: &Path,
+    size: u64,
+    modified: Option<std::time::SystemTime>,
+    fm: FrontMatter,
+    written_ns: Option<u64>,
+) -> Result<MemoryEntry, String> {
+    let name = file_name(path);
     if fm.session_id.is_empty() && fm.created.is_empty() {
         return Err("front matter without session_id or created".into());
     }
+    let order = OrderKey::new(&name, written_ns, modified);
     let created = if fm.created.is_empty() {
         created_from_name(&name).unwrap_or_default()
     } else {
-        fm.created.clone()
+        fm.created
     };
     let session_id = if fm.session_id.is_empty() {
         parse_file_name(&name)
             .map(|(_, s, _)| s.to_string())
             .unwrap_or_default()
     } else {
-        fm.session_id.clone()
+        fm.session_id
     };
     // What a file says is printed on terminals and written to INDEX.md: no escape
     // sequence in a memory (an old one, or one edited by hand) reaches either.
-    let clean = |s: &str| strip_controls(s).into_owned();
-    let session_id = clean(&session_id);
+    let session_id = clean(session_id);
     Ok(MemoryEntry {
-        date: clean(&display_date(&created)),
+        date: clean(display_date(&created)),
         session: session_id.chars().take(8).collect(),
         session_id,
-        created: clean(&created),
-        file: clean(&name),
+        created: clean(created),
+        file: clean(name),
         path: path.to_path_buf(),
-        trigger: clean(&fm.trigger),
+        trigger: clean(fm.trigger),
         tasks_total: fm.task_count,
         tasks_open: fm.tasks_open,
-        summary: clean(&fm.summary),
-        summary_source: clean(&fm.summary_source),
-        size_bytes: meta.len(),
+        summary: clean(fm.summary),
+        summary_source: clean(fm.summary_source),
+        size_bytes: size,
         format: fm.format,
         lang: fm.lang,
         order,
     })
 }
 
+/// `s` without control characters but newlines and tabs ([`strip_controls`]), kept
+/// as it is (no copy) when it has none.
+fn clean(s: String) -> String {
+    match strip_controls(&s) {
+        std::borrow::Cow::Owned(stripped) => Some(stripped),
+        std::borrow::Cow::Borrowed(_) => None,
+    }
+    .unwrap_or(s)
+}
+
 /// `YYYY-MM-DD HH:MM` of an RFC 3339 or naive timestamp.
 fn display_date(created: &str) -> String {
-    let digits: String = created.chars().take(16).collect();
-    digits.replace('T', " ")
+    created
+        .chars()
+        .take(16)
+        .map(|c| if c == 'T' { ' ' } else { c })
+        .collect()
 }
 
 fn created_from_name(name: &str) -> Option<String> {

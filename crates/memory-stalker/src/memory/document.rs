@@ -93,6 +93,17 @@ impl FrontMatter {
     /// [`FrontMatter::parse`], with the [`WRITTEN_NS`] field too (`None` when absent
     /// or not a number: a memory saved before the field existed).
     pub fn parse_with_written_ns(text: &str) -> Option<(FrontMatter, Option<u64>, usize)> {
+        FrontMatter::parse_fields(text, true)
+    }
+
+    /// [`FrontMatter::parse_with_written_ns`] without the task list (`todos` is left
+    /// `None`): listing never shows it, and it is the one field that costs a JSON parse
+    /// of a whole list.
+    pub(crate) fn parse_for_listing(text: &str) -> Option<(FrontMatter, Option<u64>, usize)> {
+        FrontMatter::parse_fields(text, false)
+    }
+
+    fn parse_fields(text: &str, todos: bool) -> Option<(FrontMatter, Option<u64>, usize)> {
         let given = text.len();
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut written_ns = None;
@@ -104,19 +115,24 @@ impl FrontMatter {
         let mut pos = given - rest.len();
         for line in rest.split_inclusive('\n') {
             pos += line.len();
-            let line = line.trim_end_matches(['\n', '\r']);
-            if line.trim_end() == "---" {
+            let line = trim_line_end(line);
+            // Only a line that starts with `---` can be `---` once trimmed.
+            if line.starts_with("---") && line.trim_end() == "---" {
                 return Some((fm, written_ns, pos));
             }
-            let Some((key, value)) = line.split_once(':') else {
+            // `:` is ASCII: its byte never occurs inside another character.
+            let Some(colon) = line.bytes().position(|b| b == b':') else {
                 continue;
             };
-            if key.trim() == "todos" {
-                fm.todos = serde_json::from_str(value.trim()).ok();
+            let (key, value) = (line[..colon].trim(), &line[colon + 1..]);
+            if key == "todos" {
+                if todos {
+                    fm.todos = serde_json::from_str(value.trim()).ok();
+                }
                 continue;
             }
             let value = scalar(value);
-            match key.trim() {
+            match key {
                 "memory_stalker" => fm.format = value.parse().unwrap_or(1),
                 "session_id" => fm.session_id = value,
                 "created" => fm.created = value,
@@ -172,9 +188,27 @@ pub fn set_written_ns(text: &str, ns: u64) -> String {
     out
 }
 
+/// `line` without the `\n` and `\r` characters at its end (both ASCII, so trimmed as
+/// bytes).
+fn trim_line_end(line: &str) -> &str {
+    let mut end = line.len();
+    while end > 0 && matches!(line.as_bytes()[end - 1], b'\n' | b'\r') {
+        end -= 1;
+    }
+    &line[..end]
+}
+
 /// A YAML scalar as we write it (a JSON string or a bare word), comments removed.
 fn scalar(raw: &str) -> String {
     let v = raw.trim();
+    // A JSON string with nothing to unescape (no `\`, no control character, no quote
+    // but the closing one) is its inside: what the JSON parser would return, without
+    // setting one up for each field of each memory listed.
+    if let Some(inner) = v.strip_prefix('"').and_then(|r| r.strip_suffix('"'))
+        && !inner.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20)
+    {
+        return inner.to_string();
+    }
     if v.starts_with('"') {
         let mut de = serde_json::Deserializer::from_str(v).into_iter::<String>();
         if let Some(Ok(s)) = de.next() {
