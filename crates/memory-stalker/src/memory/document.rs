@@ -140,6 +140,12 @@ impl FrontMatter {
     }
 }
 
+/// Where the body of `text` starts, after its front matter; `None` when the text has
+/// no front matter block (exactly when [`FrontMatter::parse`] gives `None`).
+pub(crate) fn body_start(text: &str) -> Option<usize> {
+    front_matter_lines(text, |_| {})
+}
+
 /// Calls `field` with each line of the front matter at the start of `text` (an opening
 /// `---` line, after a byte order mark if any, to a closing one), line ends trimmed;
 /// returns where the body starts, or `None` when there is no opening or closing line.
