@@ -21,7 +21,7 @@ use super::store::{
 use crate::Error;
 use crate::fsutil;
 use crate::lang::Lang;
-use crate::text::one_line;
+use crate::text::{one_line, prefix_chars};
 
 /// A memory as `list-memories` shows it (`--json` schema, version 1).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -762,7 +762,7 @@ fn entry_from(
     let session_id = clean(session_id);
     Ok(MemoryEntry {
         date: clean(display_date(&created)),
-        session: session_id.chars().take(8).collect(),
+        session: prefix_chars(&session_id, 8).to_string(),
         session_id,
         created: clean(created),
         file: clean(name),
@@ -791,11 +791,7 @@ fn clean(s: String) -> String {
 
 /// `YYYY-MM-DD HH:MM` of an RFC 3339 or naive timestamp.
 fn display_date(created: &str) -> String {
-    created
-        .chars()
-        .take(16)
-        .map(|c| if c == 'T' { ' ' } else { c })
-        .collect()
+    prefix_chars(created, 16).replace('T', " ")
 }
 
 fn created_from_name(name: &str) -> Option<String> {

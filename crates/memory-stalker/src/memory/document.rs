@@ -110,8 +110,9 @@ impl FrontMatter {
         let mut written_ns = None;
         let mut fm = FrontMatter::default();
         let body = front_matter_lines(text, |line| {
-            // `:` is ASCII: its byte never occurs inside another character.
-            let Some(colon) = memchr::memchr(b':', line.as_bytes()) else {
+            // `:` is ASCII: its byte never occurs inside another character. Keys are a
+            // few bytes long: a plain scan finds it sooner than a vectorised search.
+            let Some(colon) = line.bytes().position(|b| b == b':') else {
                 return;
             };
             let (key, value) = (line[..colon].trim(), &line[colon + 1..]);
@@ -240,7 +241,10 @@ fn scalar(raw: &str) -> Cow<'_, str> {
     if let Some(inner) = v.strip_prefix('\'').and_then(|s| s.split_once('\'')) {
         return Cow::Borrowed(inner.0);
     }
-    Cow::Borrowed(v.split(" #").next().unwrap_or("").trim())
+    // What comes before ` #`, found bytewise (`split(" #")` sets up a substring
+    // searcher for each value).
+    let comment = v.as_bytes().windows(2).position(|w| w == b" #");
+    Cow::Borrowed(comment.map_or(v, |at| &v[..at]).trim())
 }
 
 /// Everything a memory file is rendered from.
