@@ -292,8 +292,12 @@ impl MemoryStore {
         use std::io::Read;
         let bytes = &mut scratch.file;
         bytes.clear();
-        // The size can grow after the check: never read past the cap.
-        file.take(MAX_MEMORY_BYTES).read_to_end(bytes).ok()?;
+        // The size the open file had (at most the cap, checked): a memory is replaced
+        // by renaming a new file over it, never rewritten in place, so this is all of
+        // it, and stopping there spares the read that would only find the end.
+        file.take(meta.len().min(MAX_MEMORY_BYTES))
+            .read_to_end(bytes)
+            .ok()?;
         let text = lossy(bytes);
         let body = body_start(&text).map_or(&*text, |start| &text[start..]);
         fold_into(body, &mut scratch.lower);
