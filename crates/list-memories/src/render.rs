@@ -75,11 +75,34 @@ fn pad(s: &str, w: usize) -> String {
     format!("{out}{}", " ".repeat(w.saturating_sub(used)))
 }
 
+/// Appends `s` fitted in `w` columns, as [`pad`] does, without its allocations when
+/// `s` is printable ASCII with no space at either end: then it is its own one-line
+/// form, and each byte takes one column.
+fn pad_into(out: &mut String, s: &str, w: usize) {
+    let plain =
+        s.bytes().all(|b| (0x20..0x7f).contains(&b)) && !s.starts_with(' ') && !s.ends_with(' ');
+    if !plain {
+        out.push_str(&pad(s, w));
+        return;
+    }
+    let used = if s.len() > w {
+        let keep = w.saturating_sub(1);
+        out.push_str(&s[..keep]);
+        out.push('…');
+        keep + 1
+    } else {
+        out.push_str(s);
+        s.len()
+    };
+    out.extend(std::iter::repeat_n(' ', w.saturating_sub(used)));
+}
+
 /// `#  date  session  open/total  summary  size`, one row per memory.
 pub fn table(entries: &[MemoryEntry], style: &Style) -> String {
     const FIXED: usize = 4 + 18 + 10 + 12 + 10;
     let summary_w = style.width.saturating_sub(FIXED).max(20);
-    let mut out = String::new();
+    // Rows are about 100 bytes: one allocation for a table of thousands.
+    let mut out = String::with_capacity((entries.len() + 1) * (FIXED + summary_w + 8));
     let header = format!(
         "{:>3}  {}{}{}{}  {}",
         "#",
@@ -91,27 +114,27 @@ pub fn table(entries: &[MemoryEntry], style: &Style) -> String {
         "size"
     );
     let _ = writeln!(out, "{}", style.bold(header.trim_end()));
+    let mut tasks = String::new();
     for (i, e) in entries.iter().enumerate() {
-        let tasks = if e.tasks_total == 0 {
-            "-".to_string()
+        tasks.clear();
+        if e.tasks_total == 0 {
+            tasks.push('-');
         } else {
-            format!("{}/{}", e.tasks_open, e.tasks_total)
-        };
+            let _ = write!(tasks, "{}/{}", e.tasks_open, e.tasks_total);
+        }
         let summary = if e.summary.is_empty() {
             "(no summary)"
         } else {
             &e.summary
         };
-        let _ = writeln!(
-            out,
-            "{:>3}  {}{}{}{}  {}",
-            i + 1,
-            pad(&e.date, 18),
-            pad(&e.session, 10),
-            pad(&tasks, 12),
-            pad(summary, summary_w),
-            style.dim(&bytes(e.size_bytes))
-        );
+        let _ = write!(out, "{:>3}  ", i + 1);
+        pad_into(&mut out, &e.date, 18);
+        pad_into(&mut out, &e.session, 10);
+        pad_into(&mut out, &tasks, 12);
+        pad_into(&mut out, summary, summary_w);
+        out.push_str("  ");
+        out.push_str(&style.dim(&bytes(e.size_bytes)));
+        out.push('\n');
     }
     out
 }
@@ -211,4 +234,35 @@ pub fn pruned(doomed: &[MemoryEntry], dry_run: bool, style: &Style) -> String {
 
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The allocation-free path of the table gives what `pad` gives.
+    #[test]
+    fn pad_into_fits_like_pad() {
+        let texts = [
+            "",
+            "x",
+            "abc",
+            " lead",
+            "trail ",
+            "a\nb",
+            "exactly10!",
+            "longer than ten columns",
+            "灰度 wide",
+            "tab\there",
+            "ctl\u{7f}",
+            "2026-01-29 17:30",
+        ];
+        for s in texts {
+            for w in [0, 1, 2, 5, 9, 10, 11, 12, 18, 46] {
+                let mut out = String::from("> ");
+                pad_into(&mut out, s, w);
+                assert_eq!(out, format!("> {}", pad(s, w)), "{s:?} in {w}");
+            }
+        }
+    }
 }

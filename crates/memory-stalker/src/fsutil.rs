@@ -50,6 +50,16 @@ pub fn create_private_dir(dir: &Path) -> io::Result<()> {
 /// files under a project's `.claude/memories` come from whatever a cloned repository
 /// committed. A file over `max` bytes is refused.
 pub fn open_regular(path: &Path, follow: bool, max: Option<u64>) -> io::Result<(File, u64)> {
+    open_regular_with_metadata(path, follow, max).map(|(file, meta)| (file, meta.len()))
+}
+
+/// [`open_regular`], returning the file's metadata (read from the open file, so no
+/// second lookup of the path is needed for its size or modification time).
+pub fn open_regular_with_metadata(
+    path: &Path,
+    follow: bool,
+    max: Option<u64>,
+) -> io::Result<(File, fs::Metadata)> {
     let mut opts = OpenOptions::new();
     opts.read(true);
     #[cfg(unix)]
@@ -90,7 +100,7 @@ pub fn open_regular(path: &Path, follow: bool, max: Option<u64>) -> io::Result<(
             format!("is {} bytes, over the limit of {max}", meta.len()),
         ));
     }
-    Ok((file, meta.len()))
+    Ok((file, meta))
 }
 
 /// Reads a regular file (never a link, FIFO or device) of at most `max` bytes as text;

@@ -63,6 +63,11 @@ pub fn head_tail(text: &str, max: usize) -> String {
 /// `text` without control characters other than line breaks and tabs: no terminal
 /// escape sequence, NUL or bell from a transcript reaches a terminal or a file.
 pub fn strip_controls(text: &str) -> std::borrow::Cow<'_, str> {
+    // Printable ASCII, what most text is, has none: checked byte by byte, without
+    // decoding characters.
+    if text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        return std::borrow::Cow::Borrowed(text);
+    }
     let bad = |c: char| c.is_control() && c != '\n' && c != '\t' && c != '\r';
     if text.chars().any(bad) {
         std::borrow::Cow::Owned(text.chars().filter(|c| !bad(*c)).collect())

@@ -12,14 +12,16 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::document::{FrontMatter, sections};
+use super::document::{FrontMatter, body_start, sections};
 use super::labels::Section;
 use super::store::{
-    INDEX_FILE, MemoryStore, OrderKey, is_memory_file_name, parse_file_name, read_head,
+    MAX_MEMORY_BYTES, MemoryStore, OrderKey, is_memory_file_name, lossy, parse_file_name,
+    read_head_bytes,
 };
 use crate::Error;
+use crate::fsutil;
 use crate::lang::Lang;
-use crate::text::one_line;
+use crate::text::{one_line, prefix_chars};
 
 /// A memory as `list-memories` shows it (`--json` schema, version 1).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -66,83 +68,99 @@ pub struct Listing {
 }
 
 /// Largest legacy memory read in full to find its header.
-const MAX_LEGACY_BYTES: u64 = 1024 * 1024;
+const MAX_LEGACY_LEN: usize = 1024 * 1024;
+/// [`MAX_LEGACY_LEN`] as a file size.
+const MAX_LEGACY_BYTES: u64 = MAX_LEGACY_LEN as u64;
 
 impl MemoryStore {
     /// Lists memories, newest first. Only front matter is read, and only for as many
     /// files as needed when there is a `limit` and no `filter`.
     pub fn list(&self, limit: Option<usize>, filter: Option<&str>) -> Result<Listing, Error> {
-        let (files, mut skipped) = self.scan()?;
+        let (names, mut skipped) = self.scan()?;
         let filter = filter.map(str::to_lowercase).filter(|f| !f.is_empty());
         let mut listing = Listing::default();
-        for path in files {
-            if filter.is_none() && limit.is_some_and(|l| listing.memories.len() >= l) {
+        let mut next = 0;
+        while next < names.len() {
+            // Without a filter, a limit says how many more files are needed, if all of
+            // them can be read: only those are read (in parallel), and then more, one
+            // batch at a time, for those that could not.
+            let needed = match limit {
+                Some(l) if filter.is_none() => l.saturating_sub(listing.memories.len()),
+                _ => names.len(),
+            };
+            if needed == 0 {
                 // Unread files still count, as long as their names are memory names.
-                listing.total += 1;
-                continue;
+                listing.total += names.len() - next;
+                break;
             }
-            match read_entry(&path) {
-                Ok(entry) => {
-                    if filter
-                        .as_deref()
-                        .is_some_and(|f| !matches_filter(&entry, f))
-                    {
-                        continue;
+            let batch = &names[next..names.len().min(next + needed)];
+            next += batch.len();
+            for (name, read) in batch.iter().zip(self.read_entries(batch)) {
+                match read {
+                    Ok(entry) => {
+                        if filter
+                            .as_deref()
+                            .is_some_and(|f| !matches_filter(&entry, f))
+                        {
+                            continue;
+                        }
+                        listing.total += 1;
+                        if limit.is_none_or(|l| listing.memories.len() < l) {
+                            listing.memories.push(entry);
+                        }
                     }
-                    listing.total += 1;
-                    if limit.is_none_or(|l| listing.memories.len() < l) {
-                        listing.memories.push(entry);
-                    }
+                    Err(reason) => skipped.push(Skipped {
+                        file: name.clone(),
+                        reason,
+                    }),
                 }
-                Err(reason) => skipped.push(Skipped {
-                    file: file_name(&path),
-                    reason,
-                }),
             }
         }
         listing.skipped = skipped;
         Ok(listing)
     }
 
-    /// Memory files, newest first, and the `.md` files that are not memories.
-    fn scan(&self) -> Result<(Vec<PathBuf>, Vec<Skipped>), Error> {
-        let files = self.memory_files()?;
+    /// The listing entries of the memories named `names`, in their order.
+    fn read_entries(&self, names: &[impl AsRef<str> + Sync]) -> Vec<Result<MemoryEntry, String>> {
+        in_parallel(names, |buf: &mut Vec<u8>, name| {
+            let path = self.dir().join(name.as_ref());
+            let opened = fsutil::open_regular_with_metadata(&path, false, None);
+            read_opened_entry(&path, opened, buf)
+        })
+    }
+
+    /// Names of the memory files, newest first, and the `.md` files that are not
+    /// memories: one pass over the directory. Paths are made only for the files read.
+    fn scan(&self) -> Result<(Vec<String>, Vec<Skipped>), Error> {
         let mut skipped = Vec::new();
-        if let Ok(rd) = fs::read_dir(self.dir()) {
-            for e in rd.flatten() {
-                let name = e.file_name().to_string_lossy().into_owned();
-                if !name.ends_with(".md") || name == INDEX_FILE {
-                    continue;
-                }
-                if !e.file_type().is_ok_and(|t| t.is_file()) {
-                    skipped.push(Skipped {
-                        file: name,
-                        reason: "not a regular file (a symbolic link, FIFO or device); not read"
-                            .into(),
-                    });
-                } else if !is_memory_file_name(&name) {
-                    skipped.push(Skipped {
-                        file: name,
-                        reason: "not a memory file name (YYYYMMDD_HHMMSS_<session>.md)".into(),
-                    });
-                }
-            }
-        }
+        let names = self.memory_names(|name, is_file| {
+            let reason = if is_file {
+                "not a memory file name (YYYYMMDD_HHMMSS_<session>.md)"
+            } else {
+                "not a regular file (a symbolic link, FIFO or device); not read"
+            };
+            skipped.push(Skipped {
+                file: name,
+                reason: reason.into(),
+            });
+        })?;
         skipped.sort_by(|a, b| a.file.cmp(&b.file));
-        Ok((files, skipped))
+        Ok((names, skipped))
     }
 
     /// Resolves a `find` target (SPEC §6) to the memories it names, newest first.
     pub fn find(&self, target: &str) -> Result<Found, Error> {
         let target = target.trim();
         let kind = Target::parse(target);
-        let mut found = self.find_target(target, kind)?;
+        let scanned = self.scan()?;
+        let mut found = self.find_target(&scanned, target, kind);
         // A date-looking target that names no date may still be a session prefix.
         if found.matches.is_empty()
             && matches!(found.kind, Target::Date(_))
             && target.chars().all(|c| c.is_ascii_hexdigit())
         {
-            let by_session = self.find_target(target, Target::Session(target.to_string()))?;
+            let by_session =
+                self.find_target(&scanned, target, Target::Session(target.to_string()));
             if !by_session.matches.is_empty() {
                 found = by_session;
             }
@@ -150,34 +168,43 @@ impl MemoryStore {
         Ok(found)
     }
 
-    fn find_target(&self, target: &str, kind: Target) -> Result<Found, Error> {
-        let (files, mut skipped) = self.scan()?;
-        let candidates: Vec<PathBuf> = match &kind {
-            Target::Latest | Target::Index(_) => files,
+    /// The memories among `scanned` ([`MemoryStore::scan`]) that `kind` names.
+    fn find_target(
+        &self,
+        (names, skipped): &(Vec<String>, Vec<Skipped>),
+        target: &str,
+        kind: Target,
+    ) -> Found {
+        let mut skipped = skipped.clone();
+        let candidates: Vec<&String> = match &kind {
+            Target::Latest | Target::Index(_) => names.iter().collect(),
             Target::File(name) => {
                 let want = if name.ends_with(".md") {
                     name.clone()
                 } else {
                     format!("{name}.md")
                 };
-                files.into_iter().filter(|p| file_name(p) == want).collect()
+                names.iter().filter(|n| **n == want).collect()
             }
-            Target::Date(prefix) => files
-                .into_iter()
-                .filter(|p| {
-                    parse_file_name(&file_name(p))
-                        .is_some_and(|(ts, _, _)| ts.starts_with(prefix.as_str()))
+            Target::Date(prefix) => names
+                .iter()
+                .filter(|n| {
+                    parse_file_name(n).is_some_and(|(ts, _, _)| ts.starts_with(prefix.as_str()))
                 })
                 .collect(),
             Target::Session(prefix) => {
                 // The file name holds the first 8 characters of the id; the front
                 // matter is checked for longer prefixes below.
                 let short: String = prefix.to_lowercase().chars().take(8).collect();
-                files
-                    .into_iter()
-                    .filter(|p| {
-                        parse_file_name(&file_name(p))
-                            .is_some_and(|(_, sid, _)| sid.to_lowercase().starts_with(&short))
+                names
+                    .iter()
+                    .filter(|n| {
+                        parse_file_name(n).is_some_and(|(_, sid, _)| {
+                            // A name's sid is ASCII: lower-cased byte by byte, as
+                            // `to_lowercase` would, without a copy of each.
+                            sid.get(..short.len())
+                                .is_some_and(|p| p.eq_ignore_ascii_case(&short))
+                        })
                     })
                     .collect()
             }
@@ -189,16 +216,23 @@ impl MemoryStore {
             _ => None,
         };
         let mut matches = Vec::new();
-        for p in candidates {
-            if wanted.is_some_and(|w| matches.len() >= w) {
+        let mut next = 0;
+        while next < candidates.len() {
+            // As many as are still wanted, if all can be read (see `list`).
+            let needed = wanted.map_or(candidates.len(), |w| w.saturating_sub(matches.len()));
+            if needed == 0 {
                 break;
             }
-            match read_entry(&p) {
-                Ok(e) => matches.push(e),
-                Err(reason) => skipped.push(Skipped {
-                    file: file_name(&p),
-                    reason,
-                }),
+            let batch = &candidates[next..candidates.len().min(next + needed)];
+            next += batch.len();
+            for (name, read) in batch.iter().zip(self.read_entries(batch)) {
+                match read {
+                    Ok(e) => matches.push(e),
+                    Err(reason) => skipped.push(Skipped {
+                        file: name.to_string(),
+                        reason,
+                    }),
+                }
             }
         }
         match &kind {
@@ -209,12 +243,12 @@ impl MemoryStore {
             }
             _ => {}
         }
-        Ok(Found {
+        Found {
             target: target.to_string(),
             kind,
             matches,
             skipped,
-        })
+        }
     }
 
     /// Full-text search of the memories' text, case-insensitive; every word of `query`
@@ -228,52 +262,82 @@ impl MemoryStore {
         if words.is_empty() {
             return Ok(Vec::new());
         }
-        let (files, _) = self.scan()?;
-        let mut hits = Vec::new();
-        for path in files {
-            let Ok(text) = MemoryStore::read(&path) else {
-                continue;
-            };
-            let body = FrontMatter::parse(&text).map_or(text.as_str(), |(_, start)| &text[start..]);
-            let folded = Folded::new(body);
-            let mut count = 0;
-            // The snippet goes where the words occur together, if they do; otherwise
-            // where the rarest word first occurs.
-            let phrase = words.join(" ");
-            let mut anchor = folded.lower.find(&phrase).map(|p| (p, phrase.len(), 0));
-            for w in &words {
-                let positions: Vec<usize> = folded
-                    .lower
-                    .match_indices(w.as_str())
-                    .map(|(i, _)| i)
-                    .collect();
-                if positions.is_empty() {
-                    count = 0;
-                    break;
-                }
-                count += positions.len();
-                if anchor.is_none_or(|(_, _, n)| n > 0 && positions.len() < n) {
-                    anchor = Some((positions[0], w.len(), positions.len()));
-                }
-            }
-            if count == 0 {
-                continue;
-            }
-            let Ok(entry) = read_entry(&path) else {
-                continue;
-            };
-            let (pos, len, _) = anchor.unwrap_or((0, 0, 0));
-            hits.push(SearchHit {
-                snippet: strip_controls(&folded.snippet(pos, len, SNIPPET_CHARS)).into_owned(),
-                hits: count,
-                memory: entry,
-            });
-        }
+        let (names, _) = self.scan()?;
+        let query = Query::new(&words);
+        let mut hits: Vec<SearchHit> = in_parallel(&names, |scratch: &mut SearchScratch, name| {
+            let path = self.dir().join(name);
+            let opened =
+                fsutil::open_regular_with_metadata(&path, false, Some(MAX_MEMORY_BYTES)).ok()?;
+            Self::search_memory(&path, opened, &query, scratch)
+        })
+        .into_iter()
+        .flatten()
+        .collect();
         hits.sort_by(|a, b| {
             (Reverse(a.hits), Reverse(&a.memory.order))
                 .cmp(&(Reverse(b.hits), Reverse(&b.memory.order)))
         });
         Ok(hits)
+    }
+
+    /// Searches one memory: read once, its body lower-cased once, each word counted
+    /// with a prepared substring search. Files that cannot be read or listed are passed
+    /// over, as they always were.
+    fn search_memory(
+        path: &Path,
+        (file, meta): (std::fs::File, std::fs::Metadata),
+        query: &Query,
+        scratch: &mut SearchScratch,
+    ) -> Option<SearchHit> {
+        use std::io::Read;
+        let bytes = &mut scratch.file;
+        bytes.clear();
+        // The size the open file had (at most the cap, checked): a memory is replaced
+        // by renaming a new file over it, never rewritten in place, so this is all of
+        // it, and stopping there spares the read that would only find the end.
+        file.take(meta.len().min(MAX_MEMORY_BYTES))
+            .read_to_end(bytes)
+            .ok()?;
+        let text = lossy(bytes);
+        let body = body_start(&text).map_or(&*text, |start| &text[start..]);
+        fold_into(body, &mut scratch.lower);
+        let lower = scratch.lower.as_bytes();
+        // The snippet goes where the words occur together, if they do; otherwise
+        // where the rarest word first occurs.
+        let mut count = 0;
+        let mut rarest: Option<(usize, usize, usize)> = None;
+        for word in &query.words {
+            let mut found = word.find_iter(lower);
+            let first = found.next()?;
+            let n = 1 + found.count();
+            count += n;
+            if rarest.is_none_or(|(_, _, fewest)| n < fewest) {
+                rarest = Some((first, word.needle().len(), n));
+            }
+        }
+        let anchor = match query.phrase.find(lower) {
+            Some(p) => (p, query.phrase.needle().len()),
+            None => rarest.map_or((0, 0), |(p, len, _)| (p, len)),
+        };
+        // Its listing entry from the same bytes, read as `read_entry` reads the file.
+        let head = read_head_bytes(&bytes[..], &mut scratch.head).and_then(|end| {
+            FrontMatter::parse_for_listing(&lossy(&scratch.head[..end])).map(|(fm, ns, _)| (fm, ns))
+        });
+        let (fm, written_ns) = match head {
+            Some(head) => head,
+            None if meta.len() > MAX_LEGACY_BYTES => return None,
+            None => {
+                let legacy = &bytes[..bytes.len().min(MAX_LEGACY_LEN)];
+                (legacy_from_text(&lossy(legacy)).ok()?, None)
+            }
+        };
+        let memory = entry_from(path, meta.len(), meta.modified().ok(), fm, written_ns).ok()?;
+        let (pos, len) = anchor;
+        Some(SearchHit {
+            snippet: strip_controls(&snippet(body, pos, len, SNIPPET_CHARS)).into_owned(),
+            hits: count,
+            memory,
+        })
     }
 
     /// Deletes memories beyond the newest `keep`, or created more than `older_than_days`
@@ -429,66 +493,192 @@ pub struct SearchHit {
 
 const SNIPPET_CHARS: usize = 120;
 
-/// A text lower-cased for matching, with a map back to the original's byte offsets so a
-/// snippet shows the original text and never splits a character.
+/// The words of a search, each with its substring search prepared once for every
+/// memory, and the words joined as a phrase.
+struct Query {
+    words: Vec<memchr::memmem::Finder<'static>>,
+    phrase: memchr::memmem::Finder<'static>,
+}
+
+impl Query {
+    /// The query of `words`, already lower-cased.
+    fn new(words: &[String]) -> Query {
+        let finder = |w: &str| memchr::memmem::Finder::new(w.as_bytes()).into_owned();
+        Query {
+            words: words.iter().map(|w| finder(w)).collect(),
+            phrase: finder(&words.join(" ")),
+        }
+    }
+}
+
+/// Buffers one search thread keeps from one memory to the next.
+#[derive(Default)]
+struct SearchScratch {
+    /// The memory file.
+    file: Vec<u8>,
+    /// Its body, lower-cased.
+    lower: String,
+    /// Its head, as [`read_entry`] reads it.
+    head: Vec<u8>,
+}
+
+/// `f` applied to each of `items` with a scratch value per thread, the results in the
+/// order of `items`. Listing and searching thousands of memories is mostly system
+/// calls (open, read, close) and parsing, file by file: contiguous shares go to the
+/// available cores. Fewer than [`PER_THREAD`] items each would not repay starting a
+/// thread; a thread that cannot be started leaves its share to the caller's thread.
+fn in_parallel<T: Sync, R: Send, S: Default>(
+    items: &[T],
+    f: impl Fn(&mut S, &T) -> R + Sync,
+) -> Vec<R> {
+    let threads = if items.len() < 2 * PER_THREAD {
+        1
+    } else {
+        std::thread::available_parallelism()
+            .map_or(1, std::num::NonZero::get)
+            .min(MAX_THREADS)
+            .min(items.len() / PER_THREAD)
+    };
+    let run = |share: &[T]| {
+        let mut scratch = S::default();
+        share.iter().map(|t| f(&mut scratch, t)).collect::<Vec<R>>()
+    };
+    if threads <= 1 {
+        return run(items);
+    }
+    let share = items.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let mut shares = items.chunks(share);
+        // The first share is this thread's, done while the others run.
+        let mine = shares.next().unwrap_or_default();
+        let started: Vec<_> = shares
+            .map(|part| {
+                let handle = std::thread::Builder::new().spawn_scoped(scope, || run(part));
+                (part, handle)
+            })
+            .collect();
+        let mut out = run(mine);
+        for (part, handle) in started {
+            match handle {
+                Ok(handle) => match handle.join() {
+                    Ok(results) => out.extend(results),
+                    // A bug, as it would be on this thread: the caller's panic.
+                    Err(panic) => std::panic::resume_unwind(panic),
+                },
+                Err(_) => out.extend(run(part)),
+            }
+        }
+        out
+    })
+}
+
+/// Fewest items worth a thread of [`in_parallel`].
+const PER_THREAD: usize = 256;
+/// Most threads [`in_parallel`] starts: the work is one directory's files.
+const MAX_THREADS: usize = 8;
+
+/// `text` lower-cased into `out` (cleared first), character by character as
+/// [`char::to_lowercase`] does it; runs of ASCII are lower-cased in place, in bulk.
+fn fold_into(text: &str, out: &mut String) {
+    out.clear();
+    out.reserve(text.len());
+    let mut rest = text;
+    while !rest.is_empty() {
+        let ascii = ascii_prefix(rest.as_bytes());
+        let from = out.len();
+        out.push_str(&rest[..ascii]);
+        out[from..].make_ascii_lowercase();
+        rest = &rest[ascii..];
+        let mut chars = rest.chars();
+        if let Some(c) = chars.next() {
+            out.extend(c.to_lowercase());
+            rest = chars.as_str();
+        }
+    }
+}
+
+/// How many bytes `bytes` starts with that are ASCII: checked 16 at a time (which the
+/// compiler does in a few vector instructions) up to the block where one is not.
+fn ascii_prefix(bytes: &[u8]) -> usize {
+    let blocks = bytes
+        .chunks_exact(16)
+        .take_while(|block| block.is_ascii())
+        .count();
+    let tail = &bytes[blocks * 16..];
+    blocks * 16
+        + tail
+            .iter()
+            .position(|b| !b.is_ascii())
+            .unwrap_or(tail.len())
+}
+
+/// The byte offset in `original` of the character whose lower-case form (as
+/// [`fold_into`] makes it) covers byte `pos` of the folded text; `None` past its end.
+fn original_offset(original: &str, pos: usize) -> Option<usize> {
+    if original.is_ascii() {
+        // Lower-casing ASCII keeps every offset.
+        return (pos < original.len()).then_some(pos);
+    }
+    let mut folded = 0;
+    for (i, c) in original.char_indices() {
+        folded += c.to_lowercase().map(char::len_utf8).sum::<usize>();
+        if pos < folded {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// About `width` characters of `original` around the match at `pos` (`len` bytes) in
+/// its lower-cased form, from the line the match is on; never splits a character.
+fn snippet(original: &str, pos: usize, len: usize, width: usize) -> String {
+    let start = original_offset(original, pos).unwrap_or(0);
+    let end = original_offset(original, pos + len)
+        .unwrap_or(original.len())
+        .max(start);
+    let line_start = original[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = original[end..]
+        .find('\n')
+        .map_or(original.len(), |i| end + i);
+    let before: Vec<(usize, char)> = original[line_start..start]
+        .char_indices()
+        .rev()
+        .take(width / 3)
+        .collect();
+    let from = before.last().map_or(start, |(i, _)| line_start + i);
+    let after_chars = width.saturating_sub(original[from..end].chars().count());
+    let to = original[end..line_end]
+        .char_indices()
+        .nth(after_chars)
+        .map_or(line_end, |(i, _)| end + i);
+    let mut s = original[from..to].trim().to_string();
+    if from > line_start {
+        s.insert(0, '…');
+    }
+    if to < line_end {
+        s.push('…');
+    }
+    s
+}
+
+/// A text lower-cased for matching; a snippet of it shows the original text.
+#[cfg(test)]
 struct Folded<'a> {
     original: &'a str,
     lower: String,
-    /// For each byte of `lower`, the byte offset of its character in `original`.
-    back: Vec<usize>,
 }
 
+#[cfg(test)]
 impl<'a> Folded<'a> {
     fn new(original: &'a str) -> Folded<'a> {
-        let mut lower = String::with_capacity(original.len());
-        let mut back = Vec::with_capacity(original.len());
-        for (i, c) in original.char_indices() {
-            for l in c.to_lowercase() {
-                let before = lower.len();
-                lower.push(l);
-                back.extend(std::iter::repeat_n(i, lower.len() - before));
-            }
-        }
-        Folded {
-            original,
-            lower,
-            back,
-        }
+        let mut lower = String::new();
+        fold_into(original, &mut lower);
+        Folded { original, lower }
     }
 
-    /// About `width` characters of the original around the match at `pos` in `lower`,
-    /// from the line the match is on.
+    /// About `width` characters of the original around the match at `pos` in `lower`.
     fn snippet(&self, pos: usize, len: usize, width: usize) -> String {
-        let start = self.back.get(pos).copied().unwrap_or(0);
-        let end = self
-            .back
-            .get(pos + len)
-            .copied()
-            .unwrap_or(self.original.len())
-            .max(start);
-        let line_start = self.original[..start].rfind('\n').map_or(0, |i| i + 1);
-        let line_end = self.original[end..]
-            .find('\n')
-            .map_or(self.original.len(), |i| end + i);
-        let before: Vec<(usize, char)> = self.original[line_start..start]
-            .char_indices()
-            .rev()
-            .take(width / 3)
-            .collect();
-        let from = before.last().map_or(start, |(i, _)| line_start + i);
-        let after_chars = width.saturating_sub(self.original[from..end].chars().count());
-        let to = self.original[end..line_end]
-            .char_indices()
-            .nth(after_chars)
-            .map_or(line_end, |(i, _)| end + i);
-        let mut s = self.original[from..to].trim().to_string();
-        if from > line_start {
-            s.insert(0, '…');
-        }
-        if to < line_end {
-            s.push('…');
-        }
-        s
+        snippet(self.original, pos, len, width)
     }
 }
 
@@ -513,55 +703,99 @@ fn file_name(p: &Path) -> String {
 
 /// Reads a memory's listing entry: its front matter, or the header of an old memory.
 pub fn read_entry(path: &Path) -> Result<MemoryEntry, String> {
-    let meta = fs::symlink_metadata(path).map_err(|e| format!("cannot read: {e}"))?;
-    let name = file_name(path);
-    let (fm, written_ns) = match read_head(path) {
+    let opened = fsutil::open_regular_with_metadata(path, false, None);
+    read_opened_entry(path, opened, &mut Vec::new())
+}
+
+/// [`read_entry`] of the file at `path`, already `opened` (as [`fsutil::open_regular`]
+/// opens it, links refused), with a read buffer kept from one memory to the next.
+fn read_opened_entry(
+    path: &Path,
+    opened: std::io::Result<(std::fs::File, std::fs::Metadata)>,
+    buf: &mut Vec<u8>,
+) -> Result<MemoryEntry, String> {
+    // One open gives both the metadata and the front matter. A file that cannot be
+    // opened as a regular file goes the way it always went, for the same error: its
+    // metadata by path, then the reader of old memories.
+    let (meta, head) = match opened {
+        Ok((file, meta)) => {
+            let head = read_head_bytes(file, buf).and_then(|end| {
+                FrontMatter::parse_for_listing(&lossy(&buf[..end])).map(|(fm, ns, _)| (fm, ns))
+            });
+            (meta, head)
+        }
+        Err(_) => (
+            fs::symlink_metadata(path).map_err(|e| format!("cannot read: {e}"))?,
+            None,
+        ),
+    };
+    let (fm, written_ns) = match head {
         Some(head) => head,
         None => (legacy_front_matter(path, meta.len())?, None),
     };
-    let order = OrderKey::new(&name, written_ns, meta.modified().ok());
+    entry_from(path, meta.len(), meta.modified().ok(), fm, written_ns)
+}
+
+/// The listing entry of the memory at `path` from what was read of it.
+fn entry_from(
+    path: &Path,
+    size: u64,
+    modified: Option<std::time::SystemTime>,
+    fm: FrontMatter,
+    written_ns: Option<u64>,
+) -> Result<MemoryEntry, String> {
+    let name = file_name(path);
     if fm.session_id.is_empty() && fm.created.is_empty() {
         return Err("front matter without session_id or created".into());
     }
+    let order = OrderKey::new(&name, written_ns, modified);
     let created = if fm.created.is_empty() {
         created_from_name(&name).unwrap_or_default()
     } else {
-        fm.created.clone()
+        fm.created
     };
     let session_id = if fm.session_id.is_empty() {
         parse_file_name(&name)
             .map(|(_, s, _)| s.to_string())
             .unwrap_or_default()
     } else {
-        fm.session_id.clone()
+        fm.session_id
     };
     // What a file says is printed on terminals and written to INDEX.md: no escape
     // sequence in a memory (an old one, or one edited by hand) reaches either.
-    let clean = |s: &str| strip_controls(s).into_owned();
-    let session_id = clean(&session_id);
+    let session_id = clean(session_id);
     Ok(MemoryEntry {
-        date: clean(&display_date(&created)),
-        session: session_id.chars().take(8).collect(),
+        date: clean(display_date(&created)),
+        session: prefix_chars(&session_id, 8).to_string(),
         session_id,
-        created: clean(&created),
-        file: clean(&name),
+        created: clean(created),
+        file: clean(name),
         path: path.to_path_buf(),
-        trigger: clean(&fm.trigger),
+        trigger: clean(fm.trigger),
         tasks_total: fm.task_count,
         tasks_open: fm.tasks_open,
-        summary: clean(&fm.summary),
-        summary_source: clean(&fm.summary_source),
-        size_bytes: meta.len(),
+        summary: clean(fm.summary),
+        summary_source: clean(fm.summary_source),
+        size_bytes: size,
         format: fm.format,
         lang: fm.lang,
         order,
     })
 }
 
+/// `s` without control characters but newlines and tabs ([`strip_controls`]), kept
+/// as it is (no copy) when it has none.
+fn clean(s: String) -> String {
+    match strip_controls(&s) {
+        std::borrow::Cow::Owned(stripped) => Some(stripped),
+        std::borrow::Cow::Borrowed(_) => None,
+    }
+    .unwrap_or(s)
+}
+
 /// `YYYY-MM-DD HH:MM` of an RFC 3339 or naive timestamp.
 fn display_date(created: &str) -> String {
-    let digits: String = created.chars().take(16).collect();
-    digits.replace('T', " ")
+    prefix_chars(created, 16).replace('T', " ")
 }
 
 fn created_from_name(name: &str) -> Option<String> {
@@ -578,6 +812,11 @@ fn legacy_front_matter(path: &Path, size: u64) -> Result<FrontMatter, String> {
     }
     let text = crate::fsutil::read_regular(path, MAX_LEGACY_BYTES)
         .map_err(|e| format!("cannot read: {e}"))?;
+    legacy_from_text(&text)
+}
+
+/// [`legacy_front_matter`] of a text already read (at most [`MAX_LEGACY_BYTES`]).
+fn legacy_from_text(text: &str) -> Result<FrontMatter, String> {
     if text.starts_with("---") {
         return Err("its front matter is not closed by a `---` line".into());
     }
@@ -614,7 +853,7 @@ fn legacy_front_matter(path: &Path, size: u64) -> Result<FrontMatter, String> {
     };
     let (mut total, mut open) = (0, 0);
     let mut summary = String::new();
-    for span in sections(&text) {
+    for span in sections(text) {
         let body = &text[span.range.clone()];
         match span.section {
             Some(Section::Tasks) => {
@@ -742,5 +981,85 @@ mod tests {
         // Lower-casing that changes byte lengths (İ → i̇) keeps offsets right.
         let pos = f.lower.find("i̇stanbul").unwrap();
         assert!(f.snippet(pos, "i̇stanbul".len(), 20).contains("İstanbul"));
+    }
+
+    /// Lower-casing in bulk gives what lower-casing each character gives, and the
+    /// offsets mapped back are those a per-byte map of the folded text would give.
+    #[test]
+    fn folding_and_offsets_match_character_by_character() {
+        let texts = [
+            String::new(),
+            "Plain ASCII, MIXED case\r\n\ttabs".to_string(),
+            "İstanbul ẞ Straße ΣΑΣ ǅ Ǆ ﬁ K Å 灰度 😀 e\u{301} \u{0}\u{7f}\u{85}".to_string(),
+            "x".repeat(40) + "É" + &"Y".repeat(17) + "İ",
+            "İ".repeat(33),
+        ];
+        for text in &texts {
+            let mut lower = String::new();
+            let mut back = Vec::new();
+            for (i, c) in text.char_indices() {
+                for l in c.to_lowercase() {
+                    lower.push(l);
+                    back.extend(std::iter::repeat_n(i, l.len_utf8()));
+                }
+            }
+            let mut folded = "stale".to_string();
+            fold_into(text, &mut folded);
+            assert_eq!(folded, lower, "{text:?}");
+            for pos in 0..=lower.len() + 1 {
+                assert_eq!(
+                    original_offset(text, pos),
+                    back.get(pos).copied(),
+                    "{text:?} at {pos}"
+                );
+            }
+        }
+    }
+
+    /// Work spread over threads comes back whole and in order, each thread with its own
+    /// scratch value.
+    #[test]
+    fn in_parallel_keeps_the_order() {
+        for n in [0, 1, PER_THREAD, 2 * PER_THREAD + 1, 5_000] {
+            let items: Vec<usize> = (0..n).collect();
+            let out = in_parallel(&items, |seen: &mut usize, i| {
+                *seen += 1;
+                (*i, *seen)
+            });
+            assert_eq!(out.iter().map(|(i, _)| *i).collect::<Vec<_>>(), items);
+            assert!(out.iter().all(|(_, seen)| *seen >= 1));
+        }
+    }
+
+    /// A search hit's entry is made from the bytes searched: it must be the one
+    /// listing reads from the file, whatever the file looks like.
+    #[test]
+    fn search_hits_carry_the_listing_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = MemoryStore::new(dir.path());
+        let fm = |sid: &str, extra: &str| {
+            format!(
+                "---\nmemory_stalker: 1\nsession_id: \"{sid}\"\ncreated: \"2026-01-29T17:30:00+08:00\"\n{extra}task_count: 3\ntasks_open: 1\nsummary: \"needle \\u001b[2J \\\"q\\\"\"\nlang: \"zh\"\n---\n\nneedle body\n"
+            )
+        };
+        let files: Vec<(&str, Vec<u8>)> = vec![
+            ("20260129_173000_aaaa0001.md", fm("aaaa0001-x", "").into_bytes()),
+            ("20260129_173000_aaaa0001_2.md", fm("aaaa0001-y", "created_ns: 7\n").into_bytes()),
+            ("20260129_173001_crlf0001.md", fm("crlf0001", "").replace('\n', "\r\n").into_bytes()),
+            ("20260129_173002_bad00001.md", [&b"---\nsession_id: \"\xff\"\n"[..], &fm("bad00001", "").into_bytes()[4..]].concat()),
+            (
+                "20260129_173003_old00001.md",
+                "# Session memory - 2026-01-27 10:00:00\n\n- Session ID: `old00001`\n- Trigger: auto\n\n## Current task list\n- [ ] a\n\n## AI summary\n\n### Task summary\n- needle\n".into(),
+            ),
+            ("20260129_173004_big00001.md", format!("{}{}", fm("big00001", &format!("pad: \"{}\"\n", "p".repeat(9_000))), "needle\n".repeat(10)).into_bytes()),
+        ];
+        for (name, text) in &files {
+            fs::write(dir.path().join(name), text).unwrap();
+        }
+        let hits = store.search("NEEDLE").unwrap();
+        assert_eq!(hits.len(), files.len());
+        for hit in hits {
+            assert_eq!(hit.memory, read_entry(&hit.memory.path).unwrap());
+        }
     }
 }

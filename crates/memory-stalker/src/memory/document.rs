@@ -5,6 +5,7 @@
 //! into single list-item lines, so nothing in a transcript can forge a heading or end a
 //! section early; sections can then be found and replaced by heading alone.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
@@ -93,49 +94,86 @@ impl FrontMatter {
     /// [`FrontMatter::parse`], with the [`WRITTEN_NS`] field too (`None` when absent
     /// or not a number: a memory saved before the field existed).
     pub fn parse_with_written_ns(text: &str) -> Option<(FrontMatter, Option<u64>, usize)> {
-        let given = text.len();
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        FrontMatter::parse_fields(text, true)
+    }
+
+    /// [`FrontMatter::parse_with_written_ns`] with only what a listing shows: the task
+    /// list (`todos`, the one field that costs a JSON parse of a whole list),
+    /// `project`, `transcript`, `prompt_id` and `transcript_bytes` are left at their
+    /// defaults.
+    pub(crate) fn parse_for_listing(text: &str) -> Option<(FrontMatter, Option<u64>, usize)> {
+        FrontMatter::parse_fields(text, false)
+    }
+
+    /// The front matter, with every field when `all`, else the listing's.
+    fn parse_fields(text: &str, all: bool) -> Option<(FrontMatter, Option<u64>, usize)> {
         let mut written_ns = None;
-        let rest = text
-            .strip_prefix("---\n")
-            .or_else(|| text.strip_prefix("---\r\n"))?;
         let mut fm = FrontMatter::default();
-        // An offset in the text as given, byte order mark included.
-        let mut pos = given - rest.len();
-        for line in rest.split_inclusive('\n') {
-            pos += line.len();
-            let line = line.trim_end_matches(['\n', '\r']);
-            if line.trim_end() == "---" {
-                return Some((fm, written_ns, pos));
-            }
-            let Some((key, value)) = line.split_once(':') else {
-                continue;
+        let body = front_matter_lines(text, |line| {
+            // `:` is ASCII: its byte never occurs inside another character. Keys are a
+            // few bytes long: a plain scan finds it sooner than a vectorised search.
+            let Some(colon) = line.bytes().position(|b| b == b':') else {
+                return;
             };
-            if key.trim() == "todos" {
-                fm.todos = serde_json::from_str(value.trim()).ok();
-                continue;
-            }
-            let value = scalar(value);
-            match key.trim() {
-                "memory_stalker" => fm.format = value.parse().unwrap_or(1),
-                "session_id" => fm.session_id = value,
-                "created" => fm.created = value,
-                "trigger" => fm.trigger = value,
-                "project" => fm.project = value,
-                "transcript" => fm.transcript = value,
-                "task_count" => fm.task_count = value.parse().unwrap_or(0),
-                "tasks_open" => fm.tasks_open = value.parse().unwrap_or(0),
-                "summary" => fm.summary = value,
-                "summary_source" => fm.summary_source = value,
-                "prompt_id" => fm.prompt_id = Some(value).filter(|v| !v.is_empty()),
-                "lang" => fm.lang = Lang::parse(&value).unwrap_or_default(),
-                "transcript_bytes" => fm.transcript_bytes = value.parse().ok(),
-                WRITTEN_NS => written_ns = value.parse().ok(),
+            let (key, value) = (line[..colon].trim(), &line[colon + 1..]);
+            match key {
+                "todos" if all => fm.todos = serde_json::from_str(value.trim()).ok(),
+                "memory_stalker" => fm.format = scalar(value).parse().unwrap_or(1),
+                "session_id" => fm.session_id = scalar(value).into_owned(),
+                "created" => fm.created = scalar(value).into_owned(),
+                "trigger" => fm.trigger = scalar(value).into_owned(),
+                "project" if all => fm.project = scalar(value).into_owned(),
+                "transcript" if all => fm.transcript = scalar(value).into_owned(),
+                "task_count" => fm.task_count = scalar(value).parse().unwrap_or(0),
+                "tasks_open" => fm.tasks_open = scalar(value).parse().unwrap_or(0),
+                "summary" => fm.summary = scalar(value).into_owned(),
+                "summary_source" => fm.summary_source = scalar(value).into_owned(),
+                "prompt_id" if all => {
+                    fm.prompt_id = Some(scalar(value).into_owned()).filter(|v| !v.is_empty());
+                }
+                "lang" => fm.lang = Lang::parse(&scalar(value)).unwrap_or_default(),
+                "transcript_bytes" if all => fm.transcript_bytes = scalar(value).parse().ok(),
+                WRITTEN_NS => written_ns = scalar(value).parse().ok(),
                 _ => {}
             }
-        }
-        None
+        })?;
+        Some((fm, written_ns, body))
     }
+}
+
+/// Where the body of `text` starts, after its front matter; `None` when the text has
+/// no front matter block (exactly when [`FrontMatter::parse`] gives `None`).
+pub(crate) fn body_start(text: &str) -> Option<usize> {
+    front_matter_lines(text, |_| {})
+}
+
+/// Calls `field` with each line of the front matter at the start of `text` (an opening
+/// `---` line, after a byte order mark if any, to a closing one), line ends trimmed;
+/// returns where the body starts, or `None` when there is no opening or closing line.
+fn front_matter_lines(text: &str, mut field: impl FnMut(&str)) -> Option<usize> {
+    let given = text.len();
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let rest = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))?;
+    // An offset in the text as given, byte order mark included.
+    let mut pos = given - rest.len();
+    let mut start = 0;
+    while start < rest.len() {
+        // Lines as `split_inclusive('\n')` gives them; `\n` is ASCII, so each end is a
+        // character boundary.
+        let end =
+            memchr::memchr(b'\n', &rest.as_bytes()[start..]).map_or(rest.len(), |i| start + i + 1);
+        let line = trim_line_end(&rest[start..end]);
+        pos += end - start;
+        start = end;
+        // Only a line that starts with `---` can be `---` once trimmed.
+        if line.starts_with("---") && line.trim_end() == "---" {
+            return Some(pos);
+        }
+        field(line);
+    }
+    None
 }
 
 /// The front matter field that orders memories saved in the same second: when the file
@@ -172,19 +210,41 @@ pub fn set_written_ns(text: &str, ns: u64) -> String {
     out
 }
 
-/// A YAML scalar as we write it (a JSON string or a bare word), comments removed.
-fn scalar(raw: &str) -> String {
+/// `line` without the `\n` and `\r` characters at its end (both ASCII, so trimmed as
+/// bytes).
+fn trim_line_end(line: &str) -> &str {
+    let mut end = line.len();
+    while end > 0 && matches!(line.as_bytes()[end - 1], b'\n' | b'\r') {
+        end -= 1;
+    }
+    &line[..end]
+}
+
+/// A YAML scalar as we write it (a JSON string or a bare word), comments removed;
+/// borrowed from `raw` unless a JSON escape had to be undone.
+fn scalar(raw: &str) -> Cow<'_, str> {
     let v = raw.trim();
+    // A JSON string with nothing to unescape (no `\`, no control character, no quote
+    // but the closing one) is its inside: what the JSON parser would return, without
+    // setting one up for each field of each memory listed.
+    if let Some(inner) = v.strip_prefix('"').and_then(|r| r.strip_suffix('"'))
+        && !inner.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20)
+    {
+        return Cow::Borrowed(inner);
+    }
     if v.starts_with('"') {
         let mut de = serde_json::Deserializer::from_str(v).into_iter::<String>();
         if let Some(Ok(s)) = de.next() {
-            return s;
+            return Cow::Owned(s);
         }
     }
     if let Some(inner) = v.strip_prefix('\'').and_then(|s| s.split_once('\'')) {
-        return inner.0.to_string();
+        return Cow::Borrowed(inner.0);
     }
-    v.split(" #").next().unwrap_or("").trim().to_string()
+    // What comes before ` #`, found bytewise (`split(" #")` sets up a substring
+    // searcher for each value).
+    let comment = v.as_bytes().windows(2).position(|w| w == b" #");
+    Cow::Borrowed(comment.map_or(v, |at| &v[..at]).trim())
 }
 
 /// Everything a memory file is rendered from.

@@ -1,6 +1,7 @@
 //! Where memory files live and how they are named, created and updated.
 
 use std::fs;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -270,40 +271,61 @@ impl MemoryStore {
     /// Only regular files count: a link or special file named like a memory is not
     /// one (a repository could commit a link to `/dev/zero`, or a FIFO).
     pub fn memory_files(&self) -> Result<Vec<PathBuf>, Error> {
+        let names = self.memory_names(|_, _| {})?;
+        Ok(names.into_iter().map(|n| self.dir.join(n)).collect())
+    }
+
+    /// The file names of [`MemoryStore::memory_files`], in its order, from one pass over
+    /// the directory; `other` gets each other `.md` file's name but `INDEX.md`'s, and
+    /// whether it is a regular file. Paths are left to the caller: most listings only
+    /// ever open a few of the files.
+    pub(crate) fn memory_names(
+        &self,
+        mut other: impl FnMut(String, bool),
+    ) -> Result<Vec<String>, Error> {
         self.check_dir()?;
         let entries = match fs::read_dir(&self.dir) {
             Ok(e) => e,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(Error::store("cannot list", &self.dir, e)),
         };
-        let mut files: Vec<((String, u32, String), PathBuf)> = entries
-            .flatten()
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-            .filter_map(|e| {
-                let name = e.file_name().to_string_lossy().into_owned();
-                let (second, _, suffix) = parse_file_name(&name)?;
-                let key = (second.to_string(), suffix.unwrap_or(1), name);
-                Some((key, e.path()))
-            })
-            .collect();
-        files.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        // (second, `_N` suffix, name): the order's key, the second as the number its
+        // 14 digits make, so that sorting compares integers and allocates nothing.
+        let mut files: Vec<(u64, u32, String)> = Vec::new();
+        for e in entries.flatten() {
+            let is_file = e.file_type().is_ok_and(|t| t.is_file());
+            let name = e
+                .file_name()
+                .into_string()
+                .unwrap_or_else(|n| n.to_string_lossy().into_owned());
+            if is_file && let Some((second, _, suffix)) = parse_file_name(&name) {
+                let second = second
+                    .bytes()
+                    .filter(u8::is_ascii_digit)
+                    .fold(0, |n, d| n * 10 + u64::from(d - b'0'));
+                files.push((second, suffix.unwrap_or(1), name));
+            } else if name.ends_with(".md") && name != INDEX_FILE {
+                other(name, is_file);
+            }
+        }
+        files.sort_unstable_by(|a, b| b.cmp(a));
         let mut start = 0;
         while start < files.len() {
-            let second = &files[start].0.0;
-            let end = start + files[start..].partition_point(|f| f.0.0 == *second);
+            let second = files[start].0;
+            let end = start + files[start..].partition_point(|f| f.0 == second);
             if end - start > 1 {
-                let mut run: Vec<(OrderKey, PathBuf)> = files[start..end]
+                let mut run: Vec<(OrderKey, String)> = files[start..end]
                     .iter()
-                    .map(|(_, p)| (OrderKey::of_file(p), p.clone()))
+                    .map(|(_, _, n)| (OrderKey::of_file(&self.dir.join(n)), n.clone()))
                     .collect();
                 run.sort_unstable_by(|a, b| b.0.cmp(&a.0));
-                for (slot, (key, path)) in files[start..end].iter_mut().zip(run) {
-                    *slot = ((key.second, key.suffix, key.name), path);
+                for (slot, (_, name)) in files[start..end].iter_mut().zip(run) {
+                    slot.2 = name;
                 }
             }
             start = end;
         }
-        Ok(files.into_iter().map(|(_, p)| p).collect())
+        Ok(files.into_iter().map(|(_, _, n)| n).collect())
     }
 
     /// The memories of `session_id` with their front matter, newest first. Lazy: each
@@ -377,7 +399,7 @@ impl OrderKey {
 }
 
 /// Largest front matter read; a task list of a few hundred items fits.
-const MAX_FRONT_MATTER: u64 = 256 * 1024;
+const MAX_FRONT_MATTER: usize = 256 * 1024;
 
 /// Reads just the front matter of a memory file, not its body.
 pub fn read_front_matter(path: &Path) -> Option<FrontMatter> {
@@ -386,28 +408,170 @@ pub fn read_front_matter(path: &Path) -> Option<FrontMatter> {
 
 /// Reads just the front matter of a memory file and its `created_ns`, not its body.
 pub fn read_head(path: &Path) -> Option<(FrontMatter, Option<u64>)> {
-    use std::io::{BufRead, BufReader, Read};
     let (f, _) = fsutil::open_regular(path, false, None).ok()?;
-    let mut reader = BufReader::new(f.take(MAX_FRONT_MATTER));
-    let mut head = Vec::new();
-    let mut line = Vec::new();
+    let mut buf = Vec::new();
+    let end = read_head_bytes(f, &mut buf)?;
+    FrontMatter::parse_with_written_ns(&lossy(&buf[..end])).map(|(fm, ns, _)| (fm, ns))
+}
+
+/// Bytes asked for by the first read of a memory's head: a front matter with a task
+/// list of a few dozen items fits, and so does a whole memory of a few KiB.
+const FIRST_READ: usize = 4096;
+
+/// Reads from `reader` into `buf` until the end of the front matter is known, and
+/// returns where it ends: just after its closing `---` line, or after the first line
+/// when that does not open one; the bytes read are `buf[..end]`. `None` when the text
+/// ends first (within [`MAX_FRONT_MATTER`] bytes) or a read fails.
+///
+/// Lines are judged as `read_until(b'\n')` on the first [`MAX_FRONT_MATTER`] bytes would
+/// give them, the last one possibly without its newline. Reads grow from
+/// [`FIRST_READ`] bytes, so a memory's body is mostly never read, and `buf` is only
+/// ever grown (never cleared), so a buffer kept from one memory to the next is not
+/// zeroed again for each.
+pub(crate) fn read_head_bytes(mut reader: impl Read, buf: &mut Vec<u8>) -> Option<usize> {
+    let cap = MAX_FRONT_MATTER;
+    // Bytes read so far, the start of the first line not judged yet, how far that line
+    // is known to have no newline (so a long line read in small pieces is searched
+    // once, not once a piece), and whether the text has ended (end of file, or the cap).
+    let (mut filled, mut line, mut searched, mut ended) = (0, 0, 0, false);
     loop {
-        line.clear();
-        if reader.read_until(b'\n', &mut line).ok()? == 0 {
+        while line < filled {
+            let from = searched.max(line);
+            let end = match memchr::memchr(b'\n', &buf[from..filled]) {
+                Some(i) => from + i + 1,
+                None if ended => filled,
+                None => {
+                    searched = filled;
+                    break;
+                }
+            };
+            let dashes = buf[line..end].trim_ascii_end() == b"---";
+            // The first line must be `---` to open a front matter; a later one closes it.
+            if (line == 0) != dashes {
+                return Some(end);
+            }
+            line = end;
+        }
+        if ended {
             return None;
         }
-        head.extend_from_slice(&line);
-        let closing = line.trim_ascii_end() == b"---" && head.len() > line.len();
-        if closing || (head.len() == line.len() && line.trim_ascii_end() != b"---") {
-            break;
+        let want = filled.max(FIRST_READ).min(cap - filled);
+        if buf.len() < filled + want {
+            buf.resize(filled + want, 0);
+        }
+        match reader.read(&mut buf[filled..filled + want]) {
+            Ok(n) => {
+                filled += n;
+                ended = n == 0 || filled >= cap;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
         }
     }
-    FrontMatter::parse_with_written_ns(&String::from_utf8_lossy(&head)).map(|(fm, ns, _)| (fm, ns))
+}
+
+/// Bytes as text, invalid UTF-8 replaced; borrowed when valid (the usual case, checked
+/// by the fast validator first).
+pub(crate) fn lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Where the head ends read as it was before `read_head_bytes`: `read_until` line by
+    /// line on the first `MAX_FRONT_MATTER` bytes.
+    fn head_by_lines(bytes: &[u8]) -> Option<usize> {
+        use std::io::{BufRead, BufReader};
+        let mut reader = BufReader::new(bytes.take(MAX_FRONT_MATTER as u64));
+        let (mut head, mut line) = (0, Vec::new());
+        loop {
+            line.clear();
+            if reader.read_until(b'\n', &mut line).ok()? == 0 {
+                return None;
+            }
+            head += line.len();
+            let dashes = line.trim_ascii_end() == b"---";
+            if (head == line.len()) != dashes {
+                return Some(head);
+            }
+        }
+    }
+
+    /// A reader giving at most `step` bytes a read, and interrupted before every third.
+    struct Trickle<'a> {
+        data: &'a [u8],
+        step: usize,
+        calls: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            self.calls += 1;
+            if self.calls.is_multiple_of(3) {
+                return Err(std::io::ErrorKind::Interrupted.into());
+            }
+            let n = out.len().min(self.step).min(self.data.len());
+            out[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn the_head_ends_where_a_line_by_line_reading_ends() {
+        let long_line = format!("---\nx: {}\n---\nbody", "a".repeat(300_000));
+        let many_lines = format!("---\n{}---\nbody", "key: value\n".repeat(2_000));
+        // The closing `---` as the last bytes under the cap, with no newline.
+        let at_cap = format!("---\n{}---", "p".repeat(MAX_FRONT_MATTER - 8) + "\n");
+        let texts: Vec<Vec<u8>> = [
+            "",
+            "-",
+            "---",
+            "---\n",
+            "---\n---",
+            "---\nx: 1\n---\nbody",
+            "---\r\nx: 1\r\n---  \r\nbody",
+            "---  \na\n--- \n",
+            "\u{feff}---\n---\n",
+            "# title\n---\n",
+            "---\nunclosed: 1\n",
+            "---\n\u{a0}---\n---\x0b\n---\x0c\n",
+            long_line.as_str(),
+            many_lines.as_str(),
+            at_cap.as_str(),
+        ]
+        .iter()
+        .map(|t| t.as_bytes().to_vec())
+        .chain([b"---\nbad: \xff\xfe\n---\n".to_vec()])
+        .collect();
+        // One buffer for every text, as listing keeps it, dirty from the one before.
+        let mut buf = Vec::new();
+        for text in &texts {
+            let want = head_by_lines(text);
+            for step in [1, 7, 4096, usize::MAX] {
+                let reader = Trickle {
+                    data: text,
+                    step,
+                    calls: 0,
+                };
+                let got = read_head_bytes(reader, &mut buf);
+                assert_eq!(
+                    got,
+                    want,
+                    "{step}-byte reads of {:?}",
+                    lossy(&text[..text.len().min(40)])
+                );
+                if let Some(end) = got {
+                    assert_eq!(&buf[..end], &text[..end]);
+                }
+            }
+        }
+    }
 
     #[test]
     fn sid8_keeps_safe_characters_only() {
