@@ -108,12 +108,12 @@ fn quote_and_backslash_bits(block: &[u8]) -> (u64, u64) {
 /// of 64 bytes.
 #[cfg(not(target_arch = "x86_64"))]
 fn quote_and_backslash_bits(block: &[u8]) -> (u64, u64) {
-    block
-        .iter()
-        .enumerate()
-        .fold((0, 0), |(q, s), (n, &c)| {
-            (q | (u64::from(c == b'"') << n), s | (u64::from(c == b'\\') << n))
-        })
+    block.iter().enumerate().fold((0, 0), |(q, s), (n, &c)| {
+        (
+            q | (u64::from(c == b'"') << n),
+            s | (u64::from(c == b'\\') << n),
+        )
+    })
 }
 
 /// The index after the value that starts at `b[i]`.
@@ -617,7 +617,12 @@ mod tests {
                     let run = 1 + (seed >> 8) % 9;
                     b.extend(std::iter::repeat_n(c, run as usize));
                 }
-                assert_eq!(string_end(&b, 0), walk(&b, 0), "{}", String::from_utf8_lossy(&b));
+                assert_eq!(
+                    string_end(&b, 0),
+                    walk(&b, 0),
+                    "{}",
+                    String::from_utf8_lossy(&b)
+                );
             }
         }
     }
