@@ -281,7 +281,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let mut hits = Vec::new();
             for p in &searched {
                 let s = config.store(p);
-                for h in s.search(&query)? {
+                // Each project's best `limit` hits include the best `limit` of all.
+                for h in s.search(&query, limit)? {
                     hits.push((p.clone(), h));
                 }
             }

@@ -252,8 +252,10 @@ impl MemoryStore {
     }
 
     /// Full-text search of the memories' text, case-insensitive; every word of `query`
-    /// must occur. Ranked by number of hits, then newest first (time of writing).
-    pub fn search(&self, query: &str) -> Result<Vec<SearchHit>, Error> {
+    /// must occur. Ranked by number of hits, then newest first (time of writing); the
+    /// first `snippets` hits get their snippet (a query common to thousands of memories
+    /// is ranked without cutting a snippet from each).
+    pub fn search(&self, query: &str, snippets: usize) -> Result<Vec<SearchHit>, Error> {
         let words: Vec<String> = query
             .split_whitespace()
             .map(str::to_lowercase)
@@ -277,7 +279,25 @@ impl MemoryStore {
             (Reverse(a.hits), Reverse(&a.memory.order))
                 .cmp(&(Reverse(b.hits), Reverse(&b.memory.order)))
         });
+        for hit in hits.iter_mut().take(snippets) {
+            hit.snippet = Self::snippet_of(&hit.memory.path, hit.anchor).unwrap_or_default();
+        }
         Ok(hits)
+    }
+
+    /// The snippet at `anchor` of the memory at `path`, read again as the search read
+    /// it (a memory is replaced by a new file, never rewritten in place).
+    fn snippet_of(path: &Path, (pos, len): (usize, usize)) -> Option<String> {
+        use std::io::Read;
+        let (file, meta) =
+            fsutil::open_regular_with_metadata(path, false, Some(MAX_MEMORY_BYTES)).ok()?;
+        let mut bytes = Vec::new();
+        file.take(meta.len().min(MAX_MEMORY_BYTES))
+            .read_to_end(&mut bytes)
+            .ok()?;
+        let text = lossy(&bytes);
+        let body = body_start(&text).map_or(&*text, |start| &text[start..]);
+        Some(strip_controls(&snippet(body, pos, len, SNIPPET_CHARS)).into_owned())
     }
 
     /// Searches one memory: read once, its body lower-cased once, each word counted
@@ -332,11 +352,11 @@ impl MemoryStore {
             }
         };
         let memory = entry_from(path, meta.len(), meta.modified().ok(), fm, written_ns).ok()?;
-        let (pos, len) = anchor;
         Some(SearchHit {
-            snippet: strip_controls(&snippet(body, pos, len, SNIPPET_CHARS)).into_owned(),
+            snippet: String::new(),
             hits: count,
             memory,
+            anchor,
         })
     }
 
@@ -487,8 +507,12 @@ pub struct SearchHit {
     pub memory: MemoryEntry,
     /// Occurrences of the query's words.
     pub hits: usize,
-    /// One line around the first occurrence.
+    /// One line around the first occurrence; empty for hits ranked below the number of
+    /// snippets asked of [`MemoryStore::search`].
     pub snippet: String,
+    /// Where that occurrence is in the lower-cased body: byte offset and length.
+    #[serde(skip)]
+    anchor: (usize, usize),
 }
 
 const SNIPPET_CHARS: usize = 120;
@@ -1056,10 +1080,19 @@ mod tests {
         for (name, text) in &files {
             fs::write(dir.path().join(name), text).unwrap();
         }
-        let hits = store.search("NEEDLE").unwrap();
+        let hits = store.search("NEEDLE", usize::MAX).unwrap();
         assert_eq!(hits.len(), files.len());
-        for hit in hits {
+        for hit in &hits {
             assert_eq!(hit.memory, read_entry(&hit.memory.path).unwrap());
+            assert!(hit.snippet.to_lowercase().contains("needle"), "{hit:?}");
+        }
+        // Only the best hits get a snippet, and the same one.
+        let best = store.search("NEEDLE", 2).unwrap();
+        assert_eq!(best.len(), hits.len());
+        for (i, (b, h)) in best.iter().zip(&hits).enumerate() {
+            assert_eq!(b.memory, h.memory);
+            let want = if i < 2 { h.snippet.as_str() } else { "" };
+            assert_eq!(b.snippet, want);
         }
     }
 }
