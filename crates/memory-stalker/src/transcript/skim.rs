@@ -627,6 +627,97 @@ mod tests {
         }
     }
 
+    /// The walk rebuilds any JSON value serde_json writes (compact or pretty): objects
+    /// and arrays walked into, everything else taken raw and decoded.
+    mod walk_matches_serde {
+        use super::*;
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, RngSeed};
+        use serde_json::Value;
+
+        fn rebuild(c: &mut Cursor) -> Option<Value> {
+            match c.peek()? {
+                b'{' => {
+                    let mut map = serde_json::Map::new();
+                    c.object(|c, k| {
+                        let v = rebuild(c)?;
+                        map.insert(String::from_utf8(k.to_vec()).ok()?, v);
+                        Some(())
+                    })?;
+                    Some(Value::Object(map))
+                }
+                b'[' => {
+                    let mut items = Vec::new();
+                    c.array(|c| {
+                        items.push(rebuild(c)?);
+                        Some(())
+                    })?;
+                    Some(Value::Array(items))
+                }
+                _ => {
+                    let raw = c.raw()?;
+                    if raw.starts_with(b"\"") {
+                        let decoded = str_value(raw, &mut Cost::default())?;
+                        return Some(Value::String(decoded.into_owned()));
+                    }
+                    serde_json::from_slice(raw).ok()
+                }
+            }
+        }
+
+        fn json() -> impl Strategy<Value = Value> {
+            let text = prop_oneof![
+                any::<String>(),
+                "[\"\\\\/a-z\u{0}-\u{1f}é😀{}\\[\\]:,]{0,40}",
+            ];
+            let leaf = prop_oneof![
+                Just(Value::Null),
+                any::<bool>().prop_map(Value::Bool),
+                any::<i64>().prop_map(Value::from),
+                (-1e9f64..1e9).prop_map(Value::from),
+                text.prop_map(Value::String),
+            ];
+            leaf.prop_recursive(4, 64, 8, |inner| {
+                prop_oneof![
+                    proptest::collection::vec(inner.clone(), 0..8).prop_map(Value::Array),
+                    proptest::collection::btree_map("[a-z\"\\\\]{0,6}", inner, 0..8)
+                        .prop_map(|m| Value::Object(m.into_iter().collect())),
+                ]
+            })
+        }
+
+        fn config() -> Config {
+            Config {
+                // Random cases locally, one fixed seed under CI (as tests/properties.rs).
+                rng_seed: if std::env::var_os("CI").is_some() {
+                    RngSeed::Fixed(20_261_124)
+                } else {
+                    RngSeed::Random
+                },
+                ..Config::default()
+            }
+        }
+
+        proptest! {
+            #![proptest_config(config())]
+            #[test]
+            fn any_value(v in json(), pretty in any::<bool>()) {
+                let text = if pretty {
+                    serde_json::to_string_pretty(&v).unwrap()
+                } else {
+                    serde_json::to_string(&v).unwrap()
+                };
+                // What serde reads back (a float may not round-trip exactly).
+                let want: Value = serde_json::from_str(&text).unwrap();
+                let mut c = Cursor::new(text.as_bytes());
+                prop_assert_eq!(rebuild(&mut c), Some(want));
+                prop_assert!(c.at_end());
+                let mut c = Cursor::new(text.as_bytes());
+                prop_assert_eq!(c.raw(), Some(text.trim().as_bytes()));
+            }
+        }
+    }
+
     #[test]
     fn strings_decode_like_serde() {
         let mut cost = Cost::default();
