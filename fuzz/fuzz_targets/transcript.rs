@@ -9,18 +9,24 @@ use memory_stalker::Lang;
 use memory_stalker::memory::document::FORMAT_VERSION;
 use memory_stalker::memory::{FrontMatter, MemoryDoc};
 use memory_stalker::redact::redact;
+use memory_stalker::summary::facts::SessionFacts;
 use memory_stalker::summary::{HEADLINE_CHARS, OFFLINE_SOURCE, offline};
 use memory_stalker::text::one_line;
 use memory_stalker::transcript::{ReadOptions, Transcript};
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(transcript) = Transcript::from_bytes(data, ReadOptions::default()) else {
+    // Both ways of reading: redacted or not, whole tool outputs or their heads.
+    let options = ReadOptions {
+        redact: data.len() % 3 == 0,
+        output_heads_only: data.len() % 5 == 0,
+        ..ReadOptions::default()
+    };
+    let Ok(transcript) = Transcript::from_bytes(data, options) else {
         return;
     };
     let extraction = transcript.extraction();
     let conversation = transcript.conversation_text(20_000);
     let prompts = transcript.segment_prompts();
-    let _ = transcript.segment_changes();
 
     // As `hook::save::render_memory` does, with both heading languages.
     let lang = if data.len().is_multiple_of(2) {
@@ -29,6 +35,7 @@ fuzz_target!(|data: &[u8]| {
         Lang::Zh
     };
     let summary = offline::summarize(&transcript, &extraction, lang);
+    let facts = SessionFacts::of_segment(&transcript, &extraction, lang);
     let (task_count, tasks_open) = extraction.task_counts();
     let session_id = transcript.session_id().unwrap_or_default();
     let front = FrontMatter {
@@ -53,6 +60,7 @@ fuzz_target!(|data: &[u8]| {
     let doc = MemoryDoc {
         front,
         extraction: &extraction,
+        facts: &facts,
         summary: &summary,
         summary_note: Some("offline summary"),
         custom_instructions: prompts.first().map(String::as_str),
