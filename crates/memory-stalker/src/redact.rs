@@ -26,6 +26,10 @@ struct Rule {
     /// Literals every match contains (in any case): each group must occur, by one of its
     /// literals. A text without them cannot hold this rule's secret.
     needs: &'static [&'static [&'static str]],
+    /// The first group of `needs` names a key that the secret is assigned to: it counts
+    /// only where an assignment follows it (`token = `, `"password": `), since every
+    /// match has one there. Prose says "token" and "secret" often; code assigns them.
+    assigned: bool,
 }
 
 fn any(_: &str) -> bool {
@@ -102,6 +106,7 @@ fn rules() -> &'static [Rule] {
             Rule {
                 kind,
                 needs,
+                assigned: false,
                 keyed,
                 pattern: ascii_boundaries(&pattern),
                 compiled: OnceLock::new(),
@@ -166,13 +171,16 @@ fn rules() -> &'static [Rule] {
             r("stripe-key", &[&["_live_", "_test_"]], r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}", 0, any),
             r("stripe-webhook-secret", &[&["whsec_"]], r"\bwhsec_[A-Za-z0-9]{20,}", 0, any),
             r("aws-access-key", &[&["AKIA", "ASIA", "ABIA", "ACCA"]], r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b", 0, any),
-            r(
-                "aws-secret-key",
-                &[&["secret"]],
-                r#"(?i)\b(aws_secret_access_key|aws_secret_key|secret_access_key|SecretAccessKey)(["']?[ \t]*[:=][ \t]*["']?)[A-Za-z0-9/+=]{40}"#,
-                2,
-                any,
-            ),
+            Rule {
+                assigned: true,
+                ..r(
+                    "aws-secret-key",
+                    &[&["aws_secret_access_key", "aws_secret_key", "secret_access_key", "secretaccesskey"]],
+                    r#"(?i)\b(aws_secret_access_key|aws_secret_key|secret_access_key|SecretAccessKey)(["']?[ \t]*[:=][ \t]*["']?)[A-Za-z0-9/+=]{40}"#,
+                    2,
+                    any,
+                )
+            },
             r("google-api-key", &[&["AIza"]], r"\bAIza[0-9A-Za-z_-]{35}", 0, any),
             r("google-oauth-token", &[&["ya29."]], r"\bya29\.[0-9A-Za-z_-]{20,}", 0, any),
             r("google-client-secret", &[&["GOCSPX-"]], r"\bGOCSPX-[A-Za-z0-9_-]{20,}", 0, any),
@@ -192,36 +200,48 @@ fn rules() -> &'static [Rule] {
                     any,
                 )
             },
-            r(
-                "authorization",
-                &[&["authorization"], &[":", "="]],
-                r#"(?i)\b((?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?(?:bearer|basic|token|digest)[ \t]+)[A-Za-z0-9._~+/=-]{6,}"#,
-                1,
-                any,
-            ),
-            r(
-                "authorization",
-                &[&["authorization"], &[":", "="]],
-                r#"(?i)\b((?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?)[A-Za-z0-9._~+/=-]{16,}"#,
-                1,
-                mixed,
-            ),
-            r(
-                "api-key",
-                &[&["x-api-key", "x-auth-token", "api-key"], &[":", "="]],
-                r#"(?i)\b((?:x-api-key|x-auth-token|api-key)["']?[ \t]*[:=][ \t]*["']?)[A-Za-z0-9._~+/=-]{8,}"#,
-                1,
-                any,
-            ),
-            r(
-                "secret",
-                &[&["_KEY", "_PASS", "_CREDENTIAL", "PASSPHRASE"], &[":", "="]],
-                // Environment-style names (`DB_PASS`, `SIGNING_KEY`, `PASSPHRASE`):
-                // upper case only, since `sort_key = name` in code is no secret.
-                r#"\b([A-Z][A-Z0-9_]*_(?:KEY|PASS|PASSPHRASE|CREDENTIALS?)|PASSPHRASE)(["']?[ \t]*[:=][ \t]*["']?)((?:[^\s"'`,;&()<>\[\]{}\\]|\\[^nrt\s"]){4,})"#,
-                2,
-                assigned_secret,
-            ),
+            Rule {
+                assigned: true,
+                ..r(
+                    "authorization",
+                    &[&["authorization"]],
+                    r#"(?i)\b((?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?(?:bearer|basic|token|digest)[ \t]+)[A-Za-z0-9._~+/=-]{6,}"#,
+                    1,
+                    any,
+                )
+            },
+            Rule {
+                assigned: true,
+                ..r(
+                    "authorization",
+                    &[&["authorization"]],
+                    r#"(?i)\b((?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?)[A-Za-z0-9._~+/=-]{16,}"#,
+                    1,
+                    mixed,
+                )
+            },
+            Rule {
+                assigned: true,
+                ..r(
+                    "api-key",
+                    &[&["x-auth-token", "api-key"]],
+                    r#"(?i)\b((?:x-api-key|x-auth-token|api-key)["']?[ \t]*[:=][ \t]*["']?)[A-Za-z0-9._~+/=-]{8,}"#,
+                    1,
+                    any,
+                )
+            },
+            Rule {
+                assigned: true,
+                ..r(
+                    "secret",
+                    &[&["_KEY", "_PASS", "_PASSPHRASE", "_CREDENTIAL", "_CREDENTIALS", "PASSPHRASE"]],
+                    // Environment-style names (`DB_PASS`, `SIGNING_KEY`, `PASSPHRASE`):
+                    // upper case only, since `sort_key = name` in code is no secret.
+                    r#"\b([A-Z][A-Z0-9_]*_(?:KEY|PASS|PASSPHRASE|CREDENTIALS?)|PASSPHRASE)(["']?[ \t]*[:=][ \t]*["']?)((?:[^\s"'`,;&()<>\[\]{}\\]|\\[^nrt\s"]){4,})"#,
+                    2,
+                    assigned_secret,
+                )
+            },
             r(
                 "secret",
                 &[&["--"], &["pass", "token", "secret", "key"]],
@@ -246,13 +266,16 @@ fn rules() -> &'static [Rule] {
                 1,
                 flag_secret,
             ),
-            r(
-                "secret",
-                &[&["passw", "pwd", "secret", "token", "api_key", "apikey", "access_key", "accesskey", "private_key", "privatekey"], &[":", "="]],
-                r#"(?i)\b([A-Za-z0-9_.-]*(?:password|passwd|pwd|secret|token|api_?key|apikey|access_?key|private_?key|client_?secret)["']?[ \t]*[:=][ \t]*["']?)((?:[^\s"'`,;&()<>\[\]{}\\]|\\[^nrt\s"]){4,})"#,
-                1,
-                assigned_secret,
-            ),
+            Rule {
+                assigned: true,
+                ..r(
+                    "secret",
+                    &[&["password", "passwd", "pwd", "secret", "token", "api_key", "apikey", "access_key", "accesskey", "private_key", "privatekey"]],
+                    r#"(?i)\b([A-Za-z0-9_.-]*(?:password|passwd|pwd|secret|token|api_?key|apikey|access_?key|private_?key|client_?secret)["']?[ \t]*[:=][ \t]*["']?)((?:[^\s"'`,;&()<>\[\]{}\\]|\\[^nrt\s"]){4,})"#,
+                    1,
+                    assigned_secret,
+                )
+            },
         ]
     })
 }
@@ -331,6 +354,9 @@ fn candidates(text: &str) -> impl Iterator<Item = &'static Rule> {
     let mut found = vec![0u8; rules().len()];
     for m in pre.finder.find_overlapping_iter(text) {
         for &(r, g) in &pre.owners[m.pattern().as_usize()] {
+            if g == 0 && rules()[r].assigned && !assignment_at(&text.as_bytes()[m.end()..]) {
+                continue;
+            }
             found[r] |= 1 << g;
         }
     }
@@ -339,6 +365,18 @@ fn candidates(text: &str) -> impl Iterator<Item = &'static Rule> {
         .zip(found)
         .filter(|(rule, bits)| u32::from(*bits) == (1u32 << rule.needs.len()) - 1)
         .map(|(rule, _)| rule)
+}
+
+/// Whether `rest` opens with an assignment: `["']?[ \t]*[:=]`, as the rules with an
+/// [`Rule::assigned`] key require after it.
+fn assignment_at(rest: &[u8]) -> bool {
+    let rest = rest
+        .strip_prefix(b"\"")
+        .or_else(|| rest.strip_prefix(b"'"))
+        .unwrap_or(rest);
+    rest.iter()
+        .find(|c| !matches!(c, b' ' | b'\t'))
+        .is_some_and(|c| matches!(c, b':' | b'='))
 }
 
 /// Replaces secrets in `text` with `[REDACTED:<kind>]`.
