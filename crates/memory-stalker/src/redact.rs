@@ -115,6 +115,11 @@ fn rules() -> &'static [Rule] {
                 suffix: "",
             }
         };
+        // A rule whose secret is assigned to a key (see `Rule::assigned`).
+        let assigned = |kind, needs, pattern: &str, keep, accept: fn(&str) -> bool| Rule {
+            assigned: true,
+            ..r(kind, needs, pattern, keep, accept)
+        };
         vec![
             // First: a token's signature may start like a key (`sk-…`) or look like the
             // base64 of a key's last line. A PEM body has no dots, so no token inside it.
@@ -171,16 +176,13 @@ fn rules() -> &'static [Rule] {
             r("stripe-key", &[&["_live_", "_test_"]], r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}", 0, any),
             r("stripe-webhook-secret", &[&["whsec_"]], r"\bwhsec_[A-Za-z0-9]{20,}", 0, any),
             r("aws-access-key", &[&["AKIA", "ASIA", "ABIA", "ACCA"]], r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b", 0, any),
-            Rule {
-                assigned: true,
-                ..r(
-                    "aws-secret-key",
-                    &[&["aws_secret_access_key", "aws_secret_key", "secret_access_key", "secretaccesskey"]],
-                    r#"(?i)\b(aws_secret_access_key|aws_secret_key|secret_access_key|SecretAccessKey)(["']?[ \t]*[:=][ \t]*["']?)[A-Za-z0-9/+=]{40}"#,
-                    2,
-                    any,
-                )
-            },
+            assigned(
+                "aws-secret-key",
+                &[&["aws_secret_access_key", "aws_secret_key", "secret_access_key", "secretaccesskey"]],
+                r#"(?i)\b(aws_secret_access_key|aws_secret_key|secret_access_key|SecretAccessKey)(["']?[ \t]*[:=][ \t]*["']?)[A-Za-z0-9/+=]{40}"#,
+                2,
+                any,
+            ),
             r("google-api-key", &[&["AIza"]], r"\bAIza[0-9A-Za-z_-]{35}", 0, any),
             r("google-oauth-token", &[&["ya29."]], r"\bya29\.[0-9A-Za-z_-]{20,}", 0, any),
             r("google-client-secret", &[&["GOCSPX-"]], r"\bGOCSPX-[A-Za-z0-9_-]{20,}", 0, any),
@@ -200,48 +202,36 @@ fn rules() -> &'static [Rule] {
                     any,
                 )
             },
-            Rule {
-                assigned: true,
-                ..r(
-                    "authorization",
-                    &[&["authorization"]],
-                    r#"(?i)\b((?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?(?:bearer|basic|token|digest)[ \t]+)[A-Za-z0-9._~+/=-]{6,}"#,
-                    1,
-                    any,
-                )
-            },
-            Rule {
-                assigned: true,
-                ..r(
-                    "authorization",
-                    &[&["authorization"]],
-                    r#"(?i)\b((?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?)[A-Za-z0-9._~+/=-]{16,}"#,
-                    1,
-                    mixed,
-                )
-            },
-            Rule {
-                assigned: true,
-                ..r(
-                    "api-key",
-                    &[&["x-auth-token", "api-key"]],
-                    r#"(?i)\b((?:x-api-key|x-auth-token|api-key)["']?[ \t]*[:=][ \t]*["']?)[A-Za-z0-9._~+/=-]{8,}"#,
-                    1,
-                    any,
-                )
-            },
-            Rule {
-                assigned: true,
-                ..r(
-                    "secret",
-                    &[&["_KEY", "_PASS", "_PASSPHRASE", "_CREDENTIAL", "_CREDENTIALS", "PASSPHRASE"]],
-                    // Environment-style names (`DB_PASS`, `SIGNING_KEY`, `PASSPHRASE`):
-                    // upper case only, since `sort_key = name` in code is no secret.
-                    r#"\b([A-Z][A-Z0-9_]*_(?:KEY|PASS|PASSPHRASE|CREDENTIALS?)|PASSPHRASE)(["']?[ \t]*[:=][ \t]*["']?)((?:[^\s"'`,;&()<>\[\]{}\\]|\\[^nrt\s"]){4,})"#,
-                    2,
-                    assigned_secret,
-                )
-            },
+            assigned(
+                "authorization",
+                &[&["authorization"]],
+                r#"(?i)\b((?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?(?:bearer|basic|token|digest)[ \t]+)[A-Za-z0-9._~+/=-]{6,}"#,
+                1,
+                any,
+            ),
+            assigned(
+                "authorization",
+                &[&["authorization"]],
+                r#"(?i)\b((?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?)[A-Za-z0-9._~+/=-]{16,}"#,
+                1,
+                mixed,
+            ),
+            assigned(
+                "api-key",
+                &[&["x-auth-token", "api-key"]],
+                r#"(?i)\b((?:x-api-key|x-auth-token|api-key)["']?[ \t]*[:=][ \t]*["']?)[A-Za-z0-9._~+/=-]{8,}"#,
+                1,
+                any,
+            ),
+            assigned(
+                "secret",
+                &[&["_KEY", "_PASS", "_PASSPHRASE", "_CREDENTIAL", "_CREDENTIALS", "PASSPHRASE"]],
+                // Environment-style names (`DB_PASS`, `SIGNING_KEY`, `PASSPHRASE`):
+                // upper case only, since `sort_key = name` in code is no secret.
+                r#"\b([A-Z][A-Z0-9_]*_(?:KEY|PASS|PASSPHRASE|CREDENTIALS?)|PASSPHRASE)(["']?[ \t]*[:=][ \t]*["']?)((?:[^\s"'`,;&()<>\[\]{}\\]|\\[^nrt\s"]){4,})"#,
+                2,
+                assigned_secret,
+            ),
             r(
                 "secret",
                 &[&["--"], &["pass", "token", "secret", "key"]],
@@ -266,16 +256,13 @@ fn rules() -> &'static [Rule] {
                 1,
                 flag_secret,
             ),
-            Rule {
-                assigned: true,
-                ..r(
-                    "secret",
-                    &[&["password", "passwd", "pwd", "secret", "token", "api_key", "apikey", "access_key", "accesskey", "private_key", "privatekey"]],
-                    r#"(?i)\b([A-Za-z0-9_.-]*(?:password|passwd|pwd|secret|token|api_?key|apikey|access_?key|private_?key|client_?secret)["']?[ \t]*[:=][ \t]*["']?)((?:[^\s"'`,;&()<>\[\]{}\\]|\\[^nrt\s"]){4,})"#,
-                    1,
-                    assigned_secret,
-                )
-            },
+            assigned(
+                "secret",
+                &[&["password", "passwd", "pwd", "secret", "token", "api_key", "apikey", "access_key", "accesskey", "private_key", "privatekey"]],
+                r#"(?i)\b([A-Za-z0-9_.-]*(?:password|passwd|pwd|secret|token|api_?key|apikey|access_?key|private_?key|client_?secret)["']?[ \t]*[:=][ \t]*["']?)((?:[^\s"'`,;&()<>\[\]{}\\]|\\[^nrt\s"]){4,})"#,
+                1,
+                assigned_secret,
+            ),
         ]
     })
 }
