@@ -271,7 +271,7 @@ impl Transcript {
     }
 
     /// Bytes of the file that were decoded as JSON, as opposed to passed over: what a
-    /// test of the reader's cost counts (see [`skim`]).
+    /// test of the reader's cost counts (see `docs/performance.md`).
     pub fn json_bytes_decoded(&self) -> u64 {
         self.json_bytes
     }

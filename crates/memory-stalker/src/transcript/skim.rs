@@ -3,8 +3,9 @@
 //! A transcript line is mostly bulk a memory never shows: tool outputs and their
 //! `toolUseResult` copies, file snapshots, written file contents, thinking. Decoding all
 //! of it (or even validating it the way a JSON parser skips a value) costs far more than
-//! reading it. Here a value is passed over by finding its closing quote or bracket with
-//! `memchr`, and only the small values extraction uses are decoded (by serde_json).
+//! reading it. Here a value is passed over by finding its closing quote or bracket (a
+//! string's unescaped quotes found 64 bytes at a time, see [`string_end`]), and only the
+//! small values extraction uses are decoded (by serde_json).
 //! Long strings whose head and tail are kept are decoded at their ends only
 //! ([`clip_string`]). See `docs/performance.md`, "Reading a segment".
 //!
@@ -21,6 +22,7 @@ use crate::redact::Clipped;
 /// skimmed rather than parsed.
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct Cost {
+    /// Bytes given to serde_json or decoded as JSON string text.
     pub json_bytes: u64,
 }
 
