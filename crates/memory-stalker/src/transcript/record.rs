@@ -183,9 +183,9 @@ pub(crate) struct LineOptions {
     pub redact: bool,
     /// Keep what a summary shows of each tool output, not just its start.
     pub outputs: bool,
-    /// The session fields (id, cwd, version, branch) of records of no kind extraction
-    /// reads are still wanted; once they are not, such a record's line is read only up
-    /// to its `type`.
+    /// The session fields (id, cwd, version, branch) are still wanted. Once they are
+    /// not, they are not decoded, and the line of a record of no kind extraction reads
+    /// is read only up to its `type`.
     pub session_fields: bool,
 }
 
@@ -241,7 +241,7 @@ pub(crate) fn parse(line: &[u8], opts: &LineOptions, cost: &mut Cost) -> Result<
     if walked != Some(true) || !cur.at_end() {
         return Err(BadLine);
     }
-    Ok(top.into_record(opts.redact, opts.outputs, cost))
+    Ok(top.into_record(opts, cost))
 }
 
 /// The top-level values of a record that extraction reads, undecoded.
@@ -361,14 +361,30 @@ impl<'a> Top<'a> {
         Some(())
     }
 
-    fn into_record(self, redact: bool, outputs: bool, cost: &mut Cost) -> Record {
+    fn into_record(self, opts: &LineOptions, cost: &mut Cost) -> Record {
+        let (redact, outputs) = (opts.redact, opts.outputs);
+        // Read only while no newer record has given them (they are the same on every
+        // line of a session, and only the newest are used).
+        let mut session = |v: Option<&[u8]>| {
+            if opts.session_fields {
+                string(v, cost)
+            } else {
+                None
+            }
+        };
+        let (session_id, cwd, version, git_branch) = (
+            session(self.session_id),
+            session(self.cwd),
+            session(self.version),
+            session(self.git_branch),
+        );
         let meta = Meta {
             uuid: string(self.uuid, cost),
             timestamp: string(self.timestamp, cost),
-            session_id: string(self.session_id, cost),
-            cwd: string(self.cwd, cost),
-            version: string(self.version, cost),
-            git_branch: string(self.git_branch, cost),
+            session_id,
+            cwd,
+            version,
+            git_branch,
             sidechain: skim::is_true(self.is_sidechain),
         };
         let kind = string(self.kind, cost);
