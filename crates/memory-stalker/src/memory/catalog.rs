@@ -288,13 +288,10 @@ impl MemoryStore {
     /// The snippet at `anchor` of the memory at `path`, read again as the search read
     /// it (a memory is replaced by a new file, never rewritten in place).
     fn snippet_of(path: &Path, (pos, len): (usize, usize)) -> Option<String> {
-        use std::io::Read;
         let (file, meta) =
             fsutil::open_regular_with_metadata(path, false, Some(MAX_MEMORY_BYTES)).ok()?;
         let mut bytes = Vec::new();
-        file.take(meta.len().min(MAX_MEMORY_BYTES))
-            .read_to_end(&mut bytes)
-            .ok()?;
+        read_opened(file, meta.len(), &mut bytes)?;
         let text = lossy(&bytes);
         let body = body_start(&text).map_or(&*text, |start| &text[start..]);
         Some(strip_controls(&snippet(body, pos, len, SNIPPET_CHARS)).into_owned())
@@ -309,15 +306,8 @@ impl MemoryStore {
         query: &Query,
         scratch: &mut SearchScratch,
     ) -> Option<SearchHit> {
-        use std::io::Read;
         let bytes = &mut scratch.file;
-        bytes.clear();
-        // The size the open file had (at most the cap, checked): a memory is replaced
-        // by renaming a new file over it, never rewritten in place, so this is all of
-        // it, and stopping there spares the read that would only find the end.
-        file.take(meta.len().min(MAX_MEMORY_BYTES))
-            .read_to_end(bytes)
-            .ok()?;
+        read_opened(file, meta.len(), bytes)?;
         let text = lossy(bytes);
         let body = body_start(&text).map_or(&*text, |start| &text[start..]);
         fold_into(body, &mut scratch.lower);
@@ -634,6 +624,19 @@ fn ascii_prefix(bytes: &[u8]) -> usize {
             .iter()
             .position(|b| !b.is_ascii())
             .unwrap_or(tail.len())
+}
+
+/// Reads an opened memory into `bytes` (cleared first), up to `len`, the size the open
+/// file had (at most the cap, checked): a memory is replaced by renaming a new file over
+/// it, never rewritten in place, so this is all of it, and stopping there spares the
+/// read that would only find the end.
+fn read_opened(file: std::fs::File, len: u64, bytes: &mut Vec<u8>) -> Option<()> {
+    use std::io::Read;
+    bytes.clear();
+    file.take(len.min(MAX_MEMORY_BYTES))
+        .read_to_end(bytes)
+        .ok()?;
+    Some(())
 }
 
 /// The byte offset in `original` of the character whose lower-case form (as

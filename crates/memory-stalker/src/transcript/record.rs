@@ -590,12 +590,11 @@ fn result_text(raw: Option<&[u8]>, outputs: bool, cost: &mut Cost) -> Clipped {
         return clip;
     }
     let mut parts = Vec::new();
-    let mut cost_here = Cost::default();
     Cursor::new(raw).array(|c| {
         let mut b = Block::default();
         c.object(|c, key| b.read(c, key))?;
-        match string(b.kind, &mut cost_here).as_deref() {
-            Some("text") => parts.extend(string(b.text, &mut cost_here)),
+        match string(b.kind, cost).as_deref() {
+            Some("text") => parts.extend(string(b.text, cost)),
             Some("image") => parts.push("[image]".into()),
             Some("document") => parts.push("[document]".into()),
             Some("tool_reference") => parts.push("[tool reference]".into()),
@@ -603,7 +602,6 @@ fn result_text(raw: Option<&[u8]>, outputs: bool, cost: &mut Cost) -> Clipped {
         }
         Some(())
     });
-    cost.json_bytes += cost_here.json_bytes;
     let text = parts.join("\n");
     if outputs {
         Clipped::new(&text, RESULT_KEEP_CHARS)
