@@ -12,8 +12,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
-use memory_stalker::memory::document::sections;
-use memory_stalker::memory::{MemoryStore, Section};
+use memory_stalker::memory::{Section, Shown, search_projects};
 use memory_stalker::{Config, projects};
 use serde_json::json;
 
@@ -219,37 +218,24 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     }
                 },
             };
-            let found = store.find(&target)?;
-            let [memory] = found.matches.as_slice() else {
-                if found.matches.is_empty() {
+            let (memory, shown) = match store.show(&target, wanted)? {
+                Shown::Memory { memory, text, .. } => (memory, text),
+                Shown::NotFound(found) => {
                     eprintln!("{}", render::nothing_found(&found, store.dir()));
-                } else {
+                    return Ok(ExitCode::from(1));
+                }
+                Shown::Ambiguous(found) => {
                     eprintln!(
                         "{} memories match {target:?}; name one of them:\n{}",
                         found.matches.len(),
                         render::table(&found.matches, &Style::plain())
                     );
+                    return Ok(ExitCode::from(1));
                 }
-                return Ok(ExitCode::from(1));
-            };
-            let text = MemoryStore::read(&memory.path)?;
-            let shown = match wanted {
-                None => text.clone(),
-                Some(s) => match sections(&text).into_iter().find(|sp| sp.section == Some(s)) {
-                    // The rule before the AI summary belongs to no section.
-                    Some(span) => {
-                        let body = text[span.range].trim_end();
-                        body.strip_suffix("---")
-                            .unwrap_or(body)
-                            .trim_end()
-                            .to_string()
-                            + "\n"
-                    }
-                    None => {
-                        eprintln!("{} has no {} section", memory.file, s.key());
-                        return Ok(ExitCode::from(1));
-                    }
-                },
+                Shown::NoSection { memory, section } => {
+                    eprintln!("{} has no {} section", memory.file, section.key());
+                    return Ok(ExitCode::from(1));
+                }
             };
             if json {
                 emit(
@@ -278,31 +264,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             } else {
                 vec![project.clone()]
             };
-            let mut hits = Vec::new();
-            for p in &searched {
-                let s = config.store(p);
-                // Each project's best `limit` hits include the best `limit` of all.
-                for h in s.search(&query, limit)? {
-                    hits.push((p.clone(), h));
-                }
-            }
-            // Ties: newest first, by the time of writing (as each project lists them).
-            hits.sort_by(|a, b| {
-                b.1.hits
-                    .cmp(&a.1.hits)
-                    .then_with(|| b.1.memory.order.cmp(&a.1.memory.order))
-            });
-            let total = hits.len();
-            hits.truncate(limit);
+            let stores: Vec<_> = searched
+                .iter()
+                .map(|p| (p.clone(), config.store(p)))
+                .collect();
+            let found = search_projects(&stores, &query, limit)?;
+            let total = found.total;
             if json {
-                let rows: Vec<_> = hits
-                    .iter()
-                    .map(|(p, h)| {
-                        let mut v = serde_json::to_value(h).unwrap_or_default();
-                        v["project"] = json!(p);
-                        v
-                    })
-                    .collect();
                 emit(
                     &mut out,
                     &json!({
@@ -310,14 +278,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                         "query": query,
                         "projects": searched,
                         "total": total,
-                        "hits": rows,
+                        "hits": found.hits,
                     }),
                 )?;
             } else if total > 0 {
                 write!(
                     out,
                     "{}",
-                    render::search(&query, &hits, total, all_projects, &style)
+                    render::search(&query, &found.hits, total, all_projects, &style)
                 )?;
             }
             if total == 0 {

@@ -3,9 +3,9 @@
 
 use std::fmt::Write as _;
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use memory_stalker::memory::{Found, Listing, MemoryEntry, SearchHit, Target};
+use memory_stalker::memory::{Found, Listing, MemoryEntry, ProjectHit, Target};
 use memory_stalker::text::one_line;
 use memory_stalker::transcript::bytes;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
@@ -183,7 +183,7 @@ pub fn nothing_found(f: &Found, dir: &Path) -> String {
 /// Search results, best first.
 pub fn search(
     query: &str,
-    hits: &[(PathBuf, SearchHit)],
+    hits: &[ProjectHit],
     total: usize,
     all_projects: bool,
     style: &Style,
@@ -197,7 +197,7 @@ pub fn search(
             String::new()
         }
     );
-    for (i, (project, h)) in hits.iter().enumerate() {
+    for (i, ProjectHit { hit: h, project }) in hits.iter().enumerate() {
         let _ = writeln!(
             out,
             "{:>3}. {}  {}  {}",

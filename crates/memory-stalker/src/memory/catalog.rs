@@ -490,6 +490,100 @@ pub struct Found {
     pub skipped: Vec<Skipped>,
 }
 
+/// What `show` found for a target.
+#[derive(Debug, Clone)]
+pub enum Shown {
+    /// The one memory the target names: its whole text, or the section asked for.
+    Memory {
+        memory: MemoryEntry,
+        section: Option<Section>,
+        text: String,
+    },
+    /// No memory matches.
+    NotFound(Found),
+    /// More than one memory matches: the target must name one of them.
+    Ambiguous(Found),
+    /// The memory has no such section (a memory of the original design, say).
+    NoSection {
+        memory: MemoryEntry,
+        section: Section,
+    },
+}
+
+impl MemoryStore {
+    /// One memory, named as [`MemoryStore::find`] takes it, or one of its sections.
+    pub fn show(&self, target: &str, section: Option<Section>) -> Result<Shown, Error> {
+        let mut found = self.find(target)?;
+        if found.matches.len() != 1 {
+            return Ok(if found.matches.is_empty() {
+                Shown::NotFound(found)
+            } else {
+                Shown::Ambiguous(found)
+            });
+        }
+        let memory = found.matches.remove(0);
+        let text = MemoryStore::read(&memory.path)?;
+        Ok(match section {
+            None => Shown::Memory {
+                memory,
+                section,
+                text,
+            },
+            Some(s) => match super::document::section_text(&text, s) {
+                Some(text) => Shown::Memory {
+                    memory,
+                    section,
+                    text,
+                },
+                None => Shown::NoSection { memory, section: s },
+            },
+        })
+    }
+}
+
+/// A search over several projects, merged and ranked as one.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProjectSearch {
+    /// Memories that matched, in every project searched.
+    pub total: usize,
+    /// The best `limit` of them.
+    pub hits: Vec<ProjectHit>,
+}
+
+/// A search hit and the project it is in.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProjectHit {
+    #[serde(flatten)]
+    pub hit: SearchHit,
+    pub project: PathBuf,
+}
+
+/// Searches the memories of each `(project, store)`, ranked together by number of
+/// hits, then newest first (by the time of writing, as each project lists them).
+pub fn search_projects(
+    stores: &[(PathBuf, MemoryStore)],
+    query: &str,
+    limit: usize,
+) -> Result<ProjectSearch, Error> {
+    let mut hits = Vec::new();
+    for (project, store) in stores {
+        // Each project's best `limit` hits include the best `limit` of all.
+        for hit in store.search(query, limit)? {
+            hits.push(ProjectHit {
+                hit,
+                project: project.clone(),
+            });
+        }
+    }
+    hits.sort_by(|a, b| {
+        (Reverse(a.hit.hits), Reverse(&a.hit.memory.order))
+            .cmp(&(Reverse(b.hit.hits), Reverse(&b.hit.memory.order)))
+    });
+    let total = hits.len();
+    hits.truncate(limit);
+    Ok(ProjectSearch { total, hits })
+}
+
 /// One memory that matched a search.
 #[derive(Debug, Clone, Serialize)]
 pub struct SearchHit {

@@ -617,6 +617,22 @@ pub fn sections(text: &str) -> Vec<SectionSpan> {
     out
 }
 
+/// One section of a memory as `list-memories show --section` prints it: from its heading
+/// to the next one, without the rule that ends the body before the AI summary.
+pub fn section_text(text: &str, section: Section) -> Option<String> {
+    let span = sections(text)
+        .into_iter()
+        .find(|s| s.section == Some(section))?;
+    let body = text[span.range].trim_end();
+    Some(
+        body.strip_suffix("---")
+            .unwrap_or(body)
+            .trim_end()
+            .to_string()
+            + "\n",
+    )
+}
+
 /// `(char, length)` of a fence opening or closing line (up to 3 spaces of indent).
 fn fence_marker(line: &str) -> Option<(char, usize)> {
     let indent = line.len() - line.trim_start_matches(' ').len();

@@ -6,7 +6,10 @@ pub mod index;
 pub mod labels;
 pub mod store;
 
-pub use catalog::{Found, Listing, MemoryEntry, SearchHit, Skipped, Target};
+pub use catalog::{
+    Found, Listing, MemoryEntry, ProjectHit, ProjectSearch, SearchHit, Shown, Skipped, Target,
+    search_projects,
+};
 pub use document::{FrontMatter, MemoryDoc};
 pub use labels::Section;
 pub use store::{INDEX_FILE, MEMORIES_DIR, MemoryStore};
