@@ -754,3 +754,59 @@ fn io_errors_exit_1_once_and_oversized_memories_are_not_read() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("retry"), "{out}");
 }
+
+/// `status`, `off` and `on`: each answer as the user reads it, in one transcript of
+/// commands, and the switch file they leave.
+#[test]
+fn status_off_and_on() {
+    let mut s = project();
+    let mut session = String::new();
+    let mut step = |s: &Sandbox, args: &[&str]| {
+        let (code, out, err) = run(s, args);
+        session.push_str(&format!(
+            "$ list-memories {}\n{out}{err}[exit {code}]\n\n",
+            args.join(" ")
+        ));
+    };
+    step(&s, &["status"]);
+    step(&s, &["off"]);
+    step(&s, &["off"]);
+    step(&s, &["status"]);
+    step(&s, &["on"]);
+    s.set("MEMORY_STALKER_ENABLED", "0");
+    s.set("MEMORY_STALKER_RECALL_DAYS", "30");
+    fs::remove_file(s.project().join(".claude/memory-stalker.json")).unwrap();
+    step(&s, &["status"]);
+    step(&s, &["on"]);
+    fs::write(
+        s.project().join(".claude/memory-stalker.json"),
+        "{\"enabled\": tru",
+    )
+    .unwrap();
+    step(&s, &["status"]);
+    s.set("MEMORY_STALKER_RECALL", "0");
+    step(&s, &["on"]);
+    step(&s, &["status"]);
+    insta::assert_snapshot!(session);
+
+    let (code, v) = json(&s, &["status"]);
+    assert_eq!(code, 0);
+    let root = s.root.path().to_string_lossy().into_owned();
+    insta::assert_snapshot!(
+        serde_json::to_string_pretty(&v).unwrap().replace(&root, "<root>"),
+        @r#"
+    {
+      "decided_by": "file",
+      "dir": "<root>/project/.claude/memories",
+      "enabled": true,
+      "file": "<root>/project/.claude/memory-stalker.json",
+      "memories": 8,
+      "newest": "20260201_080000_c0ffee00.md",
+      "project": "<root>/project",
+      "recall": false,
+      "recall_days": 30,
+      "version": 1
+    }
+    "#
+    );
+}

@@ -40,7 +40,10 @@ fn hooks_are_registered_in_exec_form_with_timeouts() {
             "PostToolUse:*",
             "PreCompact:auto",
             "PreCompact:manual",
+            "SessionStart:clear",
             "SessionStart:compact",
+            "SessionStart:resume",
+            "SessionStart:startup",
             "SessionStart:startup",
             "UserPromptSubmit:*"
         ]

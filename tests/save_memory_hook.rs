@@ -403,3 +403,105 @@ fn a_memories_directory_without_a_gitignore_gets_one() {
     let ignore = fs::read_to_string(s.memories().join(".gitignore")).unwrap();
     assert!(ignore.lines().any(|l| l == "*"), "{ignore}");
 }
+
+/// Hook stdin for SessionStart.
+fn session_start(s: &Sandbox, source: &str) -> String {
+    serde_json::json!({
+        "session_id": "11111111-2222-3333-4444-555555555555",
+        "transcript_path": s.home().join(".claude/projects/-sandbox-project/new.jsonl"),
+        "cwd": s.project(),
+        "hook_event_name": "SessionStart",
+        "source": source,
+    })
+    .to_string()
+}
+
+#[test]
+fn a_new_session_gets_a_short_recall_of_the_latest_memory() {
+    let mut s = sandbox();
+    // Nothing to recall: no memory, and no directory made for one.
+    for source in ["startup", "resume", "clear"] {
+        let out = s.run(BIN, &[], session_start(&s, source).as_bytes());
+        assert_clean(&s, &out);
+    }
+    assert!(!s.project().join(".claude").exists());
+
+    let transcript = s.install_transcript(&sample_transcript(), SID);
+    let input = s.pre_compact_input(&transcript, SID, "auto", None);
+    assert_clean(&s, &s.run(BIN, &[], input.as_bytes()));
+    let file = s.memory_files().remove(0);
+    let mut notes = Vec::new();
+    let date = regex::Regex::new(r"\d{4}-\d\d-\d\d \d\d:\d\d").unwrap();
+    for source in ["startup", "resume", "clear"] {
+        let out = s.run(BIN, &[], session_start(&s, source).as_bytes());
+        assert_eq!(out.status.code(), Some(0));
+        let (stdout, _) = text(&out);
+        let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(v["hookSpecificOutput"]["hookEventName"], "SessionStart");
+        let note = v["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap();
+        let note = note.replace(&file, "<file>");
+        let note = date.replace(&note, "<date>");
+        notes.push(note.into_owned());
+        assert!(
+            v.get("systemMessage").is_none(),
+            "nothing for the user's screen"
+        );
+    }
+    assert!(notes.iter().all(|n| *n == notes[0]), "{notes:#?}");
+    insta::assert_snapshot!("recall", notes[0]);
+    s.set("MEMORY_STALKER_RECALL", "0");
+    let out = s.run(BIN, &[], session_start(&s, "startup").as_bytes());
+    assert_clean(&s, &out);
+}
+
+#[test]
+fn a_project_switched_off_gets_no_memory_and_no_recall() {
+    let mut s = sandbox();
+    let transcript = s.install_transcript(&sample_transcript(), SID);
+    let input = s.pre_compact_input(&transcript, SID, "auto", None);
+    assert_clean(&s, &s.run(BIN, &[], input.as_bytes()));
+    assert_eq!(s.memory_files().len(), 1);
+
+    let switch = s.project().join(".claude/memory-stalker.json");
+    fs::write(&switch, "{\"enabled\": false}\n").unwrap();
+    s.set("MEMORY_STALKER_STEER", "1");
+    let out = s.run(BIN, &[], input.as_bytes());
+    assert_clean(&s, &out);
+    let (_, stderr) = text(&out);
+    assert_eq!(
+        stderr,
+        format!(
+            "memory-stalker: memory-stalker is off, set by {} ({{\"enabled\": false}}); nothing saved or recalled (PreCompact)\n",
+            switch.display()
+        )
+    );
+    assert_eq!(s.memory_files().len(), 1, "no memory for this compaction");
+    for input in [
+        session_start(&s, "startup"),
+        serde_json::json!({"hook_event_name": "SessionStart", "source": "compact", "session_id": SID,
+            "transcript_path": transcript, "cwd": s.project()})
+        .to_string(),
+        serde_json::json!({"hook_event_name": "PostCompact", "trigger": "auto", "session_id": SID,
+            "transcript_path": transcript, "cwd": s.project(), "compact_summary": "<summary>x</summary>"})
+        .to_string(),
+    ] {
+        let out = s.run(BIN, &[], input.as_bytes());
+        assert_clean(&s, &out);
+    }
+    assert_eq!(s.memory_files().len(), 1);
+    let log = fs::read_to_string(s.memories().join(".log")).unwrap();
+    assert_eq!(
+        log.matches("is off").count(),
+        2,
+        "once per compaction and session start: {log}"
+    );
+
+    // On again: the global default is off, the project's own switch turns it on.
+    fs::write(&switch, "{\"enabled\": true}").unwrap();
+    s.set("MEMORY_STALKER_ENABLED", "0");
+    s.set("MEMORY_STALKER_STEER", "0");
+    assert_clean(&s, &s.run(BIN, &[], input.as_bytes()));
+    assert_eq!(s.memory_files().len(), 2);
+}

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use memory_stalker::memory::{Section, Shown, search_projects};
-use memory_stalker::{Config, projects};
+use memory_stalker::{Config, projects, switch};
 use serde_json::json;
 
 use render::Style;
@@ -88,6 +88,12 @@ enum Command {
     },
     /// Rewrite INDEX.md.
     Index,
+    /// Whether memory-stalker is on in this project, and why.
+    Status,
+    /// Turn memory-stalker off in this project (writes .claude/memory-stalker.json).
+    Off,
+    /// Turn memory-stalker on again in this project.
+    On,
 }
 
 fn main() -> ExitCode {
@@ -335,7 +341,89 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::Status => {
+            let status = switch::status(&project, &config);
+            let listing = store.list(Some(1), None)?;
+            if json {
+                emit(
+                    &mut out,
+                    &StatusJson {
+                        version: JSON_VERSION,
+                        project: &project,
+                        status: &status,
+                        dir: store.dir(),
+                        memories: listing.total,
+                        newest: listing.memories.first().map(|m| m.file.as_str()),
+                        recall: config.recall,
+                        recall_days: config.recall_days,
+                    },
+                )?;
+            } else {
+                write!(
+                    out,
+                    "{}",
+                    render::status(&project, &status, store.dir(), &listing, &config)
+                )?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Off | Command::On => {
+            let wanted = matches!(command, Command::On);
+            let before = switch::status(&project, &config);
+            // A file is written only to change the state (or to mend a broken one).
+            let holds =
+                before.enabled == wanted && !matches!(before.why, switch::Why::BadFile { .. });
+            let written = if holds {
+                None
+            } else {
+                Some(switch::set(&project, wanted)?)
+            };
+            let after = switch::status(&project, &config);
+            if json {
+                emit(
+                    &mut out,
+                    &SwitchJson {
+                        version: JSON_VERSION,
+                        project: &project,
+                        status: &after,
+                        written: written.as_deref(),
+                    },
+                )?;
+            } else {
+                write!(
+                    out,
+                    "{}",
+                    render::switched(&project, &after, written.as_deref())
+                )?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
     }
+}
+
+/// `status --json`.
+#[derive(serde::Serialize)]
+struct StatusJson<'a> {
+    version: u32,
+    project: &'a std::path::Path,
+    #[serde(flatten)]
+    status: &'a switch::Status,
+    dir: &'a std::path::Path,
+    memories: usize,
+    newest: Option<&'a str>,
+    recall: bool,
+    recall_days: u32,
+}
+
+/// `on --json`, `off --json`.
+#[derive(serde::Serialize)]
+struct SwitchJson<'a> {
+    version: u32,
+    project: &'a std::path::Path,
+    #[serde(flatten)]
+    status: &'a switch::Status,
+    /// The switch file written, if one had to be.
+    written: Option<&'a std::path::Path>,
 }
 
 /// A memory with its 1-based position, as the table numbers it.

@@ -236,6 +236,76 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// `status`: whether memory-stalker is on here, why, and what it holds.
+pub fn status(
+    project: &Path,
+    status: &memory_stalker::switch::Status,
+    dir: &Path,
+    listing: &Listing,
+    config: &memory_stalker::Config,
+) -> String {
+    let mut out = format!(
+        "memory-stalker in {}: {}\n",
+        project.display(),
+        status.describe()
+    );
+    let _ = match listing.memories.first() {
+        Some(newest) => writeln!(
+            out,
+            "Memories: {} in {} (newest {}, {})",
+            listing.total,
+            dir.display(),
+            newest.date,
+            newest.file
+        ),
+        None => writeln!(out, "Memories: none yet in {}", dir.display()),
+    };
+    let _ = if !status.enabled {
+        writeln!(
+            out,
+            "Recall at session start: off (memory-stalker is off here)"
+        )
+    } else if config.recall {
+        writeln!(
+            out,
+            "Recall at session start: on (the latest memory, when it has open tasks or is under {} days old; MEMORY_STALKER_RECALL=0 turns it off)",
+            config.recall_days
+        )
+    } else {
+        writeln!(
+            out,
+            "Recall at session start: off (MEMORY_STALKER_RECALL=0)"
+        )
+    };
+    let _ = if status.enabled {
+        writeln!(out, "Turn it off here: list-memories off")
+    } else {
+        writeln!(out, "Turn it on here: list-memories on")
+    };
+    out
+}
+
+/// `on` / `off`: the state now, and the file written to get there.
+pub fn switched(
+    project: &Path,
+    status: &memory_stalker::switch::Status,
+    written: Option<&Path>,
+) -> String {
+    match written {
+        Some(file) => format!(
+            "memory-stalker is now {} in {} (wrote {}).\n",
+            if status.enabled { "on" } else { "off" },
+            project.display(),
+            file.display()
+        ),
+        None => format!(
+            "Nothing changed in {}: memory-stalker is {}.\n",
+            project.display(),
+            status.describe()
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -71,6 +71,14 @@ pub struct Config {
     pub steer: bool,
     /// Print restore context from the SessionStart(compact) hook.
     pub restore: bool,
+    /// `MEMORY_STALKER_ENABLED`: whether memory-stalker works in projects without a
+    /// switch file of their own (see [`crate::switch`]); `None` when unset (on).
+    pub enabled: Option<bool>,
+    /// `MEMORY_STALKER_RECALL`: a short note of the latest memory at session start.
+    pub recall: bool,
+    /// `MEMORY_STALKER_RECALL_DAYS`: how recent a memory without open tasks must be to
+    /// be recalled.
+    pub recall_days: u32,
     pub redact: bool,
     pub prompt_file: Option<PathBuf>,
     /// `MEMORY_STALKER_DIR`: where memories go instead of `<project>/.claude/memories`.
@@ -94,6 +102,7 @@ pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
 pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-6";
 const DEFAULT_TIMEOUT_SECS: u64 = 60;
 const DEFAULT_MAX_CHARS: usize = 50_000;
+const DEFAULT_RECALL_DAYS: u32 = 7;
 
 impl Config {
     /// Reads the process environment.
@@ -132,24 +141,38 @@ impl Config {
                 Lang::En
             }),
         };
-        let mut flag = |name: &str, default: bool| match var(name) {
+        let mut flag = |name: &str, default: Option<bool>| match var(name) {
             None => default,
             Some(v) => match v.to_ascii_lowercase().as_str() {
-                "1" | "true" | "yes" | "on" => true,
-                "0" | "false" | "no" | "off" => false,
+                "1" | "true" | "yes" | "on" => Some(true),
+                "0" | "false" | "no" | "off" => Some(false),
                 _ => {
                     warnings.push(format!(
                         "{name}={v:?} is not 1 or 0; using {}",
-                        u8::from(default)
+                        default.map_or("the default", |d| if d { "1" } else { "0" })
                     ));
                     default
                 }
             },
         };
-        let async_summary = flag("MEMORY_STALKER_ASYNC", true);
-        let steer = flag("MEMORY_STALKER_STEER", true);
-        let restore = flag("MEMORY_STALKER_RESTORE", true);
-        let redact = flag("MEMORY_STALKER_REDACT", true);
+        let async_summary = flag("MEMORY_STALKER_ASYNC", Some(true)).unwrap_or(true);
+        let steer = flag("MEMORY_STALKER_STEER", Some(true)).unwrap_or(true);
+        let restore = flag("MEMORY_STALKER_RESTORE", Some(true)).unwrap_or(true);
+        let redact = flag("MEMORY_STALKER_REDACT", Some(true)).unwrap_or(true);
+        let recall = flag("MEMORY_STALKER_RECALL", Some(true)).unwrap_or(true);
+        let enabled = flag("MEMORY_STALKER_ENABLED", None);
+        let recall_days = match var("MEMORY_STALKER_RECALL_DAYS") {
+            None => DEFAULT_RECALL_DAYS,
+            Some(v) => match v.parse::<u32>() {
+                Ok(n) if n <= 3650 => n,
+                _ => {
+                    warnings.push(format!(
+                        "MEMORY_STALKER_RECALL_DAYS={v:?} is not a number of days (0 to 3650); using {DEFAULT_RECALL_DAYS}"
+                    ));
+                    DEFAULT_RECALL_DAYS
+                }
+            },
+        };
 
         let timeout = match var("MEMORY_STALKER_TIMEOUT") {
             None => Duration::from_secs(DEFAULT_TIMEOUT_SECS),
@@ -200,6 +223,9 @@ impl Config {
             async_summary,
             steer,
             restore,
+            enabled,
+            recall,
+            recall_days,
             redact,
             prompt_file: var("MEMORY_STALKER_PROMPT_FILE").map(PathBuf::from),
             memories_dir: var("MEMORY_STALKER_DIR").map(PathBuf::from),

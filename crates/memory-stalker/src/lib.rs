@@ -21,6 +21,7 @@ pub mod memory;
 pub mod projects;
 pub mod redact;
 pub mod summary;
+pub mod switch;
 pub mod text;
 pub mod transcript;
 

@@ -6,6 +6,7 @@
 pub mod context;
 mod job;
 pub mod note;
+pub mod recall;
 mod save;
 
 use std::path::{Path, PathBuf};
@@ -119,33 +120,90 @@ pub fn run_parsed(input: Result<HookInput, Error>, config: &Config, log: &Log) -
             return String::new();
         }
     };
-    if let Some(project) = input.project(config) {
-        let store = config.store(&project);
-        if store.ensure_dir().is_ok() {
+    let event = input.hook_event_name.as_deref();
+    let source = input.source.as_deref();
+    let compaction = matches!(event, Some("PreCompact" | "PostCompact") | None)
+        || (event == Some("SessionStart") && source == Some("compact"));
+    let project = input.project(config);
+    // A project directory that is gone still has its switch in the directories above.
+    let switch = project
+        .clone()
+        .or_else(|| input.cwd_path())
+        .map(|p| crate::switch::status(&p, config));
+    let enabled = switch.as_ref().is_none_or(|s| s.enabled);
+    if let Some(project) = &project {
+        let store = config.store(project);
+        // Only a compaction creates the memories directory: a session start in a
+        // project without memories, or a project switched off, leaves no trace.
+        if (compaction && enabled && store.ensure_dir().is_ok()) || store.dir().is_dir() {
             log.set_file(store.dir().join(".log"));
         }
     }
     for w in &config.warnings {
         log.warn(w);
     }
-    match input.hook_event_name.as_deref() {
+    if let Some(off) = switch.filter(|s| !s.enabled) {
+        // Said once per compaction (at PreCompact) and once per session start; the
+        // other hooks of a compaction stay quiet.
+        if matches!(event, Some("PreCompact" | "SessionStart") | None)
+            && !(event == Some("SessionStart") && source == Some("compact"))
+        {
+            log.info(&format!(
+                "memory-stalker is {}; nothing saved or recalled ({})",
+                off.describe(),
+                event_name(event, source)
+            ));
+        }
+        return String::new();
+    }
+    match event {
         Some("PreCompact") | None => pre_compact(&input, config, log),
         Some("PostCompact") => post_compact(&input, config, log),
-        Some("SessionStart") if input.source.as_deref() == Some("compact") => {
+        Some("SessionStart") if source == Some("compact") => {
             session_start_compact(&input, config, log)
         }
-        Some(other) => {
-            log.info(&format!(
-                "nothing to do for {other}{}",
-                input
-                    .source
-                    .as_deref()
-                    .map(|s| format!(" ({s})"))
-                    .unwrap_or_default()
-            ));
+        Some("SessionStart") if matches!(source, Some("startup" | "resume" | "clear")) => {
+            session_start_recall(project.as_deref(), config, log)
+        }
+        Some(_) => {
+            log.info(&format!("nothing to do for {}", event_name(event, source)));
             String::new()
         }
     }
+}
+
+/// `SessionStart (startup)`, for the log.
+fn event_name(event: Option<&str>, source: Option<&str>) -> String {
+    let mut name = event.unwrap_or("PreCompact").to_string();
+    if let Some(s) = source {
+        let _ = std::fmt::Write::write_fmt(&mut name, format_args!(" ({s})"));
+    }
+    name
+}
+
+/// SessionStart (startup, resume, clear): a short note of the project's latest memory
+/// when it is worth knowing (see [`recall`]).
+fn session_start_recall(project: Option<&Path>, config: &Config, log: &Log) -> String {
+    let Some(project) = project.filter(|_| config.recall) else {
+        return String::new();
+    };
+    let store = config.store(project);
+    let only = config.memories_dir.is_some().then_some(project);
+    let Some(note) = recall::recall_context(&store, only, chrono::Local::now(), config.recall_days)
+    else {
+        return String::new();
+    };
+    log.info(&format!(
+        "recalled the latest memory at session start ({} characters)",
+        note.chars().count()
+    ));
+    serde_json::json!({
+        "hookSpecificOutput": {
+            "hookEventName": "SessionStart",
+            "additionalContext": redact_if(config.redact, &note),
+        }
+    })
+    .to_string()
 }
 
 /// What saving needs from the hook input, or why it cannot be had.

@@ -1,0 +1,285 @@
+//! Recall at session start (`startup`, `resume`, `clear`): a few lines telling the model
+//! that this project has a memory worth knowing, and how to load more of it.
+//!
+//! A memory is worth knowing when it still has open tasks, or when it is recent (within
+//! `MEMORY_STALKER_RECALL_DAYS`, 7 by default). Only the project's newest memory is
+//! considered: an older one's open tasks were either done or carried into a newer one.
+//! The note stays under [`MAX_RECALL_CHARS`]; the memory itself is a tool call or
+//! `/memory-stalker:resume` away.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use chrono::{DateTime, Local};
+
+use crate::memory::MemoryStore;
+use crate::memory::catalog::created_at;
+use crate::memory::store::read_front_matter;
+use crate::text::one_line;
+use crate::transcript::TodoItem;
+
+/// The longest recall, in characters.
+pub const MAX_RECALL_CHARS: usize = 1_000;
+/// Open tasks named one by one; the rest are counted.
+const TASKS_SHOWN: usize = 3;
+
+/// The recall for a session starting in the project of `store`, or `None` when its
+/// newest memory is neither recent nor has open tasks (or there is none). With
+/// `only_project`, a memory recorded for another project is not recalled (one directory
+/// can hold every project's memories: `MEMORY_STALKER_DIR`).
+pub fn recall_context(
+    store: &MemoryStore,
+    only_project: Option<&Path>,
+    now: DateTime<Local>,
+    days: u32,
+) -> Option<String> {
+    if !store.dir().is_dir() {
+        return None;
+    }
+    let listing = store.list(Some(1), None).ok()?;
+    let memory = listing.memories.first()?;
+    let created = created_at(memory);
+    let age_days = created.map(|c| (now.date_naive() - c.date_naive()).num_days());
+    let recent = age_days.is_some_and(|d| d <= i64::from(days));
+    if !recent && memory.tasks_open == 0 {
+        return None;
+    }
+    let front = read_front_matter(&memory.path);
+    if let Some(project) = only_project
+        && front
+            .as_ref()
+            .is_none_or(|fm| Path::new(&fm.project) != project)
+    {
+        return None;
+    }
+    let open: Vec<TodoItem> = front
+        .and_then(|fm| fm.todos.flatten())
+        .map(|list| {
+            let mut open: Vec<TodoItem> =
+                list.items.into_iter().filter(TodoItem::is_open).collect();
+            // What was under way first, then what was waiting, each in list order.
+            open.sort_by_key(|t| t.status != "in_progress");
+            open
+        })
+        .unwrap_or_default();
+
+    let mut out = String::new();
+    let when = match age_days {
+        Some(0) => "today".to_string(),
+        Some(1) => "yesterday".to_string(),
+        Some(d) if d > 1 => format!("{d} days ago"),
+        _ => "date unknown".to_string(),
+    };
+    let _ = write!(
+        out,
+        "memory-stalker: this project's latest memory is from {} ({when}), session {}",
+        memory.date, memory.session
+    );
+    let headline = one_line(&memory.summary, 140);
+    if headline.is_empty() {
+        out.push_str(".\n");
+    } else {
+        let _ = writeln!(out, ": \"{headline}\".");
+    }
+    if memory.tasks_open > 0 {
+        let _ = writeln!(
+            out,
+            "Open tasks then ({} of {}):",
+            memory.tasks_open, memory.tasks_total
+        );
+        for task in open.iter().take(TASKS_SHOWN) {
+            let mark = if task.status == "in_progress" {
+                "[in progress]"
+            } else {
+                "[ ]"
+            };
+            let _ = writeln!(out, "- {mark} {}", one_line(&task.content, 100));
+        }
+        let named = open.len().min(TASKS_SHOWN);
+        if memory.tasks_open > named {
+            let _ = writeln!(out, "- … {} more", memory.tasks_open - named);
+        }
+    }
+    let _ = write!(
+        out,
+        "Only this note is loaded. For what was done and decided, call the search_memories tool, or show_memory with target \"{}\"; the user can run /memory-stalker:resume.",
+        memory.file
+    );
+    Some(crate::text::strip_controls(&clip(&out)).into_owned())
+}
+
+/// `text` cut to [`MAX_RECALL_CHARS`] at a line's end where possible.
+fn clip(text: &str) -> String {
+    if text.chars().count() <= MAX_RECALL_CHARS {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(MAX_RECALL_CHARS - 1).collect();
+    let at = cut.rfind('\n').filter(|&i| i > MAX_RECALL_CHARS / 2);
+    let mut kept = at.map_or(cut.as_str(), |i| &cut[..i]).to_string();
+    kept.push('…');
+    kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    /// Writes a memory created at `created` with `tasks` as (content, status).
+    fn memory(dir: &Path, name: &str, created: &str, summary: &str, tasks: &[(&str, &str)]) {
+        let items: Vec<_> = tasks
+            .iter()
+            .map(|(c, s)| serde_json::json!({"content": c, "status": s, "active_form": null}))
+            .collect();
+        let open = tasks.iter().filter(|(_, s)| *s != "completed").count();
+        let todos = serde_json::json!({"source": "tasks", "items": items});
+        let text = format!(
+            "---\nmemory_stalker: 1\nsession_id: \"5e551011-aaaa-bbbb-cccc-000000000000\"\ncreated: \"{created}\"\ntrigger: \"auto\"\nproject: \"/work/uploader\"\ntranscript: \"/t.jsonl\"\ntask_count: {}\ntasks_open: {open}\nsummary: {}\nsummary_source: \"offline\"\nlang: \"en\"\ntodos: {todos}\n---\n\n# Session memory\n",
+            tasks.len(),
+            serde_json::to_string(summary).unwrap(),
+        );
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+
+    fn at(y: i32, m: u32, d: u32) -> DateTime<Local> {
+        Local.with_ymd_and_hms(y, m, d, 12, 0, 0).unwrap()
+    }
+
+    // Noon UTC: the same local date in every time zone from UTC-11 to UTC+11.
+    const CREATED: &str = "2026-11-20T12:00:00+00:00";
+    const FILE: &str = "20261120_093000_5e551011.md";
+
+    #[test]
+    fn a_memory_with_open_tasks_is_recalled_in_a_few_lines() {
+        let t = tempfile::tempdir().unwrap();
+        let store = MemoryStore::new(t.path());
+        memory(
+            t.path(),
+            FILE,
+            CREATED,
+            "Retry budget for the uploader: 3 attempts per chunk, 10 per upload",
+            &[
+                ("Add RetryBudget type", "completed"),
+                ("Document the retry behaviour", "pending"),
+                ("Add tests for retries and the budget", "in_progress"),
+                ("Release 0.4", "pending"),
+                ("Tell the mobile team", "pending"),
+            ],
+        );
+        let note = recall_context(&store, None, at(2026, 11, 23), 7).unwrap();
+        let note = note.replace(&created_date(t.path()), "<date>");
+        insta::assert_snapshot!(note, @r#"
+        memory-stalker: this project's latest memory is from <date> (3 days ago), session 5e551011: "Retry budget for the uploader: 3 attempts per chunk, 10 per upload".
+        Open tasks then (4 of 5):
+        - [in progress] Add tests for retries and the budget
+        - [ ] Document the retry behaviour
+        - [ ] Release 0.4
+        - … 1 more
+        Only this note is loaded. For what was done and decided, call the search_memories tool, or show_memory with target "20261120_093000_5e551011.md"; the user can run /memory-stalker:resume.
+        "#);
+        // Open tasks keep it worth saying long after.
+        let later = recall_context(&store, None, at(2027, 3, 1), 7).unwrap();
+        assert!(later.contains("days ago)") && later.contains("Open tasks then (4 of 5)"));
+    }
+
+    /// The listing's date of the memory, as the note shows it (local time).
+    fn created_date(dir: &Path) -> String {
+        MemoryStore::new(dir).list(Some(1), None).unwrap().memories[0]
+            .date
+            .clone()
+    }
+
+    #[test]
+    fn a_finished_memory_is_recalled_only_while_recent() {
+        let t = tempfile::tempdir().unwrap();
+        let store = MemoryStore::new(t.path());
+        memory(
+            t.path(),
+            FILE,
+            CREATED,
+            "Shipped the retry budget",
+            &[("Ship", "completed")],
+        );
+        let recent = recall_context(&store, None, at(2026, 11, 27), 7).unwrap();
+        assert!(recent.contains("(7 days ago)"), "{recent}");
+        assert!(!recent.contains("Open tasks"), "{recent}");
+        assert_eq!(recall_context(&store, None, at(2026, 11, 28), 7), None);
+        assert_eq!(
+            recall_context(&store, None, at(2026, 11, 20), 0).map(|_| ()),
+            Some(())
+        );
+    }
+
+    #[test]
+    fn only_the_newest_memory_counts() {
+        let t = tempfile::tempdir().unwrap();
+        let store = MemoryStore::new(t.path());
+        memory(
+            t.path(),
+            "20261001_093000_5e551011.md",
+            "2026-10-01T09:30:00+00:00",
+            "Old",
+            &[("Old task", "pending")],
+        );
+        memory(
+            t.path(),
+            FILE,
+            CREATED,
+            "New and done",
+            &[("Ship", "completed")],
+        );
+        // The old memory's open task was carried into the newer one or done.
+        assert_eq!(recall_context(&store, None, at(2026, 12, 31), 7), None);
+    }
+
+    #[test]
+    fn nothing_without_memories_and_no_directory_is_made() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join(".claude/memories");
+        assert_eq!(
+            recall_context(&MemoryStore::new(&dir), None, at(2026, 11, 23), 7),
+            None
+        );
+        assert!(!dir.exists());
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("INDEX.md"), "# Memory index\n").unwrap();
+        assert_eq!(
+            recall_context(&MemoryStore::new(&dir), None, at(2026, 11, 23), 7),
+            None
+        );
+    }
+
+    #[test]
+    fn a_shared_directory_recalls_only_this_projects_memory() {
+        let t = tempfile::tempdir().unwrap();
+        let store = MemoryStore::new(t.path());
+        memory(t.path(), FILE, CREATED, "Uploader", &[("Open", "pending")]);
+        let now = at(2026, 11, 21);
+        assert!(recall_context(&store, Some(Path::new("/work/uploader")), now, 7).is_some());
+        assert_eq!(
+            recall_context(&store, Some(Path::new("/work/other")), now, 7),
+            None
+        );
+    }
+
+    #[test]
+    fn the_note_stays_short_whatever_the_memory_holds() {
+        let t = tempfile::tempdir().unwrap();
+        let store = MemoryStore::new(t.path());
+        let long = "word ".repeat(400);
+        let tasks: Vec<(&str, &str)> = (0..50).map(|_| (long.as_str(), "in_progress")).collect();
+        memory(t.path(), FILE, CREATED, &long, &tasks);
+        let note = recall_context(&store, None, at(2026, 11, 21), 7).unwrap();
+        assert!(
+            note.chars().count() <= MAX_RECALL_CHARS,
+            "{}",
+            note.chars().count()
+        );
+        assert!(
+            note.contains("show_memory with target"),
+            "the pointer is kept: {note}"
+        );
+        assert!(note.contains("- … 47 more"), "{note}");
+    }
+}
