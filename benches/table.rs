@@ -104,6 +104,7 @@ fn main() {
         rows.push(bench.hook_row(case, t));
     }
     rows.extend(bench.list_rows(&project, memories));
+    rows.push(bench.recall_row(&project, memories));
     rows.push(bench.model_row());
 
     print_table(&bench, &rows, &transcripts, memories);
@@ -167,6 +168,8 @@ struct Row {
 struct Side {
     cmd: Command,
     transcript: Option<PathBuf>,
+    /// Stdin of a command that is not the PreCompact hook.
+    stdin: Vec<u8>,
 }
 
 impl Side {
@@ -174,6 +177,7 @@ impl Side {
         Side {
             cmd,
             transcript: Some(transcript),
+            stdin: Vec::new(),
         }
     }
 
@@ -181,6 +185,7 @@ impl Side {
         Side {
             cmd,
             transcript: None,
+            stdin: Vec::new(),
         }
     }
 }
@@ -302,6 +307,55 @@ impl Bench {
             .collect()
     }
 
+    /// SessionStart(startup) in a project of `memories` memories: the recall of the
+    /// latest one (the design has none).
+    fn recall_row(&self, project: &Path, memories: usize) -> Row {
+        let case = format!(
+            "hook: recall at session start ({} memories)",
+            thousands(memories as u64)
+        );
+        eprintln!("\n{case}");
+        let stdin = serde_json::json!({
+            "session_id": "5e55b0a7-bench-4c1d-9a2e-000000000012",
+            "cwd": project,
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+        })
+        .to_string()
+        .into_bytes();
+        // The generated memories are months old and the newest may have no open task:
+        // every memory counts as recent, so each run has a recall to write.
+        let recalling = || {
+            let mut cmd = self.ours(Path::new(SAVE_MEMORY));
+            cmd.env("MEMORY_STALKER_RECALL_DAYS", "3650");
+            cmd
+        };
+        // Once, to check that it recalls something: a row timing a hook that says
+        // nothing would measure the wrong thing.
+        let out = recalling()
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .and_then(|mut child| {
+                child.stdin.take().unwrap().write_all(&stdin)?;
+                child.wait_with_output()
+            })
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            said.contains("additionalContext"),
+            "{case}: the hook recalled nothing: {said}"
+        );
+        let mut ours = Side::command(recalling());
+        ours.stdin = stdin;
+        let mut row = self.compare(case, &ours, None);
+        if self.python.is_ok() {
+            row.original = Err("the design has no recall at session start".into());
+        }
+        row
+    }
+
     /// The hook on the small sample session with a model that answers after 5 s: ours
     /// hands the model call to a detached worker (the default); the original waits for
     /// the answer, as the design does.
@@ -388,7 +442,7 @@ fn measure(side: &Side) -> Result<Run, String> {
         .map(|_| tempfile::tempdir().unwrap());
     let stdin = match (&side.transcript, &project) {
         (Some(transcript), Some(project)) => hook_input(transcript, project.path()),
-        _ => Vec::new(),
+        _ => side.stdin.clone(),
     };
     let cmd = &side.cmd;
     let mut stderr = tempfile::tempfile().unwrap();
