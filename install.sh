@@ -145,11 +145,12 @@ esac
 
 if [ "$build" = 1 ]; then
     echo "==> building release binaries (cargo build --release)"
-    cargo build --release --locked -p save-memory -p list-memories
+    cargo build --release --locked -p save-memory -p list-memories -p memory-stalker-mcp
     mkdir -p bin
-    install -m 0755 target/release/save-memory target/release/list-memories bin/
+    install -m 0755 target/release/save-memory target/release/list-memories \
+        target/release/memory-stalker-mcp bin/
 fi
-for b in save-memory list-memories; do
+for b in save-memory list-memories memory-stalker-mcp; do
     if [ ! -x "bin/$b" ]; then
         echo "bin/$b is missing: run ./install.sh without --no-build" >&2
         exit 1
@@ -157,6 +158,7 @@ for b in save-memory list-memories; do
 done
 echo "    $root/bin/save-memory"
 echo "    $root/bin/list-memories"
+echo "    $root/bin/memory-stalker-mcp"
 make_dist
 echo "    $dist (the plugin as Claude Code installs it: no build output)"
 

@@ -800,3 +800,175 @@ fn a_plugin_without_its_binaries_says_at_compact_that_no_memory_was_saved() {
         assert!(w.memory_files().is_empty(), "{v}");
     });
 }
+
+/// The plugin's MCP tools as the model sees them.
+const MCP_PREFIX: &str = "mcp__plugin_memory-stalker_memory-stalker__";
+
+/// A memory with open tasks in the world's project, saved by hand from the sample
+/// session; returns its file name.
+fn seed_memory(w: &World) -> String {
+    let out = w.run(
+        std::path::Path::new(SAVE_MEMORY),
+        &[
+            "--transcript",
+            support::sample_transcript().to_str().unwrap(),
+            "--project",
+            w.project().to_str().unwrap(),
+        ],
+        &w.project(),
+    );
+    assert!(out.out.status.success(), "{}", out.stderr());
+    let files = w.memory_files();
+    assert_eq!(files.len(), 1);
+    files[0].file_name().unwrap().to_string_lossy().into_owned()
+}
+
+/// The request of the main conversation whose body holds `text` (not a title or a
+/// summary request).
+fn request_with(w: &World, text: &str) -> Option<serde_json::Value> {
+    w.api
+        .message_requests()
+        .into_iter()
+        .filter(|r| r.body.contains(text))
+        .map(|r| serde_json::from_str::<serde_json::Value>(&r.body).unwrap())
+        .find(|v| v["tools"].as_array().is_some_and(|t| !t.is_empty()))
+}
+
+/// The names of the tools a request offers the model.
+fn tool_names(request: &serde_json::Value) -> Vec<String> {
+    request["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str().map(String::from))
+        .collect()
+}
+
+/// Issue 13: the plugin's MCP server is started, its three tools are offered to the
+/// model from the first request, a call to search_memories gets the memory back, and
+/// the session started with the recall of the latest memory.
+#[test]
+fn the_model_recalls_and_searches_memories_by_itself() {
+    for_each_version(|c| {
+        let v = &c.version;
+        let mut w = World::new(c, Hooks::All, SAVE_MEMORY);
+        let file = seed_memory(&w);
+        let search = format!("{MCP_PREFIX}search_memories");
+        w.api.push([
+            Turn::tool(&search, json!({"query": "retry budget"})),
+            Turn::text("We settled on at most 10 retries per upload."),
+        ]);
+        let run = w
+            .claude_p(&[
+                "What did we settle about the retry budget?",
+                "--allowedTools",
+                &format!("{MCP_PREFIX}search_memories"),
+            ])
+            .assert_ok();
+        let first = request_with(&w, "What did we settle about the retry budget?")
+            .unwrap_or_else(|| panic!("{v}: no request of the conversation"));
+        let names = tool_names(&first);
+        for tool in ["search_memories", "show_memory", "list_memories"] {
+            assert!(
+                names.contains(&format!("{MCP_PREFIX}{tool}")),
+                "{v}: {tool} is not offered: {names:?}"
+            );
+        }
+        let described = first["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == search)
+            .unwrap();
+        eprintln!(
+            "{v}: the search tool as the model received it:\n{}",
+            serde_json::to_string_pretty(described).unwrap()
+        );
+        // The recall came with the first request.
+        let body = first.to_string();
+        assert!(
+            body.contains("memory-stalker: this project's latest memory is from")
+                && body.contains("Add tests for retries and the budget")
+                && body.contains(&file),
+            "{v}: no recall in the first request"
+        );
+        // The tool's answer went back to the model.
+        let answered = request_with(&w, "toolu_fake_")
+            .into_iter()
+            .chain(
+                w.api
+                    .message_requests()
+                    .into_iter()
+                    .map(|r| serde_json::from_str::<serde_json::Value>(&r.body).unwrap()),
+            )
+            .find_map(|req| {
+                req["messages"].as_array()?.iter().find_map(|m| {
+                    m["content"].as_array()?.iter().find_map(|b| {
+                        (b["type"] == "tool_result").then(|| b.clone())
+                    })
+                })
+            })
+            .unwrap_or_else(|| panic!("{v}: no tool result reached the model"));
+        let text = answered["content"].to_string();
+        assert!(answered["is_error"] != true, "{v}: {answered}");
+        assert!(
+            text.contains(&file) && text.to_lowercase().contains("retry budget"),
+            "{v}: the hit is not in the answer: {text}"
+        );
+        assert_eq!(
+            run.json()["result"],
+            "We settled on at most 10 retries per upload.",
+            "{v}"
+        );
+    });
+}
+
+/// Issue 13: a project switched off gets no memory at /compact and no recall at the
+/// start of a session.
+#[test]
+fn a_project_switched_off_gets_no_memory_and_no_recall() {
+    for_each_version(|c| {
+        let v = &c.version;
+        let mut w = World::new(c, Hooks::All, SAVE_MEMORY);
+        seed_memory(&w);
+        let list = std::path::Path::new(SAVE_MEMORY).with_file_name("list-memories");
+        let off = w.run(&list, &["off"], &w.project());
+        assert!(off.out.status.success(), "{}", off.stderr());
+        let sid = work(&mut w);
+        w.claude_p(&[
+            "--dangerously-skip-permissions",
+            "--resume",
+            &sid,
+            "/compact",
+        ])
+        .assert_ok();
+        assert_eq!(w.memory_files().len(), 1, "{v}: only the memory from before");
+        assert_eq!(w.api.compaction_requests().len(), 1, "{v}: it did compact");
+        let requests = w.api.message_requests();
+        assert!(
+            requests
+                .iter()
+                .all(|r| !r.body.contains("memory-stalker: this project's latest memory")),
+            "{v}: a recall reached the model"
+        );
+        assert!(
+            requests
+                .iter()
+                .all(|r| !r.body.contains("memory-stalker: keep verbatim")),
+            "{v}: PreCompact steered the compaction"
+        );
+        let log = fs::read_to_string(w.memories().join(".log")).unwrap_or_default();
+        assert!(log.contains("memory-stalker is off, set by"), "{v}: {log}");
+        // On again: the next compaction saves its memory.
+        let on = w.run(&list, &["on"], &w.project());
+        assert!(on.out.status.success(), "{}", on.stderr());
+        w.claude_p(&[
+            "--dangerously-skip-permissions",
+            "--resume",
+            &sid,
+            "/compact",
+        ])
+        .assert_ok();
+        assert_eq!(w.memory_files().len(), 2, "{v}");
+    });
+}

@@ -233,6 +233,7 @@ fn the_marketplace_serves_dist_which_holds_the_plugin_without_build_output() {
         "prompts/memory_prompt.txt",
         "bin/save-memory",
         "bin/list-memories",
+        "bin/memory-stalker-mcp",
     ] {
         assert!(dist.join(f).is_file(), "dist/{f}");
     }

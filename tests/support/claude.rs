@@ -251,7 +251,8 @@ impl World {
 }
 
 /// Copies the plugin bundle from the repository to `to`, with the binaries under test
-/// (`save_memory` and the `list-memories` beside it) in `to/bin/`.
+/// (`save_memory`, and the `list-memories` and `memory-stalker-mcp` beside it) in
+/// `to/bin/`.
 pub fn copy_bundle(to: &Path, save_memory: &str) {
     let repo = repo_root();
     for item in BUNDLE {
@@ -261,12 +262,15 @@ pub fn copy_bundle(to: &Path, save_memory: &str) {
     fs::create_dir_all(&bin).unwrap();
     let save = PathBuf::from(save_memory);
     let list = save.with_file_name("list-memories");
-    assert!(
-        list.exists(),
-        "{} is not built: run `cargo build --workspace` (scripts/test does)",
-        list.display()
-    );
-    for b in [save, list] {
+    let mcp = save.with_file_name("memory-stalker-mcp");
+    for b in [&list, &mcp] {
+        assert!(
+            b.exists(),
+            "{} is not built: run `cargo build --workspace` (scripts/test does)",
+            b.display()
+        );
+    }
+    for b in [save, list, mcp] {
         fs::copy(&b, bin.join(b.file_name().unwrap())).unwrap();
     }
 }
