@@ -288,6 +288,12 @@ async fn show_answers() {
 async fn list_answers() {
     let s = project();
     fs::write(s.memories().join("notes.md"), "# my notes\n").unwrap();
+    // Named like a memory, but its front matter never ends: skipped, not fatal.
+    fs::write(
+        s.memories().join("20260131_000000_badbad00.md"),
+        "---\nmemory_stalker: 1\nsession_id: \"bad\"\n",
+    )
+    .unwrap();
     let client = start(&s, &s.project()).await;
     insta::assert_snapshot!(
         "list_all",
@@ -549,5 +555,59 @@ async fn ten_thousand_memories_stay_within_the_bound() {
         everywhere.starts_with("10000 memories match"),
         "{everywhere}"
     );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_project_comes_from_claude_project_dir_else_the_current_directory() {
+    let mut s = project();
+    let start_in = |s: &Sandbox, cwd: &Path| {
+        let env = s.env.clone();
+        let cwd = cwd.to_path_buf();
+        TokioChildProcess::new(tokio::process::Command::new(BIN).configure(move |cmd| {
+            cmd.env_clear()
+                .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+                .current_dir(&cwd);
+        }))
+        .unwrap()
+    };
+    // From a subdirectory of the project: its nearest ancestor with .claude/memories.
+    let deep = s.project().join("src/a");
+    fs::create_dir_all(&deep).unwrap();
+    let client = ().serve(start_in(&s, &deep)).await.unwrap();
+    let list = ok(&s, &client, "list_memories", json!({"limit": 1})).await;
+    assert!(list.starts_with("4 memories in all"), "{list}");
+    client.cancel().await.unwrap();
+    // CLAUDE_PROJECT_DIR wins over the current directory; empty, it is not set.
+    let elsewhere = s.root.path().join("elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    s.set("CLAUDE_PROJECT_DIR", s.project().to_string_lossy());
+    let client = ().serve(start_in(&s, &elsewhere)).await.unwrap();
+    let list = ok(&s, &client, "list_memories", json!({"limit": 1})).await;
+    assert!(list.starts_with("4 memories in all"), "{list}");
+    client.cancel().await.unwrap();
+    s.set("CLAUDE_PROJECT_DIR", "");
+    let client = ().serve(start_in(&s, &elsewhere)).await.unwrap();
+    let list = ok(&s, &client, "list_memories", json!({})).await;
+    assert_eq!(
+        list,
+        "No memories yet in <root>/elsewhere/.claude/memories. memory-stalker saves one each time Claude Code compacts a session of this project.\n"
+    );
+    client.cancel().await.unwrap();
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_memories_directory_behind_a_link_is_refused_with_a_tool_error() {
+    let s = Sandbox::new();
+    let real = s.root.path().join("real");
+    fs::create_dir_all(real.join("memories")).unwrap();
+    fs::create_dir_all(s.project()).unwrap();
+    std::os::unix::fs::symlink(&real, s.project().join(".claude")).unwrap();
+    let client = start(&s, &s.project()).await;
+    let list = err(&s, &client, "list_memories", json!({})).await;
+    let search = err(&s, &client, "search_memories", json!({"query": "x"})).await;
+    let show = err(&s, &client, "show_memory", json!({"target": "latest"})).await;
+    insta::assert_snapshot!("behind_a_link", format!("{list}\n{search}\n{show}"));
     client.cancel().await.unwrap();
 }

@@ -209,11 +209,11 @@ pub fn listing(l: &Listing, filter: Option<&str>, dir: &Path) -> String {
     match l.skipped.len() {
         0 => {}
         1 => tail
-            .push_str("\n(1 other .md file in the directory is not a memory and was skipped.)\n"),
+            .push_str("\n(1 other .md file in the directory could not be read as a memory and was skipped.)\n"),
         n => {
             let _ = writeln!(
                 tail,
-                "\n({n} other .md files in the directory are not memories and were skipped.)"
+                "\n({n} other .md files in the directory could not be read as memories and were skipped.)"
             );
         }
     }
