@@ -16,6 +16,7 @@ use rmcp::ServiceExt;
 
 use server::MemoryServer;
 
+/// The command line.
 #[derive(Parser)]
 #[command(
     name = "memory-stalker-mcp",
