@@ -1,0 +1,262 @@
+//! The MCP server: three tools over one project's memories. Every answer comes from
+//! the `memory_stalker` library; this module only checks arguments and picks the words.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use memory_stalker::Config;
+use memory_stalker::memory::{MemoryStore, Section, Shown, search_projects};
+use memory_stalker::projects;
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
+use rmcp::{ServerHandler, tool, tool_handler, tool_router};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::answer;
+
+/// What the server tells the client about itself (two sentences, as the model sees it).
+pub const INSTRUCTIONS: &str = "This server reads the memories memory-stalker saved at earlier context compactions of this project: each holds a session's last interaction, tasks, plan, files, decisions and summary. Use search_memories when you need an earlier decision, what was done before, a user's standing instruction or the open tasks of an earlier session, then show_memory to read one; list_memories shows the newest.";
+
+/// Default and largest `limit` of `search_memories`.
+const SEARCH_LIMIT: (u32, u32) = (5, 20);
+/// Default and largest `limit` of `list_memories`.
+const LIST_LIMIT: (u32, u32) = (10, 50);
+
+/// The project served and where its memories are.
+struct Project {
+    config: Config,
+    root: PathBuf,
+    store: MemoryStore,
+}
+
+/// The memory-stalker MCP server of one project.
+#[derive(Clone)]
+pub struct MemoryServer {
+    project: Arc<Project>,
+    // Read by the code `#[tool_handler]` generates.
+    #[allow(dead_code)]
+    tool_router: ToolRouter<Self>,
+}
+
+/// Arguments of `search_memories`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SearchArgs {
+    /// Words to look for, case-insensitive; a memory matches when every word occurs in it.
+    pub query: String,
+    /// Search the memories of every project on this machine, not only this one (default false).
+    pub all_projects: Option<bool>,
+    /// How many memories to show, best first (default 5, at most 20).
+    #[schemars(range(min = 1, max = 20))]
+    pub limit: Option<u32>,
+}
+
+/// Arguments of `show_memory`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ShowArgs {
+    /// Which memory: "latest", "#N" (1 = newest), a date (20260129 or 2026-01-29), a session-id prefix, or a file name.
+    pub target: String,
+    /// Only this part: metadata, last-interaction, tasks, plan, files, last-action, session, summary or compaction-summary.
+    pub section: Option<String>,
+}
+
+/// Arguments of `list_memories`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ListArgs {
+    /// How many memories to show, newest first (default 10, at most 50).
+    #[schemars(range(min = 1, max = 50))]
+    pub limit: Option<u32>,
+    /// Only memories whose headline, session, file name, date or trigger contain this text.
+    pub filter: Option<String>,
+}
+
+/// `limit` checked against its default and maximum: 0 is an error, more than the
+/// maximum is the maximum (the answer says how many it shows).
+fn limit(asked: Option<u32>, (default, max): (u32, u32)) -> Result<usize, String> {
+    match asked {
+        None => Ok(default as usize),
+        Some(0) => Err(format!(
+            "limit must be at least 1 (default {default}, at most {max})."
+        )),
+        Some(n) => Ok(n.min(max) as usize),
+    }
+}
+
+impl MemoryServer {
+    /// The server of `project`'s memories.
+    pub fn new(config: Config, project: PathBuf) -> MemoryServer {
+        let store = config.store(&project);
+        MemoryServer {
+            project: Arc::new(Project {
+                config,
+                root: project,
+                store,
+            }),
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    /// Runs `work` on the blocking pool: reading thousands of files must not stall the
+    /// protocol loop, and a panic in it becomes a tool error instead of a dead server.
+    async fn blocking(
+        &self,
+        work: impl FnOnce(&Project) -> Result<String, String> + Send + 'static,
+    ) -> Result<String, String> {
+        let project = Arc::clone(&self.project);
+        tokio::task::spawn_blocking(move || work(&project))
+            .await
+            .unwrap_or_else(|e| {
+                eprintln!("memory-stalker-mcp: a tool failed: {e}");
+                Err(format!("Internal error while reading the memories: {e}"))
+            })
+    }
+}
+
+#[tool_router]
+impl MemoryServer {
+    /// `search_memories`: ranked full-text search.
+    #[tool(
+        description = "Search the notes memory-stalker saved at earlier context compactions of this project: use it when you need an earlier decision, what was done before, a user's standing instruction, or the open tasks of an earlier session. Case-insensitive; every word of the query must occur. Answers with the best matches (file, date, session, headline, tasks, a snippet); read one with show_memory.",
+        annotations(
+            title = "Search memories",
+            read_only_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn search_memories(
+        &self,
+        Parameters(args): Parameters<SearchArgs>,
+    ) -> Result<String, String> {
+        let query = args.query.trim().to_string();
+        if query.is_empty() {
+            return Err("query is empty: give the words to look for.".into());
+        }
+        let limit = limit(args.limit, SEARCH_LIMIT)?;
+        let all = args.all_projects.unwrap_or(false);
+        self.blocking(move |p| {
+            let mut searched = vec![p.root.clone()];
+            if all {
+                // The registry may name this project under another spelling (a link):
+                // compared as the served project was resolved, it is searched once.
+                searched.extend(
+                    projects::known_projects(&p.config)
+                        .into_iter()
+                        .filter(|k| k.canonicalize().as_ref().unwrap_or(k) != &p.root),
+                );
+            }
+            let stores: Vec<(PathBuf, MemoryStore)> = searched
+                .iter()
+                .map(|r| {
+                    let store = if *r == p.root {
+                        p.store.clone()
+                    } else {
+                        p.config.store(r)
+                    };
+                    (r.clone(), store)
+                })
+                .collect();
+            let found = search_projects(&stores, &query, limit).map_err(|e| e.to_string())?;
+            if found.total == 0 {
+                let where_ = if all {
+                    format!(
+                        "{} {}",
+                        searched.len(),
+                        if searched.len() == 1 {
+                            "project"
+                        } else {
+                            "projects"
+                        }
+                    )
+                } else {
+                    p.store.dir().display().to_string()
+                };
+                return Ok(answer::nothing_matched(&query, &where_));
+            }
+            Ok(answer::search(
+                &query,
+                &found.hits,
+                found.total,
+                all,
+                &p.root,
+            ))
+        })
+        .await
+    }
+
+    /// `show_memory`: one memory, or one section of it.
+    #[tool(
+        description = "Read one memory memory-stalker saved at an earlier context compaction of this project, whole or one section: use it after search_memories or list_memories, or with target=\"latest\" to see where the previous session left off. A long memory is cut at 8,000 characters; then ask for a section.",
+        annotations(
+            title = "Show a memory",
+            read_only_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn show_memory(&self, Parameters(args): Parameters<ShowArgs>) -> Result<String, String> {
+        let target = args.target.trim().to_string();
+        if target.is_empty() {
+            return Err(
+                "target is empty: name a memory (latest, #N, a date, a session-id prefix or a file name)."
+                    .into(),
+            );
+        }
+        let section = match args.section.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(name) => Some(Section::parse(name).ok_or_else(|| answer::unknown_section(name))?),
+        };
+        self.blocking(
+            move |p| match p.store.show(&target, section).map_err(|e| e.to_string())? {
+                Shown::Memory {
+                    memory,
+                    section,
+                    text,
+                } => Ok(answer::memory(&memory, section, &text)),
+                Shown::NotFound(found) => Err(answer::not_found(&found, p.store.dir())),
+                Shown::Ambiguous(found) => Err(answer::ambiguous(&target, &found)),
+                Shown::NoSection { memory, section } => Err(answer::no_section(&memory, section)),
+            },
+        )
+        .await
+    }
+
+    /// `list_memories`: the newest memories, one line each.
+    #[tool(
+        description = "List the newest memories memory-stalker saved at earlier context compactions of this project, one line each (date, file, open tasks, trigger, headline), and how many there are: use it to see what earlier sessions left, or to pick one for show_memory.",
+        annotations(
+            title = "List memories",
+            read_only_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn list_memories(
+        &self,
+        Parameters(args): Parameters<ListArgs>,
+    ) -> Result<String, String> {
+        let limit = limit(args.limit, LIST_LIMIT)?;
+        let filter = args
+            .filter
+            .map(|f| f.trim().to_string())
+            .filter(|f| !f.is_empty());
+        self.blocking(move |p| {
+            let listing = p
+                .store
+                .list(Some(limit), filter.as_deref())
+                .map_err(|e| e.to_string())?;
+            Ok(answer::listing(&listing, filter.as_deref(), p.store.dir()))
+        })
+        .await
+    }
+}
+
+#[tool_handler]
+impl ServerHandler for MemoryServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(
+                "memory-stalker-mcp",
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(INSTRUCTIONS)
+    }
+}
