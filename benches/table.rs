@@ -105,6 +105,7 @@ fn main() {
     }
     rows.extend(bench.list_rows(&project, memories));
     rows.push(bench.recall_row(&project, memories));
+    rows.push(bench.mcp_search_row(&project, memories));
     rows.push(bench.model_row());
 
     print_table(&bench, &rows, &transcripts, memories);
@@ -354,6 +355,93 @@ impl Bench {
             row.original = Err("the design has no recall at session start".into());
         }
         row
+    }
+
+    /// `search_memories` answered by the MCP server over `memories` memories: the time
+    /// from writing the request to reading the answer, the server already started and
+    /// warmed by one call, as a session uses it. Peak RSS is the server's.
+    fn mcp_search_row(&self, project: &Path, memories: usize) -> Row {
+        use std::io::BufRead;
+        let case = format!(
+            "MCP: search_memories retry budget, inside the server ({} memories, warm)",
+            thousands(memories as u64)
+        );
+        eprintln!("\n{case}");
+        let server = Path::new(SAVE_MEMORY).with_file_name("memory-stalker-mcp");
+        let mut child = self
+            .ours(&server)
+            .arg("--project")
+            .arg(project)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{}: {e}", server.display()));
+        let mut to = child.stdin.take().unwrap();
+        let mut from = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut call = |id: usize, method: &str, params: serde_json::Value| {
+            let mut line =
+                serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+                    .to_string();
+            line.push('\n');
+            let started = Instant::now();
+            to.write_all(line.as_bytes()).unwrap();
+            to.flush().unwrap();
+            let mut answer = String::new();
+            from.read_line(&mut answer).unwrap();
+            let wall = started.elapsed();
+            let v: serde_json::Value = serde_json::from_str(&answer)
+                .unwrap_or_else(|e| panic!("{case}: not JSON-RPC ({e}): {answer}"));
+            assert!(
+                v.get("result").is_some() && v["result"]["isError"] != true,
+                "{case}: {answer}"
+            );
+            if id == 0 {
+                to.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")
+                    .unwrap();
+            }
+            (wall, v)
+        };
+        call(
+            0,
+            "initialize",
+            serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "1"}}),
+        );
+        let search =
+            serde_json::json!({"name": "search_memories", "arguments": {"query": "retry budget"}});
+        let (_, first) = call(1, "tools/call", search.clone());
+        let text = first["result"]["content"][0]["text"].as_str().unwrap_or("");
+        assert!(text.contains("memories match"), "{case}: {text}");
+        let mut runs = Vec::new();
+        for i in 0..self.runs {
+            let (wall, _) = call(2 + i, "tools/call", search.clone());
+            eprintln!("  [{}/{}] ours {}", i + 1, self.runs, ms(wall));
+            runs.push(wall);
+        }
+        let peak_rss_kb = fs::read_to_string(format!("/proc/{}/status", child.id()))
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("VmHWM:"))
+                    .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            })
+            .unwrap_or(0);
+        drop(to);
+        let _ = child.wait();
+        let runs: Vec<Run> = runs
+            .into_iter()
+            .map(|wall| Run {
+                wall,
+                max_rss_kb: peak_rss_kb,
+            })
+            .collect();
+        Row {
+            case,
+            ours: Stats::new(&runs),
+            original: Err("the design has no MCP server".into()),
+            transcript: None,
+        }
     }
 
     /// The hook on the small sample session with a model that answers after 5 s: ours

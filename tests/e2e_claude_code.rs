@@ -851,20 +851,20 @@ fn tool_names(request: &serde_json::Value) -> Vec<String> {
 fn the_model_recalls_and_searches_memories_by_itself() {
     for_each_version(|c| {
         let v = &c.version;
-        let mut w = World::new(c, Hooks::All, SAVE_MEMORY);
+        let w = World::new(c, Hooks::All, SAVE_MEMORY);
         let file = seed_memory(&w);
         let search = format!("{MCP_PREFIX}search_memories");
         w.api.push([
             Turn::tool(&search, json!({"query": "retry budget"})),
             Turn::text("We settled on at most 10 retries per upload."),
         ]);
-        let run = w
-            .claude_p(&[
-                "What did we settle about the retry budget?",
-                "--allowedTools",
-                &format!("{MCP_PREFIX}search_memories"),
-            ])
-            .assert_ok();
+        // Only this tool is allowed: the permission a user would give it.
+        let run = w.claude_p(&[
+            "What did we settle about the retry budget?",
+            "--allowedTools",
+            &search,
+        ]);
+        run.assert_ok();
         let first = request_with(&w, "What did we settle about the retry budget?")
             .unwrap_or_else(|| panic!("{v}: no request of the conversation"));
         let names = tool_names(&first);
@@ -886,6 +886,17 @@ fn the_model_recalls_and_searches_memories_by_itself() {
         );
         // The recall came with the first request.
         let body = first.to_string();
+        if let Some(m) = first["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m.to_string().contains("this project's latest memory"))
+        {
+            eprintln!(
+                "{v}: the recall as the model received it:\n{}",
+                serde_json::to_string_pretty(m).unwrap()
+            );
+        }
         assert!(
             body.contains("memory-stalker: this project's latest memory is from")
                 && body.contains("Add tests for retries and the budget")
@@ -903,13 +914,18 @@ fn the_model_recalls_and_searches_memories_by_itself() {
             )
             .find_map(|req| {
                 req["messages"].as_array()?.iter().find_map(|m| {
-                    m["content"].as_array()?.iter().find_map(|b| {
-                        (b["type"] == "tool_result").then(|| b.clone())
-                    })
+                    m["content"]
+                        .as_array()?
+                        .iter()
+                        .find_map(|b| (b["type"] == "tool_result").then(|| b.clone()))
                 })
             })
             .unwrap_or_else(|| panic!("{v}: no tool result reached the model"));
         let text = answered["content"].to_string();
+        eprintln!(
+            "{v}: the search_memories answer as the model received it:\n{}",
+            serde_json::to_string_pretty(&answered).unwrap()
+        );
         assert!(answered["is_error"] != true, "{v}: {answered}");
         assert!(
             text.contains(&file) && text.to_lowercase().contains("retry budget"),
@@ -942,13 +958,17 @@ fn a_project_switched_off_gets_no_memory_and_no_recall() {
             "/compact",
         ])
         .assert_ok();
-        assert_eq!(w.memory_files().len(), 1, "{v}: only the memory from before");
+        assert_eq!(
+            w.memory_files().len(),
+            1,
+            "{v}: only the memory from before"
+        );
         assert_eq!(w.api.compaction_requests().len(), 1, "{v}: it did compact");
         let requests = w.api.message_requests();
         assert!(
-            requests
-                .iter()
-                .all(|r| !r.body.contains("memory-stalker: this project's latest memory")),
+            requests.iter().all(|r| !r
+                .body
+                .contains("memory-stalker: this project's latest memory")),
             "{v}: a recall reached the model"
         );
         assert!(
