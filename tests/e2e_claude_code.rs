@@ -702,7 +702,7 @@ fn the_installer_keeps_build_output_out_of_claude_codes_copy_and_uninstalls_twic
             .iter()
             .map(|f| fs::metadata(f).map(|m| m.len()).unwrap_or(0))
             .sum();
-        let binaries: u64 = ["save-memory", "list-memories"]
+        let binaries: u64 = ["save-memory", "list-memories", "memory-stalker-mcp"]
             .iter()
             .map(|b| fs::metadata(repo.join("bin").join(b)).unwrap().len())
             .sum();

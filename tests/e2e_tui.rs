@@ -233,3 +233,74 @@ fn our_rows_counts_wrapped_hook_output() {
     );
     assert_eq!(flat("  ⎿  a\n     b c\n\n● d"), "a b c d",);
 }
+
+/// Issue 13: a session started in a project with a memory worth recalling shows the
+/// user nothing of the recall (it is for the model), and no failed MCP server; the
+/// first request carries the recall. The screen is written to
+/// `target/e2e/tui-startup-<version>.txt`.
+#[test]
+fn the_recall_at_startup_is_for_the_model_not_the_screen() {
+    for_each_version(|c| {
+        let v = c.version.as_str();
+        let mut w = World::new(c, Hooks::All, SAVE_MEMORY);
+        w.set("MEMORY_STALKER_SUMMARIZER", "offline");
+        let saved = w.run(
+            std::path::Path::new(SAVE_MEMORY),
+            &[
+                "--transcript",
+                support::sample_transcript().to_str().unwrap(),
+                "--project",
+                w.project().to_str().unwrap(),
+            ],
+            &w.project(),
+        );
+        assert!(saved.out.status.success(), "{}", saved.stderr());
+        w.api.push([support::anthropic::Turn::text("Hello again.")]);
+        w.accept_first_run_dialogs();
+        let t = w.claude_tui(&["--dangerously-skip-permissions"], 160, 50);
+        wait_or_fail(&t, v, "input prompt", Duration::from_secs(60), |s| {
+            s.contains("bypass permissions on") && s.lines().any(|l| l.trim() == "❯")
+        });
+        t.settle(Duration::from_millis(1500), Duration::from_secs(10));
+        t.type_text("hi");
+        wait_or_fail(&t, v, "typed prompt", Duration::from_secs(10), |s| {
+            input_is(s, "hi")
+        });
+        t.keys(&["Enter"]);
+        wait_or_fail(&t, v, "the answer", Duration::from_secs(60), |s| {
+            s.contains("Hello again.")
+        });
+        let screen = t.settle(Duration::from_secs(1), Duration::from_secs(10));
+        drop(t);
+        let out = support::repo_root().join("target/e2e");
+        fs::create_dir_all(&out).unwrap();
+        fs::write(out.join(format!("tui-startup-{v}.txt")), &screen).unwrap();
+
+        let mut problems = Vec::new();
+        let rows = our_rows(&screen);
+        if !rows.is_empty() {
+            problems.push(format!(
+                "{v}: memory-stalker is on the screen at startup:\n{}",
+                rows.join("\n")
+            ));
+        }
+        let flat = flat(&screen);
+        for text in ["latest memory", "Open tasks then", "MCP server", "failed"] {
+            if flat.contains(text) {
+                problems.push(format!("{v}: {text:?} is on the screen"));
+            }
+        }
+        let recalled = w
+            .api
+            .message_requests()
+            .iter()
+            .any(|r| r.body.contains("hi") && r.body.contains("this project's latest memory"));
+        if !recalled {
+            problems.push(format!("{v}: the recall did not reach the model"));
+        }
+        if !problems.is_empty() {
+            problems.push(format!("{v}: the screen:\n{screen}"));
+        }
+        problems
+    });
+}
