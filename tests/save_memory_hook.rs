@@ -505,3 +505,47 @@ fn a_project_switched_off_gets_no_memory_and_no_recall() {
     assert_clean(&s, &s.run(BIN, &[], input.as_bytes()));
     assert_eq!(s.memory_files().len(), 2);
 }
+
+#[test]
+fn no_recall_through_a_memories_directory_that_is_a_link() {
+    let s = sandbox();
+    // A memory worth recalling, elsewhere, and the project's .claude/memories a link
+    // to it (a cloned repository can commit one).
+    let elsewhere = s.root.path().join("elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    let transcript = s.install_transcript(&sample_transcript(), SID);
+    let out = s.run(
+        BIN,
+        &[
+            "--transcript",
+            transcript.to_str().unwrap(),
+            "--project",
+            s.root.path().join("home").to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out).1);
+    let saved = s.home().join(".claude/memories");
+    for f in files_in(&saved).into_iter().filter(|f| f.ends_with(".md")) {
+        fs::copy(saved.join(&f), elsewhere.join(&f)).unwrap();
+    }
+    fs::create_dir_all(s.project().join(".claude")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, s.memories()).unwrap();
+    let before = files_in(&elsewhere);
+    let out = s.run(BIN, &[], session_start(&s, "startup").as_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out).0, "", "nothing recalled through the link");
+    assert_eq!(
+        files_in(&elsewhere),
+        before,
+        "nothing written through the link"
+    );
+    // The same memories in a real directory are recalled.
+    fs::remove_file(s.memories()).unwrap();
+    fs::create_dir_all(s.memories()).unwrap();
+    for f in &before {
+        fs::copy(elsewhere.join(f), s.memories().join(f)).unwrap();
+    }
+    let out = s.run(BIN, &[], session_start(&s, "startup").as_bytes());
+    assert!(text(&out).0.contains("this project's latest memory"));
+}

@@ -135,7 +135,7 @@ pub fn run_parsed(input: Result<HookInput, Error>, config: &Config, log: &Log) -
         let store = config.store(project);
         // Only a compaction creates the memories directory: a session start in a
         // project without memories, or a project switched off, leaves no trace.
-        if (compaction && enabled && store.ensure_dir().is_ok()) || store.dir().is_dir() {
+        if (compaction && enabled && store.ensure_dir().is_ok()) || store.exists() {
             log.set_file(store.dir().join(".log"));
         }
     }

@@ -33,7 +33,7 @@ pub fn recall_context(
     now: DateTime<Local>,
     days: u32,
 ) -> Option<String> {
-    if !store.dir().is_dir() {
+    if !store.exists() {
         return None;
     }
     let listing = store.list(Some(1), None).ok()?;

@@ -118,6 +118,11 @@ impl MemoryStore {
         made.map_err(|e| Error::store("cannot create", &self.dir, e))
     }
 
+    /// Whether the directory exists, reached without a link inside the project.
+    pub fn exists(&self) -> bool {
+        self.check_dir().is_ok() && self.dir.is_dir()
+    }
+
     /// Refuses a directory reached through a link inside the project.
     fn check_dir(&self) -> Result<(), Error> {
         match &self.project {
