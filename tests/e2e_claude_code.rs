@@ -804,25 +804,6 @@ fn a_plugin_without_its_binaries_says_at_compact_that_no_memory_was_saved() {
 /// The plugin's MCP tools as the model sees them.
 const MCP_PREFIX: &str = "mcp__plugin_memory-stalker_memory-stalker__";
 
-/// A memory with open tasks in the world's project, saved by hand from the sample
-/// session; returns its file name.
-fn seed_memory(w: &World) -> String {
-    let out = w.run(
-        std::path::Path::new(SAVE_MEMORY),
-        &[
-            "--transcript",
-            support::sample_transcript().to_str().unwrap(),
-            "--project",
-            w.project().to_str().unwrap(),
-        ],
-        &w.project(),
-    );
-    assert!(out.out.status.success(), "{}", out.stderr());
-    let files = w.memory_files();
-    assert_eq!(files.len(), 1);
-    files[0].file_name().unwrap().to_string_lossy().into_owned()
-}
-
 /// The request of the main conversation whose body holds `text` (not a title or a
 /// summary request).
 fn request_with(w: &World, text: &str) -> Option<serde_json::Value> {
@@ -852,7 +833,7 @@ fn the_model_recalls_and_searches_memories_by_itself() {
     for_each_version(|c| {
         let v = &c.version;
         let w = World::new(c, Hooks::All, SAVE_MEMORY);
-        let file = seed_memory(&w);
+        let file = w.seed_memory(SAVE_MEMORY);
         let search = format!("{MCP_PREFIX}search_memories");
         w.api.push([
             Turn::tool(&search, json!({"query": "retry budget"})),
@@ -946,7 +927,7 @@ fn a_project_switched_off_gets_no_memory_and_no_recall() {
     for_each_version(|c| {
         let v = &c.version;
         let mut w = World::new(c, Hooks::All, SAVE_MEMORY);
-        seed_memory(&w);
+        w.seed_memory(SAVE_MEMORY);
         let list = std::path::Path::new(SAVE_MEMORY).with_file_name("list-memories");
         let off = w.run(&list, &["off"], &w.project());
         assert!(off.out.status.success(), "{}", off.stderr());

@@ -244,17 +244,7 @@ fn the_recall_at_startup_is_for_the_model_not_the_screen() {
         let v = c.version.as_str();
         let mut w = World::new(c, Hooks::All, SAVE_MEMORY);
         w.set("MEMORY_STALKER_SUMMARIZER", "offline");
-        let saved = w.run(
-            std::path::Path::new(SAVE_MEMORY),
-            &[
-                "--transcript",
-                support::sample_transcript().to_str().unwrap(),
-                "--project",
-                w.project().to_str().unwrap(),
-            ],
-            &w.project(),
-        );
-        assert!(saved.out.status.success(), "{}", saved.stderr());
+        w.seed_memory(SAVE_MEMORY);
         w.api.push([support::anthropic::Turn::text("Hello again.")]);
         w.accept_first_run_dialogs();
         let t = w.claude_tui(&["--dangerously-skip-permissions"], 160, 50);

@@ -5,35 +5,11 @@
 mod support;
 
 use std::fs;
-use std::path::Path;
 
 use serde_json::Value;
-use support::{Sandbox, text};
+use support::{Sandbox, text, write_memory as memory};
 
 const BIN: &str = env!("CARGO_BIN_EXE_list-memories");
-
-/// Writes a memory in the current format.
-#[allow(clippy::too_many_arguments)]
-fn memory(
-    dir: &Path,
-    name: &str,
-    session: &str,
-    created: &str,
-    tasks: (usize, usize),
-    summary: &str,
-    lang: &str,
-    body: &str,
-) {
-    let text = format!(
-        "---\nmemory_stalker: 1\nsession_id: {}\ncreated: {}\ntrigger: \"auto\"\nproject: \"/p\"\ntranscript: \"/t.jsonl\"\ntask_count: {}\ntasks_open: {}\nsummary: {}\nsummary_source: \"offline\"\nlang: \"{lang}\"\n---\n\n{body}",
-        serde_json::to_string(session).unwrap(),
-        serde_json::to_string(created).unwrap(),
-        tasks.0,
-        tasks.1,
-        serde_json::to_string(summary).unwrap(),
-    );
-    fs::write(dir.join(name), text).unwrap();
-}
 
 const EN_BODY: &str = "# Session memory — 2026-01-29 17:30:00 +08:00\n\n## Metadata\n\n- Session ID: `x`\n\n## Last complete interaction\n\n### User input\n\n```text\nAdd a retry budget to the uploader.\n```\n\n## Current task list\n\n- [x] Add RetryBudget type\n- [ ] **in progress**: Add retry tests\n\n## Files\n\n### Modified\n\n(none)\n\n## Last action\n\n(none)\n\n---\n\n## AI summary\n\n### Task summary\n\n- Added the retry budget; the budget caps retries at 10 per upload.\n";
 

@@ -20,7 +20,7 @@ const MAX_CHARS: usize = 8_000;
 
 type Client = RunningService<RoleClient, ()>;
 
-/// Writes a memory in the current format (as tests/list_memories_cli.rs does).
+/// Writes an English memory in the current format.
 fn memory(
     dir: &Path,
     name: &str,
@@ -30,15 +30,7 @@ fn memory(
     summary: &str,
     body: &str,
 ) {
-    let text = format!(
-        "---\nmemory_stalker: 1\nsession_id: {}\ncreated: {}\ntrigger: \"auto\"\nproject: \"/p\"\ntranscript: \"/t.jsonl\"\ntask_count: {}\ntasks_open: {}\nsummary: {}\nsummary_source: \"offline\"\nlang: \"en\"\n---\n\n{body}",
-        serde_json::to_string(session).unwrap(),
-        serde_json::to_string(created).unwrap(),
-        tasks.0,
-        tasks.1,
-        serde_json::to_string(summary).unwrap(),
-    );
-    fs::write(dir.join(name), text).unwrap();
+    support::write_memory(dir, name, session, created, tasks, summary, "en", body);
 }
 
 const EN_BODY: &str = "# Session memory — 2026-01-29 17:30:00 +08:00\n\n## Metadata\n\n- Session ID: `x`\n\n## Last complete interaction\n\n### User input\n\n```text\nAdd a retry budget to the uploader.\n```\n\n## Current task list\n\n- [x] Add RetryBudget type\n- [ ] **in progress**: Add retry tests\n\n## Files\n\n### Modified\n\n(none)\n\n## Last action\n\n(none)\n\n---\n\n## AI summary\n\n### Task summary\n\n- Added the retry budget; the budget caps retries at 10 per upload.\n";

@@ -177,6 +177,25 @@ impl World {
         self.set("PATH", &format!("{dir}:{path}"));
     }
 
+    /// Saves a memory of the sample session (a task list with open tasks) into the
+    /// project with `save_memory`, by hand; returns its file name.
+    pub fn seed_memory(&self, save_memory: &str) -> String {
+        let saved = self.run(
+            Path::new(save_memory),
+            &[
+                "--transcript",
+                super::sample_transcript().to_str().unwrap(),
+                "--project",
+                self.project().to_str().unwrap(),
+            ],
+            &self.project(),
+        );
+        assert!(saved.out.status.success(), "{}", saved.stderr());
+        let files = self.memory_files();
+        assert_eq!(files.len(), 1, "{files:?}");
+        files[0].file_name().unwrap().to_string_lossy().into_owned()
+    }
+
     /// The memory files, sorted by name.
     pub fn memory_files(&self) -> Vec<PathBuf> {
         let mut v: Vec<PathBuf> = fs::read_dir(self.memories())

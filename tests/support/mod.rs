@@ -146,3 +146,27 @@ pub fn text(out: &Output) -> (String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// Writes a memory in the current format into `dir`: front matter (the fields
+/// `list-memories` reads) and `body`.
+#[allow(clippy::too_many_arguments)]
+pub fn write_memory(
+    dir: &Path,
+    name: &str,
+    session: &str,
+    created: &str,
+    tasks: (usize, usize),
+    summary: &str,
+    lang: &str,
+    body: &str,
+) {
+    let text = format!(
+        "---\nmemory_stalker: 1\nsession_id: {}\ncreated: {}\ntrigger: \"auto\"\nproject: \"/p\"\ntranscript: \"/t.jsonl\"\ntask_count: {}\ntasks_open: {}\nsummary: {}\nsummary_source: \"offline\"\nlang: \"{lang}\"\n---\n\n{body}",
+        serde_json::to_string(session).unwrap(),
+        serde_json::to_string(created).unwrap(),
+        tasks.0,
+        tasks.1,
+        serde_json::to_string(summary).unwrap(),
+    );
+    std::fs::write(dir.join(name), text).unwrap();
+}
