@@ -849,6 +849,7 @@ fn the_model_recalls_and_searches_memories_by_itself() {
         let first = request_with(&w, "What did we settle about the retry budget?")
             .unwrap_or_else(|| panic!("{v}: no request of the conversation"));
         let names = tool_names(&first);
+        eprintln!("{v}: the tools of the first request: {}", names.join(", "));
         for tool in ["search_memories", "show_memory", "list_memories"] {
             assert!(
                 names.contains(&format!("{MCP_PREFIX}{tool}")),
