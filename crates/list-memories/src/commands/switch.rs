@@ -1,0 +1,100 @@
+//! `status`, `off` and `on`: the switch that turns memory-stalker off in a project.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use memory_stalker::switch::{self, Status, Why};
+
+use super::{Context, JSON_VERSION, emit};
+use crate::render;
+
+/// `status --json`.
+#[derive(serde::Serialize)]
+struct StatusJson<'a> {
+    version: u32,
+    project: &'a Path,
+    #[serde(flatten)]
+    status: &'a Status,
+    dir: &'a Path,
+    memories: usize,
+    newest: Option<&'a str>,
+    recall: bool,
+    recall_days: u32,
+}
+
+/// `on --json`, `off --json`.
+#[derive(serde::Serialize)]
+struct SwitchJson<'a> {
+    version: u32,
+    project: &'a Path,
+    #[serde(flatten)]
+    status: &'a Status,
+    /// The switch file written, if one had to be.
+    written: Option<&'a Path>,
+}
+
+/// Says whether memory-stalker is on in the project and why, with its memories and
+/// the recall settings.
+pub fn status(ctx: Context<'_>) -> anyhow::Result<ExitCode> {
+    let status = switch::status(&ctx.project, &ctx.config);
+    let listing = ctx.store.list(Some(1), None)?;
+    if ctx.json {
+        emit(
+            ctx.out,
+            &StatusJson {
+                version: JSON_VERSION,
+                project: &ctx.project,
+                status: &status,
+                dir: ctx.store.dir(),
+                memories: listing.total,
+                newest: listing.memories.first().map(|m| m.file.as_str()),
+                recall: ctx.config.recall,
+                recall_days: ctx.config.recall_days,
+            },
+        )?;
+    } else {
+        write!(
+            ctx.out,
+            "{}",
+            render::status(
+                &ctx.project,
+                &status,
+                ctx.store.dir(),
+                &listing,
+                &ctx.config
+            )
+        )?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Turns memory-stalker on (`wanted`) or off in the project, and says how it stands.
+pub fn set(ctx: Context<'_>, wanted: bool) -> anyhow::Result<ExitCode> {
+    let before = switch::status(&ctx.project, &ctx.config);
+    // A file is written only to change the state (or to mend a broken one).
+    let holds = before.enabled == wanted && !matches!(before.why, Why::BadFile { .. });
+    let written = if holds {
+        None
+    } else {
+        Some(switch::set(&ctx.project, wanted)?)
+    };
+    let after = switch::status(&ctx.project, &ctx.config);
+    if ctx.json {
+        emit(
+            ctx.out,
+            &SwitchJson {
+                version: JSON_VERSION,
+                project: &ctx.project,
+                status: &after,
+                written: written.as_deref(),
+            },
+        )?;
+    } else {
+        write!(
+            ctx.out,
+            "{}",
+            render::switched(&ctx.project, &after, written.as_deref())
+        )?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
