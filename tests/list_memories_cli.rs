@@ -786,3 +786,72 @@ fn status_off_and_on() {
     "#
     );
 }
+
+/// `list-memories | head -1`, the table and `--json`: the reader goes after one line,
+/// the rest of the answer (far more than a pipe holds) meets a closed pipe, and that
+/// is a success, said nowhere.
+#[test]
+fn a_reader_that_goes_early_is_not_an_error() {
+    use std::io::{BufRead, Read};
+    let s = Sandbox::new();
+    let dir = s.memories();
+    fs::create_dir_all(&dir).unwrap();
+    for i in 0..5000 {
+        let sid = format!("{:08x}-0000-4000-8000-000000000000", 0x2000_0000 + i);
+        let (day, second) = (1 + i % 28, i % 3600);
+        memory(
+            &dir,
+            &format!(
+                "202601{day:02}_10{:02}{:02}_{}.md",
+                second / 60,
+                second % 60,
+                &sid[..8]
+            ),
+            &sid,
+            &format!(
+                "2026-01-{day:02}T10:{:02}:{:02}+00:00",
+                second / 60,
+                second % 60
+            ),
+            (1, 0),
+            &format!("Memory {i}, with a summary long enough to fill its row of the table"),
+            "en",
+            "## AI summary\n\n- one of many\n",
+        );
+    }
+    let project = s.project();
+    for json in [false, true] {
+        let mut args = vec!["--project", project.to_str().unwrap()];
+        if json {
+            args.push("--json");
+        }
+        let mut child = std::process::Command::new(BIN)
+            .args(&args)
+            .env_clear()
+            .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .env("NO_COLOR", "1")
+            .current_dir(&project)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut reader = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut first = String::new();
+        reader.read_line(&mut first).unwrap();
+        // Closes the read end: the child's next write fails with EPIPE.
+        drop(reader);
+        let mut err = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        let status = child.wait().unwrap();
+        assert!(
+            first.starts_with(if json { "{" } else { "5000 memories in " }),
+            "json: {json}: {first}"
+        );
+        assert_eq!((status.code(), err.as_str()), (Some(0), ""), "json: {json}");
+    }
+}

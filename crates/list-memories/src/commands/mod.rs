@@ -78,7 +78,7 @@ pub struct Context<'a> {
     pub store: MemoryStore,
     /// How to render text.
     pub style: Style,
-    /// Standard output, buffered.
+    /// Standard output, buffered; `main` flushes it.
     pub out: &'a mut dyn Write,
     /// Whether to answer in JSON.
     pub json: bool,
@@ -132,7 +132,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
 
 /// Writes `v` as pretty JSON and a newline.
 fn emit(out: &mut dyn Write, v: &impl serde::Serialize) -> anyhow::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, v)?;
+    serde_json::to_writer_pretty(&mut *out, v).map_err(json_error)?;
     writeln!(out)?;
     Ok(())
 }
@@ -142,6 +142,17 @@ fn emit(out: &mut dyn Write, v: &impl serde::Serialize) -> anyhow::Result<()> {
 /// version 1 keeps them that way.
 fn emit_sorted(out: &mut dyn Write, v: &impl serde::Serialize) -> anyhow::Result<()> {
     emit(out, &serde_json::to_value(v)?)
+}
+
+/// A failure to write JSON as the `io::Error` it is, when it is one: the chain of a
+/// `serde_json::Error` does not include its `io::Error`, and `main` looks for a closed
+/// pipe there.
+fn json_error(e: serde_json::Error) -> anyhow::Error {
+    if e.io_error_kind().is_some() {
+        std::io::Error::from(e).into()
+    } else {
+        e.into()
+    }
 }
 
 /// A memory with its 1-based position, as the table numbers it.
