@@ -3,7 +3,7 @@
 //!
 //! Every file must extract without error; for 20 files of different versions the
 //! results are checked against what was verified by hand in the files themselves
-//! (and cross-checked against an independent whole-file reading of SPEC §3).
+//! (and cross-checked against an independent whole-file reading of docs/design.md §3).
 //!
 //! The corpus is not part of the repository. When it is missing the tests say so and
 //! pass, except under CI (`CI=true`), where a missing corpus is a failure.
@@ -59,7 +59,7 @@ fn every_corpus_transcript_extracts() {
         }
         assert!(ex.files.modified.len() <= 20 && ex.files.read.len() <= 20);
         assert!(ex.files.read.iter().all(|r| !ex.files.modified.contains(r)));
-        // The extraction serialises to the JSON of SPEC §3 and back.
+        // The extraction serialises to the JSON of docs/design.md §3.11 and back.
         let json = serde_json::to_value(&ex).unwrap();
         for key in [
             "session_id",

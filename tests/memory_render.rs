@@ -153,14 +153,14 @@ fn read_part(memory: &str, heading: &str) -> String {
 #[test]
 fn files_read_and_then_modified_are_not_denied() {
     let dir = tempfile::tempdir().unwrap();
-    // Everything read was then edited: the extraction lists no read file (SPEC §3),
-    // and the memory must not claim that nothing was read.
+    // Everything read was then edited: the extraction lists no read file
+    // (docs/design.md §3.8), and the memory must not claim that nothing was read.
     let path = read_then_edit_session(dir.path(), &["/p/src/retry.rs"], &[]);
     let ex = Transcript::read(&path, ReadOptions::default())
         .unwrap()
         .extraction();
     assert_eq!(ex.files.modified, ["/p/src/retry.rs"]);
-    assert!(ex.files.read.is_empty(), "files.read stays as SPEC §3 says");
+    assert!(ex.files.read.is_empty(), "files.read: docs/design.md §3.8");
     let memory = render_transcript(&path, "en", None);
     assert_eq!(
         read_part(&memory, "### Read"),

@@ -1,4 +1,4 @@
-//! Configuration from the environment (SPEC §7).
+//! Configuration from the environment (docs/design.md §6).
 //!
 //! Values are read through a lookup function rather than `std::env`, so tests can
 //! pass any environment. An invalid value never fails: it is reported in

@@ -1,6 +1,6 @@
-//! Secret redaction (SPEC §5): applied to everything sent to a model and everything
-//! written to disk. A secret becomes `[REDACTED:<kind>]`; around it, key names and
-//! separators stay, so the text still says *what* was there.
+//! Secret redaction (docs/design.md §8.1): applied to everything sent to a model and
+//! everything written to disk. A secret becomes `[REDACTED:<kind>]`; around it, key names
+//! and separators stay, so the text still says *what* was there.
 
 use std::borrow::Cow;
 use std::sync::OnceLock;

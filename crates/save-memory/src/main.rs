@@ -63,7 +63,7 @@ enum Command {
     Inspect {
         /// The transcript (JSONL).
         file: PathBuf,
-        /// Print the extraction as JSON (the shape of SPEC §3).
+        /// Print the extraction as JSON (the shape of docs/design.md §3.11).
         #[arg(long)]
         json: bool,
         /// Session id for Claude Code's task files (default: the transcript's).

@@ -12,9 +12,10 @@ use crate::summary::facts::SessionFacts;
 use crate::text::{one_line, prefix_chars};
 use crate::transcript::{Extraction, TodoList};
 
-/// Longest compaction instruction (SPEC §2).
+/// Longest compaction instruction (docs/design.md §2.4).
 pub const STEER_MAX: usize = 1_500;
-/// Longest restore context (SPEC §2; Claude Code moves anything over 10,000 to a file).
+/// Longest restore context (docs/design.md §2.6; Claude Code moves anything over 10,000
+/// to a file).
 pub const RESTORE_MAX: usize = 8_000;
 /// Longest PostCompact note.
 pub const NOTE_MAX: usize = 2_000;

@@ -1,4 +1,5 @@
-//! The hooks Claude Code runs (SPEC §2): the stdin they receive and what each does.
+//! The hooks Claude Code runs (docs/design.md §2): the stdin they receive and what each
+//! does.
 //!
 //! Every entry point here returns the text for stdout and never fails: errors are
 //! logged (stderr and the memories log) and the compaction goes on.

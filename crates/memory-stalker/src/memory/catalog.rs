@@ -1,4 +1,4 @@
-//! Listing, finding, searching and pruning the memories of a project (SPEC §6).
+//! Listing, finding, searching and pruning the memories of a project (docs/design.md §7).
 //!
 //! Listing reads front matter only. Memories written by the original design (no front
 //! matter, Chinese or English headings) are read from their header instead. A file that
@@ -148,7 +148,8 @@ impl MemoryStore {
         Ok((names, skipped))
     }
 
-    /// Resolves a `find` target (SPEC §6) to the memories it names, newest first.
+    /// Resolves a `find` target (docs/design.md §7.3) to the memories it names, newest
+    /// first.
     pub fn find(&self, target: &str) -> Result<Found, Error> {
         let target = target.trim();
         let kind = Target::parse(target);

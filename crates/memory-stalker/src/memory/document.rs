@@ -1,4 +1,5 @@
-//! The memory file (SPEC §4): YAML front matter for listing, then a Markdown body.
+//! The memory file (docs/design.md §4): YAML front matter for listing, then a Markdown
+//! body.
 //!
 //! Untrusted text (prompts, replies, plans, Claude Code's summary) only ever appears
 //! inside fenced blocks whose fence is longer than any backtick run in it, or collapsed
@@ -386,8 +387,8 @@ impl MemoryDoc<'_> {
         };
         paths(&mut out, l.modified, modified, l.none);
         out.push('\n');
-        // Read files exclude modified ones (SPEC §3): with modified files, a bare
-        // "none" would deny reading what was read and then edited.
+        // Read files exclude modified ones (docs/design.md §3.8): with modified files, a
+        // bare "none" would deny reading what was read and then edited.
         let read_none = if modified.is_empty() {
             l.none
         } else {

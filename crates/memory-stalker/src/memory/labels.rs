@@ -117,8 +117,8 @@ pub struct Labels {
     pub files: &'static str,
     pub modified: &'static str,
     pub read: &'static str,
-    /// Under "Read" when nothing but modified files was read: SPEC §3 lists a file read
-    /// and then modified only as modified, so a bare "(none)" would be untrue.
+    /// Under "Read" when nothing but modified files was read: docs/design.md §3.8 lists a
+    /// file read and then modified only as modified, so a bare "(none)" would be untrue.
     pub read_only_modified: &'static str,
     /// Under a "Read" list when files were also modified, for the same reason.
     pub read_and_modified: &'static str,

@@ -1,4 +1,5 @@
-//! Reading a model's answer: one JSON object with every section (SPEC §4 AI summary).
+//! Reading a model's answer: one JSON object with every section (docs/design.md §5.1,
+//! §5.6).
 //! An answer that is empty, not JSON, or missing a section is refused, so a broken
 //! model never replaces the offline summary with something worse.
 

@@ -1,6 +1,7 @@
-//! The circuit breaker (SPEC §5): after 3 consecutive failures a backend is skipped for
-//! 30 minutes, so a dead endpoint does not cost every compaction a full timeout. State
-//! lives in one small JSON file under the data directory, updated under a lock.
+//! The circuit breaker (docs/design.md §5.8): after 3 consecutive failures a backend is
+//! skipped for 30 minutes, so a dead endpoint does not cost every compaction a full
+//! timeout. State lives in one small JSON file under the data directory, updated under a
+//! lock.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -24,7 +24,7 @@ use crate::config::{Backend, Config};
 use crate::log::Log;
 use crate::redact::redact_if;
 
-/// A session summary (SPEC §4, "AI summary"). This is also the JSON object a model is
+/// A session summary (docs/design.md §5.1). This is also the JSON object a model is
 /// asked to return.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Summary {

@@ -1,5 +1,5 @@
 //! The deterministic summary written when no model is configured or reachable
-//! (SPEC §5, `offline`): extractive, built only from what the transcript says.
+//! (docs/design.md §5.9): extractive, built only from what the transcript says.
 
 use super::{HEADLINE_CHARS, Summary};
 use crate::lang::Lang;

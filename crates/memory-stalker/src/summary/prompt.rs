@@ -17,7 +17,7 @@ const MAX_TEMPLATE_BYTES: u64 = 256 * 1024;
 #[derive(Debug, Clone)]
 pub struct SummaryInput<'a> {
     pub extraction: &'a Extraction,
-    /// The segment's conversation, most recent part (SPEC §5).
+    /// The segment's conversation, most recent part (docs/design.md §5.5).
     pub conversation: String,
     pub custom_instructions: Option<&'a str>,
     pub lang: Lang,

@@ -1,5 +1,5 @@
-//! The conversation text a summariser reads (SPEC §5): the segment's prompts, replies,
-//! tool calls and trimmed tool outputs, newest kept when it does not all fit.
+//! The conversation text a summariser reads (docs/design.md §5.5): the segment's prompts,
+//! replies, tool calls and trimmed tool outputs, newest kept when it does not all fit.
 
 use super::record::{Entry, Record};
 use super::{Transcript, prompt};

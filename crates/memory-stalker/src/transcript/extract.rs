@@ -1,4 +1,4 @@
-//! The extraction of SPEC §3, computed from the records read.
+//! The extraction of docs/design.md §3, computed from the records read.
 
 use std::collections::{HashMap, HashSet};
 use std::fs;
@@ -15,7 +15,7 @@ pub const MAX_FILES: usize = 20;
 const MAX_PLAN_FILE: u64 = 512 * 1024;
 
 /// Everything extracted from a transcript without a model; this is also the JSON of
-/// `save-memory inspect --json`, whose field names are fixed by SPEC §3.
+/// `save-memory inspect --json`, whose field names are fixed by docs/design.md §3.11.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Extraction {
     pub session_id: Option<String>,

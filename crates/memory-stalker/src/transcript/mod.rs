@@ -1,6 +1,6 @@
 //! Reading a Claude Code transcript (JSONL) from the end and extracting what a memory
 //! needs: the last real prompt and the reply to it, the task list, the plan, the files
-//! worked on and the last action (SPEC §3).
+//! worked on and the last action (docs/design.md §3).
 //!
 //! The reader walks backwards to the last `compact_boundary` (the segment the memory
 //! describes) and further only while the last real prompt or the task list is still
@@ -305,13 +305,13 @@ impl Transcript {
         (self.bytes_read, self.size)
     }
 
-    /// The extraction of SPEC §3.
+    /// The extraction of docs/design.md §3.
     pub fn extraction(&self) -> Extraction {
         extract::extract(self)
     }
 
     /// The conversation text given to a summariser: the most recent `max_chars`
-    /// characters of the segment, cut at record boundaries (SPEC §5).
+    /// characters of the segment, cut at record boundaries (docs/design.md §5.5).
     pub fn conversation_text(&self, max_chars: usize) -> String {
         conversation::conversation_text(self, max_chars)
     }

@@ -1,4 +1,4 @@
-//! Which user records are prompts the user really typed (SPEC §3, `last_prompt`).
+//! Which user records are prompts the user really typed (docs/design.md §3.3).
 
 use super::record::{Entry, Record};
 

@@ -1,5 +1,5 @@
 //! The current task list: the last TodoWrite, or the Task tools replayed, or Claude
-//! Code's task files, whichever is newest (SPEC §3, `todos`).
+//! Code's task files, whichever is newest (docs/design.md §3.6).
 
 use std::collections::BTreeMap;
 use std::fs;

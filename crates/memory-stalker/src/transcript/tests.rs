@@ -1,5 +1,5 @@
 //! Extraction over whole (small, hand-written) transcripts: the window read from the
-//! end, and every SPEC §3 rule that needs more than one record.
+//! end, and every docs/design.md §3 rule that needs more than one record.
 
 use std::io::Write;
 
