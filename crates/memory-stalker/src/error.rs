@@ -9,15 +9,20 @@ pub enum Error {
     /// The transcript could not be opened or read.
     #[error("cannot read transcript {path}: {source}")]
     Transcript {
+        /// The transcript.
         path: PathBuf,
+        /// Why it could not be read.
         #[source]
         source: io::Error,
     },
     /// A file or directory of the memory store could not be read or written.
     #[error("{action} {path}: {source}")]
     Store {
+        /// What was being done ("cannot create", "writing"…), said before the path.
         action: &'static str,
+        /// The file or directory.
         path: PathBuf,
+        /// What went wrong.
         #[source]
         source: io::Error,
     },
@@ -30,7 +35,12 @@ pub enum Error {
     NotSaved(String),
     /// A memory file's text is not a memory this version understands.
     #[error("{path}: {reason}")]
-    NotAMemory { path: PathBuf, reason: String },
+    NotAMemory {
+        /// The file.
+        path: PathBuf,
+        /// What it lacks or has wrong.
+        reason: String,
+    },
 }
 
 impl Error {

@@ -30,7 +30,9 @@ const MAX_SWITCH_BYTES: u64 = 64 * 1024;
 /// Whether memory-stalker works in a project, and what decided it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Status {
+    /// Whether the hooks work in the project.
     pub enabled: bool,
+    /// What decided it.
     #[serde(flatten)]
     pub why: Why,
 }
@@ -40,9 +42,17 @@ pub struct Status {
 #[serde(tag = "decided_by", rename_all = "snake_case")]
 pub enum Why {
     /// A switch file: the project's own or one in a directory above it.
-    File { file: PathBuf },
+    File {
+        /// The switch file that decided.
+        file: PathBuf,
+    },
     /// A switch file that is not `{"enabled": true|false}`: off until it is fixed.
-    BadFile { file: PathBuf, problem: String },
+    BadFile {
+        /// The switch file.
+        file: PathBuf,
+        /// What is wrong with it.
+        problem: String,
+    },
     /// No switch file; `MEMORY_STALKER_ENABLED` is set.
     Environment,
     /// No switch file and no `MEMORY_STALKER_ENABLED`: on.

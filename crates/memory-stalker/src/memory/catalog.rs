@@ -28,22 +28,31 @@ use crate::text::{one_line, prefix_chars};
 pub struct MemoryEntry {
     /// File name, e.g. `20260129_173000_ff246da3.md`.
     pub file: String,
+    /// Its path.
     pub path: PathBuf,
     /// RFC 3339 with offset (memories of the original design: local time, no offset).
     pub created: String,
     /// `YYYY-MM-DD HH:MM`, for people.
     pub date: String,
+    /// The session's id.
     pub session_id: String,
     /// The first 8 characters of the session id.
     pub session: String,
+    /// What started the compaction: `auto`, `manual`, or `unknown`.
     pub trigger: String,
+    /// Tasks in its task list.
     pub tasks_total: usize,
+    /// Of those, not completed.
     pub tasks_open: usize,
+    /// Its headline.
     pub summary: String,
+    /// Who wrote its summary: `offline`, or `backend:model`.
     pub summary_source: String,
+    /// The file's size.
     pub size_bytes: u64,
     /// Format version: 1, or 0 for the original design's files.
     pub format: u32,
+    /// The language of its headings.
     pub lang: Lang,
     /// Where it goes among the memories (the time of writing); not in the JSON.
     #[serde(skip)]
@@ -53,7 +62,9 @@ pub struct MemoryEntry {
 /// A file in the memories directory that is not a readable memory.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Skipped {
+    /// The file's name.
     pub file: String,
+    /// Why it was skipped.
     pub reason: String,
 }
 
@@ -61,9 +72,11 @@ pub struct Skipped {
 /// and what was skipped.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Listing {
+    /// The memories listed.
     pub memories: Vec<MemoryEntry>,
     /// Memories before `limit` or `filter` were applied.
     pub total: usize,
+    /// Files that could not be read as memories.
     pub skipped: Vec<Skipped>,
 }
 
@@ -404,12 +417,15 @@ pub fn created_at(e: &MemoryEntry) -> Option<chrono::DateTime<chrono::Local>> {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", content = "value", rename_all = "snake_case")]
 pub enum Target {
+    /// `latest`: the newest memory.
     Latest,
     /// `#N`: the N-th newest.
     Index(usize),
+    /// A memory's file name (with or without `.md`).
     File(String),
     /// A prefix of `YYYYMMDD_HHMMSS`.
     Date(String),
+    /// A prefix of a session id.
     Session(String),
 }
 
@@ -485,9 +501,13 @@ fn date_prefix(t: &str) -> Option<String> {
 /// What `find` found.
 #[derive(Debug, Clone, Serialize)]
 pub struct Found {
+    /// The target as given.
     pub target: String,
+    /// What it was read as.
     pub kind: Target,
+    /// The memories it names, newest first.
     pub matches: Vec<MemoryEntry>,
+    /// Files that could not be read as memories.
     pub skipped: Vec<Skipped>,
 }
 
@@ -496,8 +516,11 @@ pub struct Found {
 pub enum Shown {
     /// The one memory the target names: its whole text, or the section asked for.
     Memory {
+        /// The memory.
         memory: MemoryEntry,
+        /// The section asked for, if one was.
         section: Option<Section>,
+        /// Its text.
         text: String,
     },
     /// No memory matches.
@@ -506,7 +529,9 @@ pub enum Shown {
     Ambiguous(Found),
     /// The memory has no such section (a memory of the original design, say).
     NoSection {
+        /// The memory.
         memory: MemoryEntry,
+        /// The section it lacks.
         section: Section,
     },
 }
@@ -554,8 +579,10 @@ pub struct ProjectSearch {
 /// A search hit and the project it is in.
 #[derive(Debug, Clone, Serialize)]
 pub struct ProjectHit {
+    /// The hit.
     #[serde(flatten)]
     pub hit: SearchHit,
+    /// The project whose memory it is.
     pub project: PathBuf,
 }
 
@@ -588,6 +615,7 @@ pub fn search_projects(
 /// One memory that matched a search.
 #[derive(Debug, Clone, Serialize)]
 pub struct SearchHit {
+    /// The memory, as a listing shows it.
     #[serde(flatten)]
     pub memory: MemoryEntry,
     /// Occurrences of the query's words.

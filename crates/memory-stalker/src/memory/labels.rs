@@ -5,16 +5,24 @@ use crate::lang::Lang;
 /// Section of a memory file, whatever language its heading is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Section {
+    /// Session, project, time, trigger, Claude Code version, transcript.
     Metadata,
+    /// The last real prompt and the whole reply to it.
     LastInteraction,
+    /// The current task list.
     Tasks,
+    /// The plan of the last accepted `ExitPlanMode`.
     Plan,
+    /// Files modified and read.
     Files,
+    /// The last tool call and its outcome.
     LastAction,
     /// What outlives every compaction: standing instructions, decisions, failed
     /// approaches, files changed earlier (see `summary::facts`).
     Session,
+    /// The summary: a model's, or the offline one.
     AiSummary,
+    /// Claude Code's own summary, added by PostCompact.
     CompactionSummary,
 }
 
@@ -89,6 +97,9 @@ const LEGACY_HEADINGS: [(Section, &str); 2] = [
 ];
 
 /// Every fixed text of a memory file in one language.
+// Each field is named for the text it holds; the English values (`EN` below) say what
+// each one is better than a comment on the field would.
+#[allow(missing_docs)]
 pub struct Labels {
     pub title: &'static str,
     pub metadata: &'static str,

@@ -371,6 +371,7 @@ pub struct OrderKey {
     pub written_ns: Option<u64>,
     /// `N` of a `_N` suffix; 1 without one.
     pub suffix: u32,
+    /// The file's modification time, the last resort.
     pub modified: Option<SystemTime>,
     /// The file name.
     pub name: String,

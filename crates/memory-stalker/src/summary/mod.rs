@@ -30,18 +30,26 @@ use crate::redact::redact_if;
 pub struct Summary {
     /// One line, at most 120 characters: what the session was about.
     pub headline: String,
+    /// What was asked and what was done, a few points.
     pub task_summary: Vec<String>,
+    /// The files changed, one row each.
     pub code_changes: Vec<CodeChange>,
+    /// Decisions taken, with their reasons.
     pub key_decisions: Vec<Decision>,
+    /// Rules the user stated for how to work.
     pub user_preferences: Vec<String>,
+    /// What is left to do.
     pub follow_ups: Vec<String>,
 }
 
 /// One row of the code changes table.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CodeChange {
+    /// The file, relative to the project.
     pub file: String,
+    /// What happened to it (created, edited, deleted…).
     pub action: String,
+    /// What the change was for.
     #[serde(default)]
     pub note: String,
 }
@@ -49,7 +57,9 @@ pub struct CodeChange {
 /// A decision and why it was taken.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Decision {
+    /// What was decided.
     pub decision: String,
+    /// Why (empty when the conversation gave no reason).
     #[serde(default)]
     pub reason: String,
 }
@@ -74,7 +84,12 @@ pub enum SummaryError {
     NotConfigured(String),
     /// The API answered with an error status (after retries, for 429 and 5xx).
     #[error("HTTP {status}: {message}")]
-    Http { status: u16, message: String },
+    Http {
+        /// The HTTP status.
+        status: u16,
+        /// The error the API gave, redacted and cut to a line.
+        message: String,
+    },
     /// The connection failed (after retries).
     #[error("connection failed: {0}")]
     Transport(String),
@@ -158,7 +173,9 @@ pub fn choose(config: &Config, breaker: &Breaker, now: SystemTime) -> Choice {
 /// A summary written by a model, and `summary_source` for it.
 #[derive(Debug, Clone)]
 pub struct ModelSummary {
+    /// The summary, validated.
     pub summary: Summary,
+    /// `backend:model`, as the memory's `summary_source` records it.
     pub source: String,
 }
 

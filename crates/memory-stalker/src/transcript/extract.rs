@@ -18,9 +18,13 @@ const MAX_PLAN_FILE: u64 = 512 * 1024;
 /// `save-memory inspect --json`, whose field names are fixed by docs/design.md §3.11.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Extraction {
+    /// The session id of the newest main-chain record that has one.
     pub session_id: Option<String>,
+    /// The working directory Claude Code recorded (the project).
     pub cwd: Option<String>,
+    /// The Claude Code version that wrote the newest records.
     pub version: Option<String>,
+    /// The git branch Claude Code recorded, if the project is a repository.
     pub git_branch: Option<String>,
     /// Records parsed.
     pub records: usize,
@@ -29,34 +33,45 @@ pub struct Extraction {
     /// Claude Code's own title of the session, when the transcript read has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// The last prompt the user really typed (docs/design.md §3.3).
     pub last_prompt: Option<Prompt>,
     /// When the last prompt only continues ("continue", "thanks", "did you push?"): the
     /// request it continues, the latest one that names a task.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request: Option<Prompt>,
+    /// Everything the assistant said and did after the last prompt.
     pub reply: Option<Reply>,
     /// The user stopped the last turn (interrupted it, or refused a tool call) and
     /// nothing happened after.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<Stop>,
+    /// The current task list (`None`: the session never had one).
     pub todos: Option<TodoList>,
+    /// The plan of the last accepted `ExitPlanMode`.
     pub plan: Option<Plan>,
+    /// Files modified and read in the segment.
     pub files: Files,
+    /// The last tool call and its outcome.
     pub last_action: Option<LastAction>,
 }
 
 /// The last prompt the user really typed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Prompt {
+    /// The prompt's text, redacted, its head and tail kept when very long.
     pub text: String,
+    /// When it was sent (RFC 3339, as Claude Code wrote it).
     pub timestamp: Option<String>,
+    /// The record's uuid in the transcript.
     pub uuid: Option<String>,
 }
 
 /// Everything the assistant said and did after the last prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Reply {
+    /// The assistant's texts, in order, joined by blank lines.
     pub text: String,
+    /// The tool calls it made, in order.
     pub tool_calls: Vec<ToolCallSummary>,
     /// Byte offset in `text` where the closing block starts: the text written after the
     /// reply's last tool call that did work (a task-list update does not count). `None`
@@ -91,13 +106,20 @@ pub enum Stop {
     /// `[Request interrupted by user]`: Esc while Claude was working.
     Interrupted,
     /// A tool call refused at the permission prompt (`tool` `summary`).
-    Rejected { tool: String, summary: String },
+    Rejected {
+        /// The tool's name.
+        tool: String,
+        /// What the call would have acted on.
+        summary: String,
+    },
 }
 
 /// A tool call, named, with one line saying what it acted on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCallSummary {
+    /// The tool's name (`Bash`, `Edit`, `mcp__…`).
     pub name: String,
+    /// One line: the command, the file, the pattern…
     pub summary: String,
     /// The call's result was an error (or the user refused it).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -110,7 +132,9 @@ pub struct ToolCallSummary {
 /// The plan of the last `ExitPlanMode` call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
+    /// Where the plan text came from: the call's input, or a plan file.
     pub source: String,
+    /// The plan, Markdown.
     pub text: String,
 }
 
@@ -128,15 +152,20 @@ impl Plan {
 /// Files changed and read in the segment, most recent first.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Files {
+    /// Files written or edited, relative to the project where inside it.
     pub modified: Vec<String>,
+    /// Files read and not modified.
     pub read: Vec<String>,
 }
 
 /// The last tool call and whether it succeeded (`None`: no result yet).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LastAction {
+    /// The tool's name.
     pub tool: String,
+    /// What the call acted on, one line.
     pub summary: String,
+    /// Whether it succeeded; `None` while it has no result.
     pub ok: Option<bool>,
     /// The user refused the call (then `ok` is `Some(false)`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

@@ -59,7 +59,9 @@ pub struct ReadOptions {
 /// The task list at a known size of the transcript (from an earlier memory).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskCheckpoint {
+    /// The transcript's size when the earlier memory was taken.
     pub bytes: u64,
+    /// The task list at that size (`None`: there was none).
     pub todos: Option<TodoList>,
 }
 
