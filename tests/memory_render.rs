@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 
 use chrono::DateTime;
 use memory_stalker::Config;
-use memory_stalker::hook::{SaveRequest, render_memory};
 use memory_stalker::memory::Section;
 use memory_stalker::memory::document::{FrontMatter, sections};
+use memory_stalker::pipeline::{SaveRequest, render_memory};
 use memory_stalker::summary::facts::SessionFacts;
 use memory_stalker::transcript::{ReadOptions, Transcript};
 

@@ -18,6 +18,7 @@ pub mod hook;
 pub mod lang;
 pub mod log;
 pub mod memory;
+pub mod pipeline;
 pub mod projects;
 pub mod redact;
 pub mod summary;

@@ -16,8 +16,9 @@ use anyhow::{Context, bail};
 use clap::{Args, Parser, Subcommand};
 use memory_stalker::Config;
 use memory_stalker::config::Backend;
-use memory_stalker::hook::{self, SaveRequest, SummaryJob};
+use memory_stalker::hook;
 use memory_stalker::log::Log;
+use memory_stalker::pipeline::{self, SaveRequest, SummaryJob};
 use memory_stalker::transcript::{ReadOptions, Transcript};
 
 #[derive(Parser)]
@@ -235,7 +236,7 @@ fn summarize_job(job: SummaryJob) -> anyhow::Result<()> {
         std::thread::sleep(limit);
         std::process::exit(0);
     });
-    hook::run_detached(&job, &config);
+    pipeline::run_detached(&job, &config);
     Ok(())
 }
 
@@ -265,7 +266,8 @@ fn by_hand(args: ByHand) -> anyhow::Result<()> {
         custom_instructions: args.instructions,
         prompt_id: None,
     };
-    let saved = hook::save_memory(&request, &config, &log)?;
+    let now = chrono::Local::now().fixed_offset();
+    let saved = pipeline::save_memory(&request, now, &config, &log)?;
     println!("{}", saved.path.display());
     Ok(())
 }

@@ -87,10 +87,9 @@ pub fn hand_over(stdin: &[u8], config: &Config) -> String {
     let Ok(input) = HookInput::parse(stdin) else {
         return String::new();
     };
-    let Some(event) = input
-        .hook_event_name
-        .as_deref()
-        .filter(|e| HAND_OVER_EVENTS.contains(e))
+    let Some(event) = HAND_OVER_EVENTS
+        .into_iter()
+        .find(|e| input.hook_event_name.as_deref() == Some(*e))
     else {
         return String::new();
     };
@@ -110,13 +109,7 @@ pub fn hand_over(stdin: &[u8], config: &Config) -> String {
     if note.trim().is_empty() {
         return String::new();
     }
-    serde_json::json!({
-        "hookSpecificOutput": {
-            "hookEventName": event,
-            "additionalContext": note,
-        }
-    })
-    .to_string()
+    super::Output::Context { event, text: note }.into_stdout()
 }
 
 #[cfg(test)]

@@ -36,15 +36,24 @@ pub struct Saved {
     pub extraction: Extraction,
 }
 
-/// Reads the transcript, writes a new memory file and returns where it went.
+/// Reads the transcript, writes a new memory file taken at `now` and returns where it
+/// went.
 ///
 /// When the project's memories directory cannot be written, the memory goes to
 /// `<data dir>/unsaved/` instead (and the log says so), so a compaction never loses it.
-pub fn save_memory(req: &SaveRequest, config: &Config, log: &Log) -> Result<Saved, Error> {
-    let now = chrono::Local::now().fixed_offset();
+pub fn save_memory(
+    req: &SaveRequest,
+    now: DateTime<FixedOffset>,
+    config: &Config,
+    log: &Log,
+) -> Result<Saved, Error> {
     let session_hint = req.session_id.as_deref().unwrap_or("");
     let store = config.store(&req.project);
-    let choice = summary::choose(config, &Breaker::new(&config.data_dir), SystemTime::now());
+    let choice = summary::choose(
+        config,
+        &Breaker::new(&config.data_dir),
+        SystemTime::from(now),
+    );
     // Only a summary written here and now reads the tool outputs; a background one reads
     // the transcript again.
     let summary_here = matches!(choice, Choice::Model(_)) && !config.async_summary;
