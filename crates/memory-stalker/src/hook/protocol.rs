@@ -16,10 +16,15 @@ pub const MAX_INPUT_BYTES: u64 = 16 * 1024 * 1024;
 /// field is optional, so a newer Claude Code cannot make the hook fail.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct HookInput {
+    /// The session's id (control characters removed).
     pub session_id: Option<String>,
+    /// The session's transcript (JSONL).
     pub transcript_path: Option<String>,
+    /// The directory Claude Code runs in: the project.
     pub cwd: Option<String>,
+    /// The id of the prompt in progress (control characters removed).
     pub prompt_id: Option<String>,
+    /// `PreCompact`, `SessionStart`, … (see [`HookInput::event`]).
     pub hook_event_name: Option<String>,
     /// PreCompact and PostCompact: `auto` or `manual`.
     pub trigger: Option<String>,
