@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 pub use job::{JOB_SUBCOMMAND, SummaryJob, run_detached};
-pub use save::{RenderedMemory, SaveRequest, Saved, checkpoints, render_memory, save_memory};
+pub use save::{RenderedMemory, SaveRequest, Saved, render_memory, save_memory};
 
 use crate::Error;
 use crate::config::Config;
