@@ -13,7 +13,8 @@ use crate::redact::redact_if;
 use crate::summary::facts::SessionFacts;
 use crate::summary::{self, Breaker, Choice, HEADLINE_CHARS, OFFLINE_SOURCE, Summary, offline};
 
-use super::job::{SummaryJob, offline_note, pending_note};
+use super::job::SummaryJob;
+use crate::memory::labels::{offline_note, pending_note};
 use crate::text::one_line;
 use crate::transcript::{Extraction, ReadOptions, Transcript};
 
