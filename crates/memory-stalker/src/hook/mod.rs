@@ -17,8 +17,7 @@ pub use protocol::{Event, HookInput, MAX_INPUT_BYTES, Output, Source, time_budge
 use crate::Error;
 use crate::config::Config;
 use crate::log::Log;
-use crate::memory::document::{render_compaction_summary, replace_section, set_front_matter_field};
-use crate::memory::{MemoryStore, Section};
+use crate::memory::{MemoryEdit, MemoryStore};
 use crate::redact::redact_if;
 use crate::summary::facts::SessionFacts;
 use crate::transcript::Extraction;
@@ -264,32 +263,17 @@ fn post_compact(input: &HookInput, config: &Config, log: &Log) -> Output {
     }
     let store = MemoryStore::new(path.parent().unwrap_or(Path::new(".")));
     let added = store.update(&path, |text| {
-        let fm = crate::memory::FrontMatter::parse(text).map(|(fm, _)| fm);
-        let lang = fm.as_ref().map_or(crate::Lang::En, |f| f.lang);
-        let section = render_compaction_summary(summary, lang);
-        let text = replace_section(
-            text,
-            Section::CompactionSummary,
-            &redact_if(config.redact, &section),
-        );
-        // A memory SessionStart had to save could not know the trigger; this hook does,
-        // in the front matter and in the body's metadata line alike.
-        Some(match (&input.trigger, fm) {
-            (Some(t), Some(fm)) if fm.trigger == UNKNOWN_TRIGGER => {
-                let trigger = crate::memory::labels::Labels::of(lang).trigger;
-                set_front_matter_field(
-                    &text,
-                    "trigger",
-                    &serde_json::to_string(t).unwrap_or_default(),
-                )
-                .replacen(
-                    &format!("\n- {trigger}: {UNKNOWN_TRIGGER}\n"),
-                    &format!("\n- {trigger}: {}\n", crate::text::one_line(t, 20)),
-                    1,
-                )
-            }
-            _ => text,
-        })
+        let mut edit = MemoryEdit::new(text, config.redact);
+        edit.set_compaction_summary(summary);
+        // A memory SessionStart had to save could not know the trigger; this hook does.
+        if let Some(t) = &input.trigger
+            && edit
+                .front_matter()
+                .is_some_and(|fm| fm.trigger == UNKNOWN_TRIGGER)
+        {
+            edit.set_trigger(t);
+        }
+        Some(edit.finish())
     });
     match added {
         Ok(_) => log.info(&format!(

@@ -303,6 +303,34 @@ impl Labels {
     }
 }
 
+/// The note of a memory whose model summary is still being written.
+pub fn pending_note(source: &str, lang: Lang) -> String {
+    match lang {
+        Lang::En => format!(
+            "A summary by {source} is being written in the background; until it arrives, this is the offline summary."
+        ),
+        Lang::Zh => format!("{source} 正在后台生成摘要；在此之前，以下是离线摘要。"),
+    }
+}
+
+/// The note of a memory whose model summary failed.
+pub fn failed_note(source: &str, error: &str, lang: Lang) -> String {
+    match lang {
+        Lang::En => {
+            format!("The summary by {source} failed ({error}); this is the offline summary.")
+        }
+        Lang::Zh => format!("{source} 生成摘要失败（{error}）；以下是离线摘要。"),
+    }
+}
+
+/// The note of a memory that got the offline summary although a model was wanted.
+pub fn offline_note(reason: &str, lang: Lang) -> String {
+    match lang {
+        Lang::En => format!("{reason}; this is the offline summary."),
+        Lang::Zh => format!("{reason}；以下是离线摘要。"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,9 @@
-//! Memory files: the document format, and the store that names, writes and updates them.
+//! Memory files: the document format, the edits later hooks make to a saved memory, and
+//! the store that names, writes and updates them.
 
 pub mod catalog;
 pub mod document;
+pub mod edit;
 pub mod index;
 pub mod labels;
 pub mod store;
@@ -11,5 +13,6 @@ pub use catalog::{
     search_projects,
 };
 pub use document::{FrontMatter, MemoryDoc};
+pub use edit::MemoryEdit;
 pub use labels::Section;
 pub use store::{INDEX_FILE, MEMORIES_DIR, MemoryStore};

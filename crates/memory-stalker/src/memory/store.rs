@@ -10,6 +10,7 @@ use chrono::{DateTime, FixedOffset};
 use super::document::{FrontMatter, set_written_ns};
 use crate::Error;
 use crate::fsutil::{self, Lock};
+use crate::transcript::TaskCheckpoint;
 
 /// The memories directory inside a project.
 pub const MEMORIES_DIR: &str = ".claude/memories";
@@ -353,6 +354,26 @@ impl MemoryStore {
                 let fm = read_front_matter(&p)?;
                 (fm.session_id == session_id).then_some((p, fm))
             })
+    }
+
+    /// What earlier memories of this session recorded about the task list, by transcript
+    /// size: the reader need not search past them.
+    pub fn checkpoints(&self, session_id: &str, transcript: &Path) -> Vec<TaskCheckpoint> {
+        if session_id.is_empty() {
+            return Vec::new();
+        }
+        let transcript = transcript.to_string_lossy();
+        // The newest memories record the largest sizes: they are the ones that can help.
+        self.session_memories(session_id)
+            .filter(|(_, fm)| fm.transcript == transcript)
+            .take(3)
+            .filter_map(|(_, fm)| {
+                Some(TaskCheckpoint {
+                    bytes: fm.transcript_bytes?,
+                    todos: fm.todos?,
+                })
+            })
+            .collect()
     }
 }
 

@@ -8,12 +8,10 @@ use std::process::{Command, Stdio};
 use std::time::{Instant, SystemTime};
 
 use crate::config::{Backend, Config};
-use crate::lang::Lang;
 use crate::log::Log;
-use crate::memory::document::{render_ai_summary, replace_section, set_front_matter_field};
-use crate::memory::{FrontMatter, MemoryStore, Section};
-use crate::redact::redact_if;
-use crate::summary::{self, Breaker, ModelSummary, SummaryError, SummaryInput, offline};
+use crate::memory::labels::failed_note;
+use crate::memory::{MemoryEdit, MemoryStore};
+use crate::summary::{self, Breaker, SummaryError, SummaryInput, offline};
 use crate::transcript::{ReadOptions, Transcript};
 
 /// The subcommand of `save-memory` that runs a job in the background.
@@ -100,11 +98,7 @@ impl SummaryJob {
                         end: Some(self.transcript_bytes),
                         tasks_dir: config.tasks_dir(&self.session_id),
                         plans_dir: config.plans_dir(),
-                        checkpoints: super::save::checkpoints(
-                            &store,
-                            &self.session_id,
-                            &self.transcript,
-                        ),
+                        checkpoints: store.checkpoints(&self.session_id, &self.transcript),
                         redact: config.redact,
                         output_heads_only: false,
                     },
@@ -141,20 +135,18 @@ impl SummaryJob {
         let source = summary::source_name(self.backend, config);
         let written = match &result {
             Ok(model) => store.update(&self.memory, |text| {
-                Some(apply_model_summary(text, model, config.redact))
+                let mut edit = MemoryEdit::new(text, config.redact);
+                edit.set_ai_summary(&model.summary, &model.source);
+                Some(edit.finish())
             }),
             Err(e) => {
                 let offline = offline::summarize(transcript, &extraction, config.lang);
                 store.update(&self.memory, |text| {
-                    let lang = FrontMatter::parse(text).map_or(Lang::En, |(fm, _)| fm.lang);
-                    let note = failed_note(&source, &e.to_string(), lang);
-                    let section =
-                        render_ai_summary(&offline, summary::OFFLINE_SOURCE, Some(&note), lang);
-                    Some(replace_section(
-                        text,
-                        Section::AiSummary,
-                        &redact_if(config.redact, &section),
-                    ))
+                    let mut edit = MemoryEdit::new(text, config.redact);
+                    let note = failed_note(&source, &e.to_string(), edit.lang());
+                    // The front matter keeps the offline headline the memory was saved with.
+                    edit.set_summary_section(&offline, summary::OFFLINE_SOURCE, Some(&note));
+                    Some(edit.finish())
                 })
             }
         };
@@ -197,46 +189,6 @@ fn refresh_index(store: &MemoryStore, log: &Log) {
     }
     if let Err(e) = store.write_index() {
         log.warn(&format!("{e}"));
-    }
-}
-
-/// Replaces the AI summary section and the front matter's `summary` and
-/// `summary_source` with the model's.
-pub fn apply_model_summary(text: &str, model: &ModelSummary, redact: bool) -> String {
-    let lang = FrontMatter::parse(text).map_or(Lang::En, |(fm, _)| fm.lang);
-    let section = render_ai_summary(&model.summary, &model.source, None, lang);
-    let text = replace_section(text, Section::AiSummary, &redact_if(redact, &section));
-    let headline = redact_if(redact, &model.summary.headline).into_owned();
-    let quote = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
-    let text = set_front_matter_field(&text, "summary", &quote(&headline));
-    set_front_matter_field(&text, "summary_source", &quote(&model.source))
-}
-
-/// The note of a memory whose model summary is still being written.
-pub fn pending_note(source: &str, lang: Lang) -> String {
-    match lang {
-        Lang::En => format!(
-            "A summary by {source} is being written in the background; until it arrives, this is the offline summary."
-        ),
-        Lang::Zh => format!("{source} 正在后台生成摘要；在此之前，以下是离线摘要。"),
-    }
-}
-
-/// The note of a memory whose model summary failed.
-pub fn failed_note(source: &str, error: &str, lang: Lang) -> String {
-    match lang {
-        Lang::En => {
-            format!("The summary by {source} failed ({error}); this is the offline summary.")
-        }
-        Lang::Zh => format!("{source} 生成摘要失败（{error}）；以下是离线摘要。"),
-    }
-}
-
-/// The note of a memory that got the offline summary although a model was wanted.
-pub fn offline_note(reason: &str, lang: Lang) -> String {
-    match lang {
-        Lang::En => format!("{reason}; this is the offline summary."),
-        Lang::Zh => format!("{reason}；以下是离线摘要。"),
     }
 }
 

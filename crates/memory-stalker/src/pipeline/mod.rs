@@ -7,5 +7,5 @@ mod job;
 mod save;
 
 pub use compaction::{UNKNOWN_TRIGGER, compaction_memory};
-pub use job::{JOB_SUBCOMMAND, SummaryJob, apply_model_summary, run_detached};
-pub use save::{RenderedMemory, SaveRequest, Saved, checkpoints, render_memory, save_memory};
+pub use job::{JOB_SUBCOMMAND, SummaryJob, run_detached};
+pub use save::{RenderedMemory, SaveRequest, Saved, render_memory, save_memory};

@@ -13,9 +13,10 @@ use crate::redact::redact_if;
 use crate::summary::facts::SessionFacts;
 use crate::summary::{self, Breaker, Choice, HEADLINE_CHARS, OFFLINE_SOURCE, Summary, offline};
 
-use super::job::{SummaryJob, offline_note, pending_note};
+use super::job::SummaryJob;
+use crate::memory::labels::{offline_note, pending_note};
 use crate::text::one_line;
-use crate::transcript::{Extraction, ReadOptions, TaskCheckpoint, Transcript};
+use crate::transcript::{Extraction, ReadOptions, Transcript};
 
 /// What to save.
 #[derive(Debug, Clone)]
@@ -63,7 +64,7 @@ pub fn save_memory(
             end: None,
             tasks_dir: config.tasks_dir(session_hint),
             plans_dir: config.plans_dir(),
-            checkpoints: checkpoints(&store, session_hint, &req.transcript),
+            checkpoints: store.checkpoints(session_hint, &req.transcript),
             redact: config.redact,
             output_heads_only: !summary_here,
         },
@@ -203,31 +204,6 @@ pub fn save_memory(
         path,
         extraction: memory.extraction,
     })
-}
-
-/// What earlier memories of this session recorded about the task list, by transcript
-/// size: the reader need not search past them.
-pub fn checkpoints(
-    store: &MemoryStore,
-    session_id: &str,
-    transcript: &Path,
-) -> Vec<TaskCheckpoint> {
-    if session_id.is_empty() {
-        return Vec::new();
-    }
-    let transcript = transcript.to_string_lossy();
-    // The newest memories record the largest sizes: they are the ones that can help.
-    store
-        .session_memories(session_id)
-        .filter(|(_, fm)| fm.transcript == transcript)
-        .take(3)
-        .filter_map(|(_, fm)| {
-            Some(TaskCheckpoint {
-                bytes: fm.transcript_bytes?,
-                todos: fm.todos?,
-            })
-        })
-        .collect()
 }
 
 /// The lasting facts of this session's newest memory, carried into the next one (an

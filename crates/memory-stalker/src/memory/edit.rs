@@ -1,0 +1,266 @@
+//! Editing a saved memory: the few changes later hooks make to a memory already on disk
+//! (the model's summary, Claude Code's compaction summary, the trigger), each in the
+//! memory's own language, redacted as configured, front matter values quoted.
+//!
+//! Meant to run inside [`crate::memory::MemoryStore::update`], which holds the memory's
+//! lock and rewrites the file atomically.
+
+use super::document::{
+    FrontMatter, render_ai_summary, render_compaction_summary, replace_section,
+    set_front_matter_field,
+};
+use super::labels::{Labels, Section};
+use crate::lang::Lang;
+use crate::redact::redact_if;
+use crate::summary::Summary;
+use crate::text::one_line;
+
+/// A memory's text under edit, its front matter parsed once.
+#[derive(Debug, Clone)]
+pub struct MemoryEdit {
+    text: String,
+    /// `None` for a text without front matter: its fields are then left alone.
+    front: Option<FrontMatter>,
+    /// The memory's language (English without front matter): new text is in it.
+    lang: Lang,
+    /// Whether what an edit inserts is redacted (the text already there was, when saved).
+    redact: bool,
+}
+
+impl MemoryEdit {
+    /// Starts editing `text`; `redact` redacts what the edits insert.
+    pub fn new(text: &str, redact: bool) -> MemoryEdit {
+        let front = FrontMatter::parse(text).map(|(fm, _)| fm);
+        MemoryEdit {
+            text: text.to_string(),
+            lang: front.as_ref().map_or(Lang::En, |fm| fm.lang),
+            front,
+            redact,
+        }
+    }
+
+    /// The memory's language.
+    pub fn lang(&self) -> Lang {
+        self.lang
+    }
+
+    /// The front matter as parsed (with the fields set by this edit), if there is one.
+    pub fn front_matter(&self) -> Option<&FrontMatter> {
+        self.front.as_ref()
+    }
+
+    /// Replaces the AI summary section with `summary` by `source` (and `note` above
+    /// it), leaving the front matter's headline: for a summary that is not the one the
+    /// listing should show.
+    pub fn set_summary_section(&mut self, summary: &Summary, source: &str, note: Option<&str>) {
+        let section = render_ai_summary(summary, source, note, self.lang);
+        self.replace_section(Section::AiSummary, &section);
+    }
+
+    /// Replaces the AI summary section with `summary` by `source`, and the front
+    /// matter's `summary` (its headline) and `summary_source` with theirs.
+    pub fn set_ai_summary(&mut self, summary: &Summary, source: &str) {
+        self.set_summary_section(summary, source, None);
+        // Kept whole, not cut to a listing line: JSON quoting keeps it on one line.
+        let headline = redact_if(self.redact, &summary.headline).into_owned();
+        // A source is a backend and model name this tool made up, not session text.
+        self.set_field("summary", &headline);
+        self.set_field("summary_source", source);
+        if let Some(fm) = &mut self.front {
+            fm.summary = headline;
+            fm.summary_source = source.to_string();
+        }
+    }
+
+    /// Adds Claude Code's compaction summary `summary`, replacing any there was.
+    pub fn set_compaction_summary(&mut self, summary: &str) {
+        let section = render_compaction_summary(summary, self.lang);
+        self.replace_section(Section::CompactionSummary, &section);
+    }
+
+    /// Sets the trigger, in the front matter and in the body's metadata line (which
+    /// shows the trigger the front matter had). Nothing without front matter. Not
+    /// redacted: a trigger is Claude Code's word for what started the compaction.
+    pub fn set_trigger(&mut self, trigger: &str) {
+        let Some(fm) = &mut self.front else {
+            return;
+        };
+        let label = Labels::of(self.lang).trigger;
+        let old = std::mem::replace(&mut fm.trigger, trigger.to_string());
+        self.set_field("trigger", trigger);
+        self.text = self.text.replacen(
+            &format!("\n- {label}: {old}\n"),
+            &format!("\n- {label}: {}\n", one_line(trigger, 20)),
+            1,
+        );
+    }
+
+    /// The edited text.
+    pub fn finish(self) -> String {
+        self.text
+    }
+
+    /// Replaces (or appends) `section` with `rendered`, redacted once here.
+    fn replace_section(&mut self, section: Section, rendered: &str) {
+        self.text = replace_section(&self.text, section, &redact_if(self.redact, rendered));
+    }
+
+    /// Sets a front matter string field to `value`, quoted as a JSON string (which is
+    /// valid YAML, see [`FrontMatter::render`]).
+    fn set_field(&mut self, key: &str, value: &str) {
+        let quoted = serde_json::to_string(value).unwrap_or_else(|_| "\"\"".into());
+        self.text = set_front_matter_field(&self.text, key, &quoted);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::summary::{CodeChange, OFFLINE_SOURCE};
+
+    /// A memory as the hook writes one, trimmed to what the edits touch.
+    fn memory(lang: &str, trigger: &str) -> String {
+        let l = Labels::of(Lang::parse(lang).unwrap());
+        format!(
+            "---\nmemory_stalker: 1\nsession_id: \"s\"\ntrigger: \"{trigger}\"\nsummary: \"offline headline\"\nsummary_source: \"offline\"\nlang: \"{lang}\"\n---\n\n# {title}\n\n## {metadata}\n\n- {label}: {trigger}\n- x: y\n\n## {ai}\n\nold summary\n",
+            title = l.title,
+            metadata = l.metadata,
+            label = l.trigger,
+            ai = l.ai_summary,
+        )
+    }
+
+    fn summary(headline: &str) -> Summary {
+        Summary {
+            headline: headline.into(),
+            task_summary: vec!["did a thing".into()],
+            code_changes: vec![CodeChange {
+                file: "src/a.rs".into(),
+                action: "modified".into(),
+                note: String::new(),
+            }],
+            ..Summary::default()
+        }
+    }
+
+    #[test]
+    fn ai_summary_replaces_the_section_headline_and_source() {
+        let mut edit = MemoryEdit::new(&memory("en", "auto"), false);
+        edit.set_ai_summary(&summary("New \"headline\"\nline two"), "anthropic:m");
+        assert_eq!(edit.front_matter().unwrap().summary_source, "anthropic:m");
+        let text = edit.finish();
+        assert!(
+            text.contains("\nsummary: \"New \\\"headline\\\"\\nline two\"\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\nsummary_source: \"anthropic:m\"\n"),
+            "{text}"
+        );
+        assert!(!text.contains("old summary"), "{text}");
+        assert!(text.ends_with(&render_ai_summary(
+            &summary("x"),
+            "anthropic:m",
+            None,
+            Lang::En
+        )));
+        // The front matter still reads back, with the new values.
+        let (fm, _) = FrontMatter::parse(&text).unwrap();
+        assert_eq!(fm.summary, "New \"headline\"\nline two");
+        assert_eq!(fm.trigger, "auto");
+    }
+
+    #[test]
+    fn summary_section_keeps_the_front_matter() {
+        let original = memory("en", "auto");
+        let mut edit = MemoryEdit::new(&original, false);
+        edit.set_summary_section(&summary("ignored"), OFFLINE_SOURCE, Some("it failed"));
+        let text = edit.finish();
+        let body = FrontMatter::parse(&original).unwrap().1;
+        assert_eq!(text[..body], original[..body]);
+        assert!(text.contains("> it failed\n"), "{text}");
+        assert!(!text.contains("old summary"), "{text}");
+    }
+
+    #[test]
+    fn compaction_summary_is_appended_then_replaced() {
+        let mut edit = MemoryEdit::new(&memory("en", "auto"), false);
+        edit.set_compaction_summary("first\n## not a heading");
+        edit.set_compaction_summary("second");
+        let text = edit.finish();
+        assert_eq!(text.matches("## Claude Code compaction summary").count(), 1);
+        assert!(
+            text.ends_with(
+                "old summary\n\n## Claude Code compaction summary\n\n```markdown\nsecond\n```\n"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn trigger_goes_into_the_front_matter_and_the_metadata_line() {
+        let mut edit = MemoryEdit::new(&memory("en", "unknown"), false);
+        edit.set_trigger("manual");
+        assert_eq!(edit.front_matter().unwrap().trigger, "manual");
+        let text = edit.finish();
+        assert!(text.contains("\ntrigger: \"manual\"\n"), "{text}");
+        assert!(text.contains("\n- Trigger: manual\n"), "{text}");
+        assert!(!text.contains("unknown"), "{text}");
+    }
+
+    #[test]
+    fn chinese_memories_get_chinese_sections_and_labels() {
+        let mut edit = MemoryEdit::new(&memory("zh", "unknown"), false);
+        assert_eq!(edit.lang(), Lang::Zh);
+        edit.set_trigger("auto");
+        edit.set_compaction_summary("摘要");
+        edit.set_ai_summary(&summary("标题"), "openai:m");
+        let text = edit.finish();
+        assert!(text.contains("\n- 触发方式: auto\n"), "{text}");
+        assert!(
+            text.contains("\n## Claude Code 压缩摘要\n\n```markdown\n摘要\n```\n"),
+            "{text}"
+        );
+        assert!(text.contains("\n## AI 生成摘要\n"), "{text}");
+        assert!(!text.contains("## AI summary"), "{text}");
+        assert!(text.contains("\nsummary: \"标题\"\n"), "{text}");
+    }
+
+    #[test]
+    fn inserted_text_is_redacted_when_asked() {
+        let secret = "AKIAIOSFODNN7EXAMPLE";
+        let with_secret = summary(&format!("key {secret}"));
+        for redact in [true, false] {
+            let mut edit = MemoryEdit::new(&memory("en", "auto"), redact);
+            edit.set_ai_summary(&with_secret, "anthropic:m");
+            edit.set_compaction_summary(&format!("the key is {secret}"));
+            let text = edit.finish();
+            // In the headline, the section's task list... and the compaction summary.
+            assert_eq!(text.contains(secret), !redact, "{text}");
+            if redact {
+                assert_eq!(
+                    text.matches("[REDACTED:aws-access-key]").count(),
+                    2,
+                    "{text}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_memory_without_front_matter_gets_sections_only() {
+        let original = "# Memory\n\n## Metadata\n\n- Trigger: unknown\n\n## AI summary\n\nold\n";
+        let mut edit = MemoryEdit::new(original, false);
+        assert_eq!(edit.lang(), Lang::En);
+        assert!(edit.front_matter().is_none());
+        edit.set_trigger("manual");
+        edit.set_ai_summary(&summary("h"), "anthropic:m");
+        edit.set_compaction_summary("c");
+        let text = edit.finish();
+        assert!(
+            text.starts_with("# Memory\n\n## Metadata\n\n- Trigger: unknown\n\n## AI summary\n")
+        );
+        assert!(!text.contains("summary_source"), "{text}");
+        assert!(text.ends_with("## Claude Code compaction summary\n\n```markdown\nc\n```\n"));
+    }
+}
