@@ -10,8 +10,7 @@
 
 use std::path::Path;
 
-#[path = "support/corpus.rs"]
-mod corpus_support;
+use crate::corpus_support;
 use corpus_support::{all_transcripts, corpus_dir};
 
 use memory_stalker::text::one_line;

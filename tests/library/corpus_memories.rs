@@ -7,8 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-#[path = "support/corpus.rs"]
-mod corpus_support;
+use crate::corpus_support;
 use corpus_support::{all_transcripts, corpus_dir};
 
 use chrono::DateTime;

@@ -2,7 +2,7 @@
 //! and Chinese ones, memories of the original design (no front matter), corrupt files,
 //! files that are not memories, and names with collision suffixes.
 
-mod support;
+use crate::support;
 
 use std::fs;
 

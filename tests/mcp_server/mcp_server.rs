@@ -2,7 +2,7 @@
 //! temporary projects: initialization, the tool list, each tool's answers and errors,
 //! a search across projects, a missing project, and 10,000 memories.
 
-mod support;
+use crate::support;
 
 use std::fs;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! steering text, the restore context, Claude Code's summary added to the memory, the
 //! note about what it dropped, and backfill when PreCompact did not fire.
 
-mod support;
+use crate::support;
 
 use std::fs;
 use std::path::Path;

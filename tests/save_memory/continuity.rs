@@ -34,7 +34,7 @@
 //! limits the Claude Code versions; `CONTINUITY_DUMP=DIR` writes every request body, the
 //! transcript and memory-stalker's log; `CONTINUITY_NO_SETTLE=1`: see [`SETTLE`].
 
-mod support;
+use crate::support;
 
 use std::fmt::Write as _;
 use std::fs;

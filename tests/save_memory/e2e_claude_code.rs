@@ -7,7 +7,7 @@
 //! Run alone: `scripts/test --test e2e_claude_code` (or `cargo test --test e2e_claude_code`
 //! after `scripts/test` has installed Claude Code once).
 
-mod support;
+use crate::support;
 
 use std::fs;
 use std::time::{Duration, Instant};

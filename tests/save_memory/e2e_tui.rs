@@ -9,7 +9,7 @@
 //! Run alone: `scripts/test --test e2e_tui`. Needs tmux (skipped without it, except
 //! under CI=true).
 
-mod support;
+use crate::support;
 
 use std::fs;
 use std::time::{Duration, Instant};

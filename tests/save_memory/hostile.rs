@@ -5,7 +5,7 @@
 //! a time and memory bound, and leaves no partial file behind. The fault rows break the
 //! disk, the file-size limit and the process; the concurrency rows race hooks and prune.
 
-mod support;
+use crate::support;
 
 use std::fs;
 use std::io::{Read, Write};

@@ -1,7 +1,7 @@
 //! The plugin bundle itself: the hook registrations, the launcher's behaviour with and
 //! without the binaries, and the skills' front matter.
 
-mod support;
+use crate::support;
 
 use std::fs;
 use std::process::{Command, Stdio};

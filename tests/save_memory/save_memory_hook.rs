@@ -3,7 +3,7 @@
 //! (it would be pasted into the compaction prompt), explains problems on stderr and
 //! leaves no partial file behind.
 
-mod support;
+use crate::support;
 
 use std::fs;
 

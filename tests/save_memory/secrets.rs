@@ -7,7 +7,7 @@
 //! Secret-shaped strings are assembled at run time, so the repository holds nothing a
 //! secret scanner would flag.
 
-mod support;
+use crate::support;
 
 use std::fmt::Write as _;
 use std::fs;

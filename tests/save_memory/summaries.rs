@@ -3,7 +3,7 @@
 //! `claude` executable on PATH. Each case checks the request, the memory that results
 //! and, loosely, how long it took.
 
-mod support;
+use crate::support;
 
 use std::fs;
 use std::path::{Path, PathBuf};
