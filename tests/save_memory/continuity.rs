@@ -25,8 +25,8 @@
 //! `target/e2e/` by `scripts/test`, and the binaries must be built) with:
 //!
 //! ```text
-//! scripts/test --test continuity -- --ignored --nocapture
-//! cargo build --workspace && cargo test -p save-memory --test continuity -- --ignored --nocapture
+//! scripts/test --test save_memory continuity -- --ignored --nocapture
+//! cargo build --workspace && cargo test -p save-memory --test save_memory continuity -- --ignored --nocapture
 //! ```
 //!
 //! Environment: `CONTINUITY_VERBOSE=1` also prints the injected text after the last
@@ -1027,7 +1027,7 @@ fn details(version: &str, mode: Mode, after: &[AfterCompaction]) -> String {
 }
 
 #[test]
-#[ignore = "a benchmark: cargo test -p save-memory --test continuity -- --ignored --nocapture"]
+#[ignore = "a benchmark: cargo test -p save-memory --test save_memory continuity -- --ignored --nocapture"]
 fn continuity_after_compaction() {
     let only = std::env::var("CONTINUITY_VERSIONS").ok();
     let verbose = std::env::var("CONTINUITY_VERBOSE").is_ok_and(|v| !v.is_empty() && v != "0");

@@ -4,8 +4,9 @@
 //! through the installer's marketplace path, and every assertion is on what reached the
 //! disk or the requests the fake API received.
 //!
-//! Run alone: `scripts/test --test e2e_claude_code` (or `cargo test --test e2e_claude_code`
-//! after `scripts/test` has installed Claude Code once).
+//! Run alone: `scripts/test --test save_memory e2e_claude_code` (or
+//! `cargo test --test save_memory e2e_claude_code` after `scripts/test` has installed
+//! Claude Code once).
 
 use crate::support;
 

@@ -6,7 +6,7 @@
 //! written to `target/e2e/tui-compact-<version>.txt` for a person to read, and checked:
 //! memory-stalker's own lines on it must be few and short.
 //!
-//! Run alone: `scripts/test --test e2e_tui`. Needs tmux (skipped without it, except
+//! Run alone: `scripts/test --test save_memory e2e_tui`. Needs tmux (skipped without it, except
 //! under CI=true).
 
 use crate::support;

@@ -217,7 +217,7 @@ fn garbage_and_empty_stdin_exit_zero_with_a_clear_message() {
         (b"[1, 2, 3]", "not the JSON object"),
         (b"\xff\xfe\x00garbage", "not the JSON object"),
         (br#"{"hook_event_name":"PreCompact","session_id":"x"}"#, "no transcript_path"),
-        // A vanished project no longer stops the save (tests/hostile.rs: the memory goes
+        // A vanished project no longer stops the save (hostile.rs: the memory goes
         // to the fallback directory); here the transcript is missing too.
         (br#"{"hook_event_name":"PreCompact","transcript_path":"/t.jsonl","cwd":"/definitely/not/here"}"#, "cannot read transcript /t.jsonl"),
     ] {
