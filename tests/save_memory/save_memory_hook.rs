@@ -549,3 +549,59 @@ fn no_recall_through_a_memories_directory_that_is_a_link() {
     let out = s.run(BIN, &[], session_start(&s, "startup").as_bytes());
     assert!(text(&out).0.contains("this project's latest memory"));
 }
+
+/// What a person reads of a run, for a snapshot: the exit code, stdout and stderr, with
+/// the sandbox's directory as `<root>`, the repository as `<repo>`, the time in a
+/// memory's name as `<time>` and how long a run took as `<elapsed>`.
+fn seen(s: &Sandbox, out: &std::process::Output) -> String {
+    let (stdout, stderr) = text(out);
+    let mut all = format!(
+        "exit: {}\n--- stdout\n{stdout}--- stderr\n{stderr}",
+        out.status.code().unwrap_or(-1)
+    );
+    let root = s.root.path();
+    for (path, name) in [
+        (root.canonicalize().unwrap(), "<root>"),
+        (root.to_path_buf(), "<root>"),
+        (support::repo_root(), "<repo>"),
+    ] {
+        all = all.replace(path.to_str().unwrap(), name);
+    }
+    let time = regex::Regex::new(r"\d{8}_\d{6}_").unwrap();
+    let all = time.replace_all(&all, "<time>_");
+    let elapsed = regex::Regex::new(r" in [0-9.]+ (ns|µs|ms|s)\b").unwrap();
+    elapsed.replace_all(&all, " in <elapsed>").into_owned()
+}
+
+#[test]
+fn what_a_person_sees_without_hook_input() {
+    // Run by hand with stdin that is not a terminal: nothing, or garbage.
+    let s = sandbox();
+    insta::assert_snapshot!("no_input", seen(&s, &s.run(BIN, &[], b"")));
+    insta::assert_snapshot!(
+        "garbage_input",
+        seen(&s, &s.run(BIN, &[], b"this is not json"))
+    );
+}
+
+#[test]
+fn what_a_person_sees_by_hand() {
+    let s = sandbox();
+    let project = s.project();
+    let sample = sample_transcript();
+    let args = [
+        "--transcript",
+        sample.to_str().unwrap(),
+        "--project",
+        project.to_str().unwrap(),
+    ];
+    insta::assert_snapshot!("by_hand", seen(&s, &s.run(BIN, &args, b"")));
+}
+
+#[test]
+fn inspect_text_snapshot() {
+    let s = sandbox();
+    let sample = sample_transcript();
+    let out = s.run(BIN, &["inspect", sample.to_str().unwrap()], b"");
+    insta::assert_snapshot!("inspect_sample_text", seen(&s, &out));
+}
