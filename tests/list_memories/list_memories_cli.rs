@@ -855,3 +855,26 @@ fn a_reader_that_goes_early_is_not_an_error() {
         assert_eq!((status.code(), err.as_str()), (Some(0), ""), "json: {json}");
     }
 }
+
+/// A run as a person reads it, for a snapshot: the exit code, stdout and stderr.
+fn seen(s: &Sandbox, args: &[&str]) -> String {
+    let (code, out, err) = run(s, args);
+    let command: String = args.iter().map(|a| format!(" {a}")).collect();
+    format!("$ list-memories{command}\nexit: {code}\n--- stdout\n{out}--- stderr\n{err}")
+}
+
+#[test]
+fn error_messages_snapshot() {
+    let empty = Sandbox::new();
+    let s = project();
+    let runs = [
+        seen(&empty, &[]),
+        seen(&empty, &["find", "latest"]),
+        seen(&s, &["find", "deadbeef"]),
+        seen(&s, &["search", "nothing-like-this"]),
+        seen(&s, &["show", "9b7282f9-1111", "--section", "tasks"]),
+        seen(&s, &["show", "latest", "--section", "nope"]),
+        seen(&s, &["show", "latest", "--section", "plan"]),
+    ];
+    insta::assert_snapshot!("errors", runs.join("\n"));
+}
