@@ -27,6 +27,7 @@
 //! The original is run with `python3`; without it, its columns show "—".
 
 #[path = "../tests/support/http.rs"]
+#[allow(dead_code, reason = "the bench uses part of it")]
 mod http;
 
 use std::fmt::Write as _;

@@ -2,8 +2,6 @@
 //! (SSE) answers from a script, Claude Code's compaction requests answered with an
 //! `<analysis>`/`<summary>` text, and every request kept for assertions.
 
-#![allow(dead_code)]
-
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 

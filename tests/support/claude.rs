@@ -1,8 +1,6 @@
 //! Driving the real Claude Code CLI offline: installed versions, an isolated home, the
 //! plugin bundle with the binaries under test, and the fake Anthropic API.
 
-#![allow(dead_code)]
-
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -502,7 +500,8 @@ impl Tmux {
         self.capture(&[])
     }
 
-    /// The scrollback and the visible screen, as text.
+    /// The scrollback and the visible screen, as text (for debugging a test).
+    #[allow(dead_code, reason = "no test reads the scrollback today")]
     pub fn history(&self) -> String {
         self.capture(&["-S", "-"])
     }

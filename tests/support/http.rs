@@ -2,8 +2,6 @@
 //! answers from a script. No HTTP mocking: clients talk to it over a socket exactly as
 //! they would to an API (keep-alive, Content-Length or chunked bodies, SSE replies).
 
-#![allow(dead_code)]
-
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

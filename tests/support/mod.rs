@@ -1,22 +1,23 @@
 //! Shared helpers for the integration tests: isolated homes and projects, running the
 //! real binaries with a controlled environment.
-
-#![allow(dead_code)]
-
-pub mod anthropic;
-pub mod claude;
-pub mod http;
+//!
+//! Every test binary includes this file; the save-memory binary also includes the
+//! helpers beside it that drive Claude Code and fake HTTP APIs (`anthropic`, `claude`,
+//! `http`: see `tests/save_memory/main.rs`). A helper that only some binaries use says
+//! so in its `allow(dead_code)`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 /// The sample session the repository ships.
+#[allow(dead_code, reason = "only the save-memory tests use it")]
 pub fn sample_transcript() -> PathBuf {
     repo_root().join("tests/fixtures/sample-session.jsonl")
 }
 
 /// The repository root.
+#[allow(dead_code, reason = "only the save-memory tests use it")]
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
@@ -51,6 +52,7 @@ impl Sandbox {
         Sandbox { root, env }
     }
 
+    #[allow(dead_code, reason = "the MCP server tests do not use it")]
     pub fn home(&self) -> PathBuf {
         self.root.path().join("home")
     }
@@ -70,6 +72,7 @@ impl Sandbox {
     }
 
     /// Copies a transcript into the sandbox's Claude Code projects directory.
+    #[allow(dead_code, reason = "only the save-memory tests use it")]
     pub fn install_transcript(&self, from: &Path, session_id: &str) -> PathBuf {
         let dir = self.home().join(".claude/projects/-sandbox-project");
         std::fs::create_dir_all(&dir).unwrap();
@@ -79,6 +82,7 @@ impl Sandbox {
     }
 
     /// Hook stdin for PreCompact.
+    #[allow(dead_code, reason = "only the save-memory tests use it")]
     pub fn pre_compact_input(
         &self,
         transcript: &Path,
@@ -99,6 +103,7 @@ impl Sandbox {
     }
 
     /// Runs `bin` with `args`, `stdin`, and only the sandbox environment.
+    #[allow(dead_code, reason = "only the save-memory tests use it")]
     pub fn run(&self, bin: &str, args: &[&str], stdin: &[u8]) -> Output {
         let mut child = Command::new(bin)
             .args(args)
@@ -118,6 +123,7 @@ impl Sandbox {
     }
 
     /// The memory files in the project's memories directory, sorted by name.
+    #[allow(dead_code, reason = "the MCP server tests do not use it")]
     pub fn memory_files(&self) -> Vec<String> {
         files_in(&self.memories())
             .into_iter()
@@ -127,6 +133,7 @@ impl Sandbox {
 }
 
 /// Names of the entries of a directory, sorted (empty if it does not exist).
+#[allow(dead_code, reason = "the MCP server tests do not use it")]
 pub fn files_in(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .map(|rd| {
@@ -140,6 +147,7 @@ pub fn files_in(dir: &Path) -> Vec<String> {
 }
 
 /// stdout and stderr as text, for assertion messages.
+#[allow(dead_code, reason = "the MCP server tests do not use it")]
 pub fn text(out: &Output) -> (String, String) {
     (
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -149,6 +157,7 @@ pub fn text(out: &Output) -> (String, String) {
 
 /// Writes a memory in the current format into `dir`: front matter (the fields
 /// `list-memories` reads) and `body`.
+#[allow(dead_code, reason = "the save-memory tests do not use it")]
 #[allow(clippy::too_many_arguments)]
 pub fn write_memory(
     dir: &Path,

@@ -690,7 +690,7 @@ mod tests {
 
         fn config() -> Config {
             Config {
-                // Random cases locally, one fixed seed under CI (as tests/properties.rs).
+                // Random cases locally, one fixed seed under CI (as tests/library/properties.rs).
                 rng_seed: if std::env::var_os("CI").is_some() {
                     RngSeed::Fixed(20_261_124)
                 } else {

@@ -1,0 +1,7 @@
+//! The integration tests of `list-memories`, in one test binary:
+//! `cargo test -p list-memories --test list_memories [FILTER]`.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod list_memories_cli;
