@@ -170,7 +170,7 @@ fn todo_list() -> impl Strategy<Value = TodoList> {
                 .into_iter()
                 .map(|(content, status, active_form)| TodoItem {
                     content,
-                    status,
+                    status: status.as_str().into(),
                     active_form,
                 })
                 .collect(),

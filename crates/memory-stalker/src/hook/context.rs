@@ -10,7 +10,7 @@ use std::path::Path;
 
 use crate::summary::facts::SessionFacts;
 use crate::text::{one_line, prefix_chars};
-use crate::transcript::{Extraction, TodoList};
+use crate::transcript::{Extraction, TaskStatus, TodoList};
 
 /// Longest compaction instruction (docs/design.md §2.4).
 pub const STEER_MAX: usize = 1_500;
@@ -20,10 +20,10 @@ pub const RESTORE_MAX: usize = 8_000;
 /// Longest PostCompact note.
 pub const NOTE_MAX: usize = 2_000;
 
-fn task_line(status: &str, content: &str, max: usize) -> String {
+fn task_line(status: &TaskStatus, content: &str, max: usize) -> String {
     let mark = match status {
-        "completed" => "[x]",
-        "in_progress" => "[ ] (in progress)",
+        TaskStatus::Completed => "[x]",
+        TaskStatus::InProgress => "[ ] (in progress)",
         _ => "[ ]",
     };
     format!("- {mark} {}", one_line(content, max))
@@ -96,11 +96,11 @@ pub fn steering(ex: &Extraction, memory: Option<&Path>) -> String {
 fn inline_tasks(todos: &TodoList, budget: usize, item_max: usize) -> String {
     let mut out = String::new();
     for (i, t) in todos.items.iter().enumerate() {
-        let mark = match t.status.as_str() {
-            "completed" => "[x]",
+        let mark = match t.status {
+            TaskStatus::Completed => "[x]",
             _ => "[ ]",
         };
-        let progress = if t.status == "in_progress" {
+        let progress = if t.status == TaskStatus::InProgress {
             " (in progress)"
         } else {
             ""

@@ -15,7 +15,7 @@ use super::labels::{Labels, Section};
 use crate::lang::Lang;
 use crate::summary::Summary;
 use crate::text::one_line;
-use crate::transcript::{Extraction, TodoList};
+use crate::transcript::{Extraction, TaskStatus, TodoList};
 
 /// Version of the file format written in `memory_stalker:`.
 pub const FORMAT_VERSION: u32 = 1;
@@ -452,9 +452,9 @@ pub fn task_list(todos: Option<&TodoList>, lang: Lang) -> String {
     let mut out = String::new();
     for t in &todos.items {
         let content = one_line(&t.content, 1_000);
-        let _ = match t.status.as_str() {
-            "completed" => writeln!(out, "- [x] {content}"),
-            "in_progress" => writeln!(out, "- [ ] **{}**: {content}", l.in_progress),
+        let _ = match t.status {
+            TaskStatus::Completed => writeln!(out, "- [x] {content}"),
+            TaskStatus::InProgress => writeln!(out, "- [ ] **{}**: {content}", l.in_progress),
             _ => writeln!(out, "- [ ] {content}"),
         };
     }

@@ -72,9 +72,9 @@ pub fn describe(ex: &Extraction, read: u64, size: u64, elapsed: Duration) -> Str
                 }
             );
             for i in &t.items {
-                let mark = match i.status.as_str() {
-                    "completed" => "[x]",
-                    "in_progress" => "[~]",
+                let mark = match i.status {
+                    super::TaskStatus::Completed => "[x]",
+                    super::TaskStatus::InProgress => "[~]",
                     _ => "[ ]",
                 };
                 let _ = writeln!(out, "             {mark} {}", one_line(&i.content, 90));
