@@ -16,7 +16,7 @@ use crate::memory::MemoryStore;
 use crate::memory::catalog::created_at;
 use crate::memory::store::read_front_matter;
 use crate::text::one_line;
-use crate::transcript::{TaskStatus, TodoItem};
+use crate::transcript::{TaskLine, TaskStatus, TodoItem};
 
 /// The longest recall, in characters.
 pub const MAX_RECALL_CHARS: usize = 1_000;
@@ -88,12 +88,7 @@ pub fn recall_context(
             memory.tasks_open, memory.tasks_total
         );
         for task in open.iter().take(TASKS_SHOWN) {
-            let mark = if task.status == TaskStatus::InProgress {
-                "[in progress]"
-            } else {
-                "[ ]"
-            };
-            let _ = writeln!(out, "- {mark} {}", one_line(&task.content, 100));
+            let _ = writeln!(out, "{}", task.line(TaskLine::Recall, 100));
         }
         let named = open.len().min(TASKS_SHOWN);
         if memory.tasks_open > named {

@@ -269,7 +269,8 @@ impl RenderedMemory {
 /// The short form of a memory: its front matter (without the task list's JSON), the
 /// task list, and the start of the last request.
 fn brief(front: &FrontMatter, extraction: &Extraction, lang: crate::Lang) -> String {
-    use crate::memory::document::{display_time, task_list};
+    use crate::memory::document::display_time;
+    use crate::memory::labels::task_list;
     let l = crate::memory::labels::Labels::of(lang);
     let mut front = front.clone();
     front.todos = None;

@@ -11,11 +11,11 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use super::labels::{Labels, Section};
+use super::labels::{Labels, Section, task_list};
 use crate::lang::Lang;
 use crate::summary::Summary;
 use crate::text::one_line;
-use crate::transcript::{Extraction, TaskStatus, TodoList};
+use crate::transcript::{Extraction, TodoList};
 
 /// Version of the file format written in `memory_stalker:`.
 pub const FORMAT_VERSION: u32 = 1;
@@ -438,27 +438,6 @@ impl MemoryDoc<'_> {
         }
         out
     }
-}
-
-/// The task list as Markdown check boxes.
-pub fn task_list(todos: Option<&TodoList>, lang: Lang) -> String {
-    let l = Labels::of(lang);
-    let Some(todos) = todos else {
-        return format!("{}\n", l.no_tasks);
-    };
-    if todos.items.is_empty() {
-        return format!("{}\n", l.tasks_cleared);
-    }
-    let mut out = String::new();
-    for t in &todos.items {
-        let content = one_line(&t.content, 1_000);
-        let _ = match t.status {
-            TaskStatus::Completed => writeln!(out, "- [x] {content}"),
-            TaskStatus::InProgress => writeln!(out, "- [ ] **{}**: {content}", l.in_progress),
-            _ => writeln!(out, "- [ ] {content}"),
-        };
-    }
-    out
 }
 
 /// The `## AI summary` section.

@@ -9,6 +9,7 @@ use std::time::SystemTime;
 use serde::{Deserialize, Serialize};
 
 use super::record::{Entry, Record, ToolDetail, UserMsg};
+use crate::text::one_line;
 
 /// Which mechanism the task list came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -92,10 +93,54 @@ impl<'de> Deserialize<'de> for TaskStatus {
     }
 }
 
+/// How a task line looks where it is shown: each reader of the list keeps its own look,
+/// and only the marks differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskLine {
+    /// The memory file and the summary prompt: `- [ ] **in progress**: task`, with the
+    /// label in the memory's language.
+    Memory { in_progress: &'static str },
+    /// The restore context and the PostCompact note: `- [ ] (in progress) task`.
+    Restore,
+    /// The PreCompact instruction, the tasks on one line: `[ ] task (in progress)`.
+    Inline,
+    /// `save-memory inspect`: `[~] task`.
+    Inspect,
+    /// The startup recall, which lists open tasks: `- [in progress] task`.
+    Recall,
+}
+
 impl TodoItem {
     /// Whether the task is still to be done.
     pub fn is_open(&self) -> bool {
         self.status != TaskStatus::Completed
+    }
+
+    /// The task as a line in `style` (no line end), its content made one line of at
+    /// most `max` characters.
+    pub fn line(&self, style: TaskLine, max: usize) -> String {
+        let content = one_line(&self.content, max);
+        let bullet = match style {
+            TaskLine::Inline | TaskLine::Inspect => "",
+            TaskLine::Memory { .. } | TaskLine::Restore | TaskLine::Recall => "- ",
+        };
+        match (&self.status, style) {
+            (TaskStatus::Completed, _) => format!("{bullet}[x] {content}"),
+            (TaskStatus::InProgress, TaskLine::Memory { in_progress }) => {
+                format!("{bullet}[ ] **{in_progress}**: {content}")
+            }
+            (TaskStatus::InProgress, TaskLine::Restore) => {
+                format!("{bullet}[ ] (in progress) {content}")
+            }
+            (TaskStatus::InProgress, TaskLine::Inline) => {
+                format!("{bullet}[ ] {content} (in progress)")
+            }
+            (TaskStatus::InProgress, TaskLine::Inspect) => format!("{bullet}[~] {content}"),
+            (TaskStatus::InProgress, TaskLine::Recall) => {
+                format!("{bullet}[in progress] {content}")
+            }
+            (TaskStatus::Pending | TaskStatus::Other(_), _) => format!("{bullet}[ ] {content}"),
+        }
     }
 }
 
@@ -514,6 +559,62 @@ mod tests {
         assert_eq!(items[1].status, TaskStatus::Other("Done".into()));
         assert!(items[1].is_open());
         assert_eq!(serde_json::to_string(&items).unwrap(), json);
+    }
+
+    #[test]
+    fn each_style_marks_a_task_its_own_way() {
+        let task = |status: TaskStatus| TodoItem {
+            content: "Ship\nit".into(),
+            status,
+            active_form: None,
+        };
+        let lines = |style| {
+            [
+                TaskStatus::Completed,
+                TaskStatus::InProgress,
+                TaskStatus::Pending,
+            ]
+            .map(|s| task(s).line(style, 100))
+        };
+        let memory = TaskLine::Memory {
+            in_progress: "进行中",
+        };
+        assert_eq!(
+            lines(memory),
+            [
+                "- [x] Ship ⏎ it",
+                "- [ ] **进行中**: Ship ⏎ it",
+                "- [ ] Ship ⏎ it"
+            ]
+        );
+        assert_eq!(
+            lines(TaskLine::Restore),
+            [
+                "- [x] Ship ⏎ it",
+                "- [ ] (in progress) Ship ⏎ it",
+                "- [ ] Ship ⏎ it"
+            ]
+        );
+        assert_eq!(
+            lines(TaskLine::Inline),
+            [
+                "[x] Ship ⏎ it",
+                "[ ] Ship ⏎ it (in progress)",
+                "[ ] Ship ⏎ it"
+            ]
+        );
+        assert_eq!(
+            lines(TaskLine::Inspect),
+            ["[x] Ship ⏎ it", "[~] Ship ⏎ it", "[ ] Ship ⏎ it"]
+        );
+        assert_eq!(
+            lines(TaskLine::Recall)[1..],
+            ["- [in progress] Ship ⏎ it", "- [ ] Ship ⏎ it"]
+        );
+        assert_eq!(
+            task(TaskStatus::Other("Done".into())).line(TaskLine::Inspect, 100),
+            "[ ] Ship ⏎ it"
+        );
     }
 
     fn records(lines: &[&str]) -> Vec<Record> {
