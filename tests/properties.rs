@@ -204,7 +204,7 @@ fn front_matter() -> impl Strategy<Value = FrontMatter> {
                 format,
                 session_id,
                 created,
-                trigger,
+                trigger: trigger.into(),
                 project,
                 transcript,
                 task_count,

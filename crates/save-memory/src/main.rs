@@ -13,11 +13,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
+use clap::builder::{PossibleValuesParser, TypedValueParser as _};
 use clap::{Args, Parser, Subcommand};
 use memory_stalker::Config;
 use memory_stalker::config::Backend;
 use memory_stalker::hook::{self, SaveRequest, SummaryJob};
 use memory_stalker::log::Log;
+use memory_stalker::memory::Trigger;
 use memory_stalker::transcript::{ReadOptions, Transcript};
 
 #[derive(Parser)]
@@ -50,8 +52,8 @@ struct ByHand {
     #[arg(long, value_name = "ID")]
     session: Option<String>,
     /// Trigger to record.
-    #[arg(long, default_value = "manual", value_parser = ["manual", "auto"])]
-    trigger: String,
+    #[arg(long, default_value = "manual", value_parser = PossibleValuesParser::new(["manual", "auto"]).map(Trigger::from))]
+    trigger: Trigger,
     /// Custom compaction instructions to record.
     #[arg(long, value_name = "TEXT")]
     instructions: Option<String>,

@@ -21,7 +21,7 @@ use crate::Error;
 use crate::config::Config;
 use crate::log::Log;
 use crate::memory::document::{render_compaction_summary, replace_section, set_front_matter_field};
-use crate::memory::{MemoryStore, Section};
+use crate::memory::{MemoryStore, Section, Trigger};
 use crate::redact::redact_if;
 use crate::summary::facts::SessionFacts;
 use crate::transcript::Extraction;
@@ -40,7 +40,7 @@ pub struct HookInput {
     pub prompt_id: Option<String>,
     pub hook_event_name: Option<String>,
     /// PreCompact and PostCompact: `auto` or `manual`.
-    pub trigger: Option<String>,
+    pub trigger: Option<Trigger>,
     /// PreCompact: the `/compact` arguments.
     pub custom_instructions: Option<String>,
     /// PostCompact: Claude Code's own summary, raw.
@@ -211,7 +211,7 @@ fn session_start_recall(project: Option<&Path>, config: &Config, log: &Log) -> S
 fn save_request(
     input: &HookInput,
     config: &Config,
-    trigger: String,
+    trigger: Trigger,
 ) -> Result<SaveRequest, String> {
     let transcript = input
         .transcript_path
@@ -288,7 +288,7 @@ fn settle(path: &std::path::Path) -> std::time::Duration {
 }
 
 fn pre_compact(input: &HookInput, config: &Config, log: &Log) -> String {
-    let trigger = input.trigger.clone().unwrap_or_else(|| "auto".into());
+    let trigger = input.trigger.clone().unwrap_or(Trigger::Auto);
     let request = match save_request(input, config, trigger) {
         Ok(r) => r,
         Err(e) => {
@@ -329,10 +329,7 @@ fn compaction_memory(
 ) -> Option<(PathBuf, Extraction, PathBuf)> {
     // SessionStart does not say what triggered the compaction; PostCompact does, and
     // corrects it.
-    let trigger = input
-        .trigger
-        .clone()
-        .unwrap_or_else(|| UNKNOWN_TRIGGER.into());
+    let trigger = input.trigger.clone().unwrap_or(UNKNOWN_TRIGGER);
     let request = match save_request(input, config, trigger) {
         Ok(r) => r,
         Err(e) => {
@@ -474,7 +471,7 @@ fn read_extraction(req: &SaveRequest, config: &Config, memory: &Path) -> Extract
 }
 
 /// The trigger recorded by a memory saved when the trigger was not known.
-const UNKNOWN_TRIGGER: &str = "unknown";
+const UNKNOWN_TRIGGER: Trigger = Trigger::Unknown;
 
 /// PostCompact: add Claude Code's summary to the memory; leave a note of what that
 /// summary left out for the next hook that can hand it to the model (see [`note`]).
@@ -510,7 +507,7 @@ fn post_compact(input: &HookInput, config: &Config, log: &Log) -> String {
                 )
                 .replacen(
                     &format!("\n- {trigger}: {UNKNOWN_TRIGGER}\n"),
-                    &format!("\n- {trigger}: {}\n", crate::text::one_line(t, 20)),
+                    &format!("\n- {trigger}: {}\n", crate::text::one_line(t.as_str(), 20)),
                     1,
                 )
             }

@@ -8,7 +8,7 @@ use chrono::{DateTime, FixedOffset};
 use crate::Error;
 use crate::config::Config;
 use crate::log::Log;
-use crate::memory::{FrontMatter, MemoryDoc, MemoryStore};
+use crate::memory::{FrontMatter, MemoryDoc, MemoryStore, Trigger};
 use crate::redact::redact_if;
 use crate::summary::facts::SessionFacts;
 use crate::summary::{self, Breaker, Choice, HEADLINE_CHARS, OFFLINE_SOURCE, Summary, offline};
@@ -24,7 +24,7 @@ pub struct SaveRequest {
     pub project: PathBuf,
     /// The hook's session id; the transcript's when absent.
     pub session_id: Option<String>,
-    pub trigger: String,
+    pub trigger: Trigger,
     pub custom_instructions: Option<String>,
     pub prompt_id: Option<String>,
 }
