@@ -170,7 +170,7 @@ fn todo_list() -> impl Strategy<Value = TodoList> {
                 .into_iter()
                 .map(|(content, status, active_form)| TodoItem {
                     content,
-                    status,
+                    status: status.as_str().into(),
                     active_form,
                 })
                 .collect(),
@@ -204,7 +204,7 @@ fn front_matter() -> impl Strategy<Value = FrontMatter> {
                 format,
                 session_id,
                 created,
-                trigger,
+                trigger: trigger.into(),
                 project,
                 transcript,
                 task_count,

@@ -13,11 +13,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use clap::{Args, Parser, Subcommand};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser as _};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use memory_stalker::Config;
 use memory_stalker::config::Backend;
 use memory_stalker::hook;
 use memory_stalker::log::Log;
+use memory_stalker::memory::Trigger;
 use memory_stalker::pipeline::{self, SaveRequest, SummaryJob};
 use memory_stalker::transcript::{ReadOptions, Transcript};
 
@@ -51,8 +53,8 @@ struct ByHand {
     #[arg(long, value_name = "ID")]
     session: Option<String>,
     /// Trigger to record.
-    #[arg(long, default_value = "manual", value_parser = ["manual", "auto"])]
-    trigger: String,
+    #[arg(long, default_value = "manual", value_parser = PossibleValuesParser::new(["manual", "auto"]).map(Trigger::from))]
+    trigger: Trigger,
     /// Custom compaction instructions to record.
     #[arg(long, value_name = "TEXT")]
     instructions: Option<String>,
@@ -87,10 +89,32 @@ enum Command {
         #[arg(long)]
         session: String,
         #[arg(long)]
-        backend: String,
+        backend: JobBackend,
         #[arg(long)]
         instructions: Option<String>,
     },
+}
+
+/// `summarize-job --backend`: exactly the names [`Backend::name`] gives the job when the
+/// hook starts it, so a misspelt one is a usage error instead of an offline summary
+/// (the lenient [`Backend::parse`] is for `MEMORY_STALKER_SUMMARIZER`).
+#[derive(Debug, Clone, Copy)]
+struct JobBackend(Backend);
+
+impl ValueEnum for JobBackend {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[
+            JobBackend(Backend::Auto),
+            JobBackend(Backend::Anthropic),
+            JobBackend(Backend::OpenAi),
+            JobBackend(Backend::ClaudeCli),
+            JobBackend(Backend::Offline),
+        ]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.0.name()))
+    }
 }
 
 fn main() -> ExitCode {
@@ -115,7 +139,7 @@ fn main() -> ExitCode {
             transcript_bytes: bytes,
             session_id: session,
             custom_instructions: instructions,
-            backend: Backend::parse(&backend).unwrap_or(Backend::Offline),
+            backend: backend.0,
         }),
         Some(Command::HandOverNote) => return hand_over_note(),
         None if cli.by_hand.transcript.is_some() => by_hand(cli.by_hand),
@@ -308,4 +332,48 @@ fn inspect(file: &Path, json: bool, session: Option<&str>) -> anyhow::Result<()>
         memory_stalker::redact::redact_if(config.redact, &described)
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the hook passes a job parses back to the same job; a misspelt backend is a
+    /// usage error.
+    #[test]
+    fn a_job_parses_back_from_its_arguments() {
+        for backend in JobBackend::value_variants().iter().map(|b| b.0) {
+            let job = SummaryJob {
+                memory: "/m.md".into(),
+                transcript: "/t.jsonl".into(),
+                transcript_bytes: 42,
+                session_id: "s".into(),
+                custom_instructions: Some("keep it short".into()),
+                backend,
+            };
+            let args = std::iter::once("save-memory".into()).chain(job.to_args());
+            let Some(Command::SummarizeJob {
+                backend: parsed, ..
+            }) = Cli::try_parse_from(args).unwrap().command
+            else {
+                panic!("not a summarize-job");
+            };
+            assert_eq!(parsed.0, backend);
+        }
+        let typo = Cli::try_parse_from([
+            "save-memory",
+            "summarize-job",
+            "--memory",
+            "m",
+            "--transcript",
+            "t",
+            "--bytes",
+            "1",
+            "--session",
+            "s",
+            "--backend",
+            "anthropc",
+        ]);
+        assert_eq!(typo.err().map(|e| e.exit_code()), Some(2));
+    }
 }

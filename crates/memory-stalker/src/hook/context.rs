@@ -10,7 +10,7 @@ use std::path::Path;
 
 use crate::summary::facts::SessionFacts;
 use crate::text::{one_line, prefix_chars};
-use crate::transcript::{Extraction, TodoList};
+use crate::transcript::{Extraction, TaskLine, TodoList};
 
 /// Longest compaction instruction (docs/design.md §2.4).
 pub const STEER_MAX: usize = 1_500;
@@ -20,21 +20,12 @@ pub const RESTORE_MAX: usize = 8_000;
 /// Longest PostCompact note.
 pub const NOTE_MAX: usize = 2_000;
 
-fn task_line(status: &str, content: &str, max: usize) -> String {
-    let mark = match status {
-        "completed" => "[x]",
-        "in_progress" => "[ ] (in progress)",
-        _ => "[ ]",
-    };
-    format!("- {mark} {}", one_line(content, max))
-}
-
 /// The task list as lines, cut to fit `budget` characters (a count of the rest says
 /// what was left out).
 fn task_lines(todos: &TodoList, budget: usize, item_max: usize) -> String {
     let mut out = String::new();
     for (i, t) in todos.items.iter().enumerate() {
-        let line = task_line(&t.status, &t.content, item_max);
+        let line = t.line(TaskLine::Restore, item_max);
         let rest = todos.items.len() - i;
         let tail = format!("- … and {rest} more (in the memory file)\n");
         if out.chars().count() + line.chars().count() + 1 + tail.chars().count() > budget {
@@ -96,16 +87,7 @@ pub fn steering(ex: &Extraction, memory: Option<&Path>) -> String {
 fn inline_tasks(todos: &TodoList, budget: usize, item_max: usize) -> String {
     let mut out = String::new();
     for (i, t) in todos.items.iter().enumerate() {
-        let mark = match t.status.as_str() {
-            "completed" => "[x]",
-            _ => "[ ]",
-        };
-        let progress = if t.status == "in_progress" {
-            " (in progress)"
-        } else {
-            ""
-        };
-        let item = format!("{mark} {}{progress}", one_line(&t.content, item_max));
+        let item = t.line(TaskLine::Inline, item_max);
         let rest = todos.items.len() - i;
         if out.chars().count() + item.chars().count() + 40 > budget {
             let _ = write!(out, "; … {rest} more in the memory file");
@@ -189,7 +171,7 @@ pub fn dropped_note(summary: &str, ex: &Extraction, memory: &Path) -> String {
             let mut s = String::from("Open tasks it does not mention:\n");
             for t in missing.iter().take(15) {
                 s.push_str("  ");
-                s.push_str(&task_line(&t.status, &t.content, 140));
+                s.push_str(&t.line(TaskLine::Restore, 140));
                 s.push('\n');
             }
             if missing.len() > 15 {

@@ -17,7 +17,7 @@ pub use protocol::{Event, HookInput, MAX_INPUT_BYTES, Output, Source, time_budge
 use crate::Error;
 use crate::config::Config;
 use crate::log::Log;
-use crate::memory::{MemoryEdit, MemoryStore};
+use crate::memory::{MemoryEdit, MemoryStore, Trigger};
 use crate::redact::redact_if;
 use crate::summary::facts::SessionFacts;
 use crate::transcript::Extraction;
@@ -114,7 +114,7 @@ fn session_start_recall(project: Option<&Path>, config: &Config, log: &Log) -> O
 fn save_request(
     input: &HookInput,
     config: &Config,
-    trigger: String,
+    trigger: Trigger,
 ) -> Result<SaveRequest, String> {
     let transcript = input
         .transcript_path
@@ -191,7 +191,7 @@ fn settle(path: &std::path::Path) -> std::time::Duration {
 }
 
 fn pre_compact(input: &HookInput, config: &Config, log: &Log) -> Output {
-    let trigger = input.trigger.clone().unwrap_or_else(|| "auto".into());
+    let trigger = input.trigger.clone().unwrap_or(Trigger::Auto);
     let request = match save_request(input, config, trigger) {
         Ok(r) => r,
         Err(e) => {
@@ -233,10 +233,7 @@ fn after_compaction(
 ) -> Option<(PathBuf, Extraction, PathBuf)> {
     // SessionStart does not say what triggered the compaction; PostCompact does, and
     // corrects it.
-    let trigger = input
-        .trigger
-        .clone()
-        .unwrap_or_else(|| UNKNOWN_TRIGGER.into());
+    let trigger = input.trigger.clone().unwrap_or(UNKNOWN_TRIGGER);
     let request = match save_request(input, config, trigger) {
         Ok(r) => r,
         Err(e) => {

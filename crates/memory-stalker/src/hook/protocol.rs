@@ -27,7 +27,7 @@ pub struct HookInput {
     /// `PreCompact`, `SessionStart`, … (see [`HookInput::event`]).
     pub hook_event_name: Option<String>,
     /// PreCompact and PostCompact: `auto` or `manual`.
-    pub trigger: Option<String>,
+    pub trigger: Option<crate::memory::Trigger>,
     /// PreCompact: the `/compact` arguments.
     pub custom_instructions: Option<String>,
     /// PostCompact: Claude Code's own summary, raw.

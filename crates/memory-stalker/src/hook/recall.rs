@@ -16,7 +16,7 @@ use crate::memory::MemoryStore;
 use crate::memory::catalog::created_at;
 use crate::memory::store::read_front_matter;
 use crate::text::one_line;
-use crate::transcript::TodoItem;
+use crate::transcript::{TaskLine, TaskStatus, TodoItem};
 
 /// The longest recall, in characters.
 pub const MAX_RECALL_CHARS: usize = 1_000;
@@ -58,7 +58,7 @@ pub fn recall_context(
             let mut open: Vec<TodoItem> =
                 list.items.into_iter().filter(TodoItem::is_open).collect();
             // What was under way first, then what was waiting, each in list order.
-            open.sort_by_key(|t| t.status != "in_progress");
+            open.sort_by_key(|t| t.status != TaskStatus::InProgress);
             open
         })
         .unwrap_or_default();
@@ -88,12 +88,7 @@ pub fn recall_context(
             memory.tasks_open, memory.tasks_total
         );
         for task in open.iter().take(TASKS_SHOWN) {
-            let mark = if task.status == "in_progress" {
-                "[in progress]"
-            } else {
-                "[ ]"
-            };
-            let _ = writeln!(out, "- {mark} {}", one_line(&task.content, 100));
+            let _ = writeln!(out, "{}", task.line(TaskLine::Recall, 100));
         }
         let named = open.len().min(TASKS_SHOWN);
         if memory.tasks_open > named {

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use super::labels::{Labels, Section};
+use super::labels::{Labels, Section, task_list};
 use crate::lang::Lang;
 use crate::summary::Summary;
 use crate::text::one_line;
@@ -31,8 +31,7 @@ pub struct FrontMatter {
     pub session_id: String,
     /// RFC 3339 local time with offset.
     pub created: String,
-    /// `auto`, `manual`, or `backfill` (written after the fact by a later hook).
-    pub trigger: String,
+    pub trigger: Trigger,
     pub project: String,
     pub transcript: String,
     pub task_count: usize,
@@ -50,6 +49,88 @@ pub struct FrontMatter {
     pub todos: Option<Option<TodoList>>,
 }
 
+/// What started the compaction a memory was saved at, as `trigger:` records it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Trigger {
+    /// Claude Code compacted on its own, the context being full.
+    Auto,
+    /// `/compact`, or `save-memory --transcript` by hand.
+    Manual,
+    /// Written by SessionStart or PostCompact when they saved the memory PreCompact
+    /// did not, without knowing the trigger; PostCompact corrects it when it does.
+    Unknown,
+    /// Any other text (from a newer Claude Code, or empty in a memory without the
+    /// field): kept, written and shown as it was.
+    Other(String),
+}
+
+impl Trigger {
+    /// The text written in `trigger:` and shown in the body and listings.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Trigger::Auto => "auto",
+            Trigger::Manual => "manual",
+            Trigger::Unknown => "unknown",
+            Trigger::Other(s) => s,
+        }
+    }
+}
+
+/// Empty, as a memory without the field reads.
+impl Default for Trigger {
+    fn default() -> Trigger {
+        Trigger::Other(String::new())
+    }
+}
+
+impl From<&str> for Trigger {
+    fn from(s: &str) -> Trigger {
+        match s {
+            "auto" => Trigger::Auto,
+            "manual" => Trigger::Manual,
+            "unknown" => Trigger::Unknown,
+            other => Trigger::Other(other.to_string()),
+        }
+    }
+}
+
+impl From<String> for Trigger {
+    fn from(s: String) -> Trigger {
+        match Trigger::from(s.as_str()) {
+            Trigger::Other(_) => Trigger::Other(s),
+            known => known,
+        }
+    }
+}
+
+impl From<Trigger> for String {
+    fn from(t: Trigger) -> String {
+        match t {
+            Trigger::Other(s) => s,
+            known => known.as_str().to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for Trigger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+// As a string, whatever its text, like the `String` it replaces.
+impl Serialize for Trigger {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Trigger {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Trigger, D::Error> {
+        String::deserialize(d).map(Trigger::from)
+    }
+}
+
 impl FrontMatter {
     /// Renders the `---`-delimited block. String values are JSON strings, which are
     /// valid YAML and need no YAML library to read back.
@@ -59,7 +140,7 @@ impl FrontMatter {
         let _ = writeln!(out, "memory_stalker: {}", self.format.max(FORMAT_VERSION));
         let _ = writeln!(out, "session_id: {}", q(&self.session_id));
         let _ = writeln!(out, "created: {}", q(&self.created));
-        let _ = writeln!(out, "trigger: {}", q(&self.trigger));
+        let _ = writeln!(out, "trigger: {}", q(self.trigger.as_str()));
         let _ = writeln!(out, "project: {}", q(&self.project));
         let _ = writeln!(out, "transcript: {}", q(&self.transcript));
         let _ = writeln!(out, "task_count: {}", self.task_count);
@@ -122,7 +203,7 @@ impl FrontMatter {
                 "memory_stalker" => fm.format = scalar(value).parse().unwrap_or(1),
                 "session_id" => fm.session_id = scalar(value).into_owned(),
                 "created" => fm.created = scalar(value).into_owned(),
-                "trigger" => fm.trigger = scalar(value).into_owned(),
+                "trigger" => fm.trigger = Trigger::from(scalar(value).as_ref()),
                 "project" if all => fm.project = scalar(value).into_owned(),
                 "transcript" if all => fm.transcript = scalar(value).into_owned(),
                 "task_count" => fm.task_count = scalar(value).parse().unwrap_or(0),
@@ -440,27 +521,6 @@ impl MemoryDoc<'_> {
     }
 }
 
-/// The task list as Markdown check boxes.
-pub fn task_list(todos: Option<&TodoList>, lang: Lang) -> String {
-    let l = Labels::of(lang);
-    let Some(todos) = todos else {
-        return format!("{}\n", l.no_tasks);
-    };
-    if todos.items.is_empty() {
-        return format!("{}\n", l.tasks_cleared);
-    }
-    let mut out = String::new();
-    for t in &todos.items {
-        let content = one_line(&t.content, 1_000);
-        let _ = match t.status.as_str() {
-            "completed" => writeln!(out, "- [x] {content}"),
-            "in_progress" => writeln!(out, "- [ ] **{}**: {content}", l.in_progress),
-            _ => writeln!(out, "- [ ] {content}"),
-        };
-    }
-    out
-}
-
 /// The `## AI summary` section.
 pub fn render_ai_summary(s: &Summary, source: &str, note: Option<&str>, lang: Lang) -> String {
     let l = Labels::of(lang);
@@ -695,6 +755,21 @@ pub fn set_front_matter_field(text: &str, key: &str, value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_trigger_reads_back_as_written() {
+        for text in ["auto", "manual", "unknown", "", "Backfill"] {
+            let fm = FrontMatter {
+                trigger: text.into(),
+                ..FrontMatter::default()
+            };
+            let (back, _) = FrontMatter::parse(&fm.render()).unwrap();
+            assert_eq!(back.trigger.to_string(), text);
+            assert_eq!(back.trigger, fm.trigger);
+        }
+        assert_eq!(Trigger::from("unknown"), Trigger::Unknown);
+        assert_eq!(FrontMatter::default().trigger.as_str(), "");
+    }
 
     #[test]
     fn front_matter_round_trips_hostile_strings() {

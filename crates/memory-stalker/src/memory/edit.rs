@@ -5,6 +5,7 @@
 //! Meant to run inside [`crate::memory::MemoryStore::update`], which holds the memory's
 //! lock and rewrites the file atomically.
 
+use super::document::Trigger;
 use super::document::{
     FrontMatter, render_ai_summary, render_compaction_summary, replace_section,
     set_front_matter_field,
@@ -81,16 +82,16 @@ impl MemoryEdit {
     /// Sets the trigger, in the front matter and in the body's metadata line (which
     /// shows the trigger the front matter had). Nothing without front matter. Not
     /// redacted: a trigger is Claude Code's word for what started the compaction.
-    pub fn set_trigger(&mut self, trigger: &str) {
+    pub fn set_trigger(&mut self, trigger: &Trigger) {
         let Some(fm) = &mut self.front else {
             return;
         };
         let label = Labels::of(self.lang).trigger;
-        let old = std::mem::replace(&mut fm.trigger, trigger.to_string());
-        self.set_field("trigger", trigger);
+        let old = std::mem::replace(&mut fm.trigger, trigger.clone());
+        self.set_field("trigger", trigger.as_str());
         self.text = self.text.replacen(
             &format!("\n- {label}: {old}\n"),
-            &format!("\n- {label}: {}\n", one_line(trigger, 20)),
+            &format!("\n- {label}: {}\n", one_line(trigger.as_str(), 20)),
             1,
         );
     }
@@ -167,7 +168,7 @@ mod tests {
         // The front matter still reads back, with the new values.
         let (fm, _) = FrontMatter::parse(&text).unwrap();
         assert_eq!(fm.summary, "New \"headline\"\nline two");
-        assert_eq!(fm.trigger, "auto");
+        assert_eq!(fm.trigger, Trigger::Auto);
     }
 
     #[test]
@@ -200,8 +201,8 @@ mod tests {
     #[test]
     fn trigger_goes_into_the_front_matter_and_the_metadata_line() {
         let mut edit = MemoryEdit::new(&memory("en", "unknown"), false);
-        edit.set_trigger("manual");
-        assert_eq!(edit.front_matter().unwrap().trigger, "manual");
+        edit.set_trigger(&Trigger::Manual);
+        assert_eq!(edit.front_matter().unwrap().trigger, Trigger::Manual);
         let text = edit.finish();
         assert!(text.contains("\ntrigger: \"manual\"\n"), "{text}");
         assert!(text.contains("\n- Trigger: manual\n"), "{text}");
@@ -212,7 +213,7 @@ mod tests {
     fn chinese_memories_get_chinese_sections_and_labels() {
         let mut edit = MemoryEdit::new(&memory("zh", "unknown"), false);
         assert_eq!(edit.lang(), Lang::Zh);
-        edit.set_trigger("auto");
+        edit.set_trigger(&Trigger::Auto);
         edit.set_compaction_summary("摘要");
         edit.set_ai_summary(&summary("标题"), "openai:m");
         let text = edit.finish();
@@ -253,7 +254,7 @@ mod tests {
         let mut edit = MemoryEdit::new(original, false);
         assert_eq!(edit.lang(), Lang::En);
         assert!(edit.front_matter().is_none());
-        edit.set_trigger("manual");
+        edit.set_trigger(&Trigger::Manual);
         edit.set_ai_summary(&summary("h"), "anthropic:m");
         edit.set_compaction_summary("c");
         let text = edit.finish();

@@ -1,6 +1,9 @@
 //! Headings and fixed phrases of a memory file, in each language.
 
+use std::fmt::Write as _;
+
 use crate::lang::Lang;
+use crate::transcript::{TaskLine, TodoList};
 
 /// Section of a memory file, whatever language its heading is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -329,6 +332,26 @@ pub fn offline_note(reason: &str, lang: Lang) -> String {
         Lang::En => format!("{reason}; this is the offline summary."),
         Lang::Zh => format!("{reason}；以下是离线摘要。"),
     }
+}
+
+/// The task list as Markdown check boxes, in `lang`: the memory's Tasks section, and
+/// the summary prompt's.
+pub fn task_list(todos: Option<&TodoList>, lang: Lang) -> String {
+    let l = Labels::of(lang);
+    let Some(todos) = todos else {
+        return format!("{}\n", l.no_tasks);
+    };
+    if todos.items.is_empty() {
+        return format!("{}\n", l.tasks_cleared);
+    }
+    let style = TaskLine::Memory {
+        in_progress: l.in_progress,
+    };
+    let mut out = String::new();
+    for t in &todos.items {
+        let _ = writeln!(out, "{}", t.line(style, 1_000));
+    }
+    out
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ pub use catalog::{
     Found, Listing, MemoryEntry, ProjectHit, ProjectSearch, SearchHit, Shown, Skipped, Target,
     search_projects,
 };
-pub use document::{FrontMatter, MemoryDoc};
+pub use document::{FrontMatter, MemoryDoc, Trigger};
 pub use edit::MemoryEdit;
 pub use labels::Section;
 pub use store::{INDEX_FILE, MEMORIES_DIR, MemoryStore};

@@ -8,7 +8,7 @@ use chrono::{DateTime, FixedOffset};
 
 use crate::config::Config;
 use crate::log::Log;
-use crate::memory::MemoryStore;
+use crate::memory::{MemoryStore, Trigger};
 use crate::transcript::Extraction;
 
 use super::{SaveRequest, save_memory};
@@ -157,4 +157,4 @@ fn read_extraction(req: &SaveRequest, config: &Config, memory: &Path) -> Extract
 }
 
 /// The trigger recorded by a memory saved when the trigger was not known.
-pub const UNKNOWN_TRIGGER: &str = "unknown";
+pub const UNKNOWN_TRIGGER: Trigger = Trigger::Unknown;

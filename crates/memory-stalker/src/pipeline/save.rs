@@ -8,7 +8,7 @@ use chrono::{DateTime, FixedOffset};
 use crate::Error;
 use crate::config::Config;
 use crate::log::Log;
-use crate::memory::{FrontMatter, MemoryDoc, MemoryStore};
+use crate::memory::{FrontMatter, MemoryDoc, MemoryStore, Trigger};
 use crate::redact::redact_if;
 use crate::summary::facts::SessionFacts;
 use crate::summary::{self, Breaker, Choice, HEADLINE_CHARS, OFFLINE_SOURCE, Summary, offline};
@@ -25,7 +25,7 @@ pub struct SaveRequest {
     pub project: PathBuf,
     /// The hook's session id; the transcript's when absent.
     pub session_id: Option<String>,
-    pub trigger: String,
+    pub trigger: Trigger,
     pub custom_instructions: Option<String>,
     pub prompt_id: Option<String>,
 }
@@ -254,7 +254,8 @@ impl RenderedMemory {
 /// The short form of a memory: its front matter (without the task list's JSON), the
 /// task list, and the start of the last request.
 fn brief(front: &FrontMatter, extraction: &Extraction, lang: crate::Lang) -> String {
-    use crate::memory::document::{display_time, task_list};
+    use crate::memory::document::display_time;
+    use crate::memory::labels::task_list;
     let l = crate::memory::labels::Labels::of(lang);
     let mut front = front.clone();
     front.todos = None;

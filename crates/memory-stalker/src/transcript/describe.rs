@@ -72,12 +72,7 @@ pub fn describe(ex: &Extraction, read: u64, size: u64, elapsed: Duration) -> Str
                 }
             );
             for i in &t.items {
-                let mark = match i.status.as_str() {
-                    "completed" => "[x]",
-                    "in_progress" => "[~]",
-                    _ => "[ ]",
-                };
-                let _ = writeln!(out, "             {mark} {}", one_line(&i.content, 90));
+                let _ = writeln!(out, "             {}", i.line(super::TaskLine::Inspect, 90));
             }
         }
         None => out.push_str("tasks:       none\n"),

@@ -26,7 +26,7 @@ pub use extract::{
 };
 pub use prompt::is_continuation;
 pub use reverse::ReverseLines;
-pub use tasks::{TodoItem, TodoList, TodoSource};
+pub use tasks::{TaskLine, TaskStatus, TodoItem, TodoList, TodoSource};
 
 use crate::Error;
 use record::{Entry, Record, ToolDetail};

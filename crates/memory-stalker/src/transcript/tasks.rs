@@ -9,6 +9,7 @@ use std::time::SystemTime;
 use serde::{Deserialize, Serialize};
 
 use super::record::{Entry, Record, ToolDetail, UserMsg};
+use crate::text::one_line;
 
 /// Which mechanism the task list came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -31,15 +32,115 @@ pub struct TodoList {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TodoItem {
     pub content: String,
-    /// `pending`, `in_progress` or `completed`.
-    pub status: String,
+    pub status: TaskStatus,
     pub active_form: Option<String>,
+}
+
+/// A task's status. Written (front matter `todos:`, `inspect --json`) as the snake_case
+/// names Claude Code uses: `pending`, `in_progress`, `completed`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum TaskStatus {
+    Pending,
+    InProgress,
+    Completed,
+    /// Any other text, which only a memory's `todos:` can hold (extraction normalises
+    /// a transcript's spellings to the three above): kept as written, so the memory
+    /// saved from it writes it back unchanged, and counted as open, as it always was.
+    Other(String),
+}
+
+impl TaskStatus {
+    /// The name written in JSON.
+    pub fn as_str(&self) -> &str {
+        match self {
+            TaskStatus::Pending => "pending",
+            TaskStatus::InProgress => "in_progress",
+            TaskStatus::Completed => "completed",
+            TaskStatus::Other(s) => s,
+        }
+    }
+}
+
+/// Exact names only (what serde reads back): the lenient reading of a transcript's
+/// spellings is [`status`]'s.
+impl From<&str> for TaskStatus {
+    fn from(s: &str) -> TaskStatus {
+        match s {
+            "pending" => TaskStatus::Pending,
+            "in_progress" => TaskStatus::InProgress,
+            "completed" => TaskStatus::Completed,
+            other => TaskStatus::Other(other.to_string()),
+        }
+    }
+}
+
+impl std::fmt::Display for TaskStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+// By hand rather than `rename_all = "snake_case"`: `Other` is written as its text.
+impl Serialize for TaskStatus {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for TaskStatus {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<TaskStatus, D::Error> {
+        String::deserialize(d).map(|s| TaskStatus::from(s.as_str()))
+    }
+}
+
+/// How a task line looks where it is shown: each reader of the list keeps its own look,
+/// and only the marks differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskLine {
+    /// The memory file and the summary prompt: `- [ ] **in progress**: task`, with the
+    /// label in the memory's language.
+    Memory { in_progress: &'static str },
+    /// The restore context and the PostCompact note: `- [ ] (in progress) task`.
+    Restore,
+    /// The PreCompact instruction, the tasks on one line: `[ ] task (in progress)`.
+    Inline,
+    /// `save-memory inspect`: `[~] task`.
+    Inspect,
+    /// The startup recall, which lists open tasks: `- [in progress] task`.
+    Recall,
 }
 
 impl TodoItem {
     /// Whether the task is still to be done.
     pub fn is_open(&self) -> bool {
-        self.status != "completed"
+        self.status != TaskStatus::Completed
+    }
+
+    /// The task as a line in `style` (no line end), its content made one line of at
+    /// most `max` characters.
+    pub fn line(&self, style: TaskLine, max: usize) -> String {
+        let content = one_line(&self.content, max);
+        let bullet = match style {
+            TaskLine::Inline | TaskLine::Inspect => "",
+            TaskLine::Memory { .. } | TaskLine::Restore | TaskLine::Recall => "- ",
+        };
+        match (&self.status, style) {
+            (TaskStatus::Completed, _) => format!("{bullet}[x] {content}"),
+            (TaskStatus::InProgress, TaskLine::Memory { in_progress }) => {
+                format!("{bullet}[ ] **{in_progress}**: {content}")
+            }
+            (TaskStatus::InProgress, TaskLine::Restore) => {
+                format!("{bullet}[ ] (in progress) {content}")
+            }
+            (TaskStatus::InProgress, TaskLine::Inline) => {
+                format!("{bullet}[ ] {content} (in progress)")
+            }
+            (TaskStatus::InProgress, TaskLine::Inspect) => format!("{bullet}[~] {content}"),
+            (TaskStatus::InProgress, TaskLine::Recall) => {
+                format!("{bullet}[in progress] {content}")
+            }
+            (TaskStatus::Pending | TaskStatus::Other(_), _) => format!("{bullet}[ ] {content}"),
+        }
     }
 }
 
@@ -51,11 +152,11 @@ impl TodoList {
 }
 
 /// Normalises the status spellings seen across versions.
-fn status(s: &str) -> String {
+fn status(s: &str) -> TaskStatus {
     match s.trim().to_ascii_lowercase().replace('-', "_").as_str() {
-        "completed" | "done" | "complete" => "completed".into(),
-        "in_progress" | "inprogress" | "active" => "in_progress".into(),
-        _ => "pending".into(),
+        "completed" | "done" | "complete" => TaskStatus::Completed,
+        "in_progress" | "inprogress" | "active" => TaskStatus::InProgress,
+        _ => TaskStatus::Pending,
     }
 }
 
@@ -78,7 +179,7 @@ impl TaskKey {
 #[derive(Debug, Clone)]
 struct Task {
     subject: String,
-    status: String,
+    status: TaskStatus,
     active_form: Option<String>,
 }
 
@@ -276,7 +377,7 @@ fn apply(tasks: &mut BTreeMap<TaskKey, Task>, op: PendingOp, created: Option<Str
                 key,
                 Task {
                     subject: subject.to_string(),
-                    status: "pending".into(),
+                    status: TaskStatus::Pending,
                     active_form: active_form.map(str::to_string),
                 },
             );
@@ -296,7 +397,7 @@ fn apply(tasks: &mut BTreeMap<TaskKey, Task>, op: PendingOp, created: Option<Str
             // still tells us it exists.
             let task = tasks.entry(key).or_insert_with(|| Task {
                 subject: subject.unwrap_or("").to_string(),
-                status: "pending".into(),
+                status: TaskStatus::Pending,
                 active_form: None,
             });
             if let Some(s) = new_status {
@@ -450,6 +551,72 @@ mod tests {
     use super::*;
     use crate::transcript::record::parse_line;
 
+    #[test]
+    fn a_status_reads_back_as_written_and_any_other_is_open() {
+        let json = r#"[{"content":"a","status":"in_progress","active_form":null},{"content":"b","status":"Done","active_form":null}]"#;
+        let items: Vec<TodoItem> = serde_json::from_str(json).unwrap();
+        assert_eq!(items[0].status, TaskStatus::InProgress);
+        assert_eq!(items[1].status, TaskStatus::Other("Done".into()));
+        assert!(items[1].is_open());
+        assert_eq!(serde_json::to_string(&items).unwrap(), json);
+    }
+
+    #[test]
+    fn each_style_marks_a_task_its_own_way() {
+        let task = |status: TaskStatus| TodoItem {
+            content: "Ship\nit".into(),
+            status,
+            active_form: None,
+        };
+        let lines = |style| {
+            [
+                TaskStatus::Completed,
+                TaskStatus::InProgress,
+                TaskStatus::Pending,
+            ]
+            .map(|s| task(s).line(style, 100))
+        };
+        let memory = TaskLine::Memory {
+            in_progress: "进行中",
+        };
+        assert_eq!(
+            lines(memory),
+            [
+                "- [x] Ship ⏎ it",
+                "- [ ] **进行中**: Ship ⏎ it",
+                "- [ ] Ship ⏎ it"
+            ]
+        );
+        assert_eq!(
+            lines(TaskLine::Restore),
+            [
+                "- [x] Ship ⏎ it",
+                "- [ ] (in progress) Ship ⏎ it",
+                "- [ ] Ship ⏎ it"
+            ]
+        );
+        assert_eq!(
+            lines(TaskLine::Inline),
+            [
+                "[x] Ship ⏎ it",
+                "[ ] Ship ⏎ it (in progress)",
+                "[ ] Ship ⏎ it"
+            ]
+        );
+        assert_eq!(
+            lines(TaskLine::Inspect),
+            ["[x] Ship ⏎ it", "[~] Ship ⏎ it", "[ ] Ship ⏎ it"]
+        );
+        assert_eq!(
+            lines(TaskLine::Recall)[1..],
+            ["- [in progress] Ship ⏎ it", "- [ ] Ship ⏎ it"]
+        );
+        assert_eq!(
+            task(TaskStatus::Other("Done".into())).line(TaskLine::Inspect, 100),
+            "[ ] Ship ⏎ it"
+        );
+    }
+
     fn records(lines: &[&str]) -> Vec<Record> {
         lines
             .iter()
@@ -472,7 +639,7 @@ mod tests {
     fn items(list: &TodoList) -> Vec<(String, String)> {
         list.items
             .iter()
-            .map(|t| (t.content.clone(), t.status.clone()))
+            .map(|t| (t.content.clone(), t.status.to_string()))
             .collect()
     }
 
