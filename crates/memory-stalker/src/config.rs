@@ -15,9 +15,13 @@ pub enum Backend {
     /// The first configured of anthropic, openai, claude-cli; offline otherwise.
     #[default]
     Auto,
+    /// The Anthropic Messages API (`ANTHROPIC_API_KEY` or `ANTHROPIC_AUTH_TOKEN`).
     Anthropic,
+    /// An OpenAI-compatible server (`MEMORY_STALKER_OPENAI_BASE_URL`).
     OpenAi,
+    /// `claude -p`, the Claude Code CLI on `PATH`.
     ClaudeCli,
+    /// No model: the deterministic offline summary.
     Offline,
 }
 
@@ -49,21 +53,29 @@ impl Backend {
 /// Everything configurable, resolved.
 #[derive(Debug, Clone)]
 pub struct Config {
+    /// `MEMORY_STALKER_SUMMARIZER` (or the plugin's `summarizer` option).
     pub summarizer: Backend,
     /// `MEMORY_STALKER_MODEL` (or the plugin's `model` option): the model for anthropic,
     /// openai and claude-cli, each of which has its own default when it is unset.
     pub model: Option<String>,
+    /// `ANTHROPIC_API_KEY` (or the plugin's `api_key` option), sent as `x-api-key`.
     pub anthropic_api_key: Option<String>,
+    /// `ANTHROPIC_AUTH_TOKEN`: a bearer token instead of a key (proxies, gateways).
     pub anthropic_auth_token: Option<String>,
+    /// `ANTHROPIC_BASE_URL`: where the Messages API is.
     pub anthropic_base_url: String,
     /// `ANTHROPIC_DEFAULT_SONNET_MODEL`: the model when `model` is unset.
     pub anthropic_default_model: Option<String>,
+    /// `MEMORY_STALKER_OPENAI_BASE_URL` (or the plugin's option): an OpenAI-compatible
+    /// server.
     pub openai_base_url: Option<String>,
+    /// `MEMORY_STALKER_OPENAI_API_KEY`, if that server wants one.
     pub openai_api_key: Option<String>,
     /// Total time a summary may take, retries included.
     pub timeout: Duration,
     /// Most conversation characters sent to a model.
     pub max_chars: usize,
+    /// `MEMORY_STALKER_LANG`: the language of headings and summaries.
     pub lang: Lang,
     /// Write the memory at once and let a background worker add the model's summary.
     pub async_summary: bool,
@@ -79,12 +91,16 @@ pub struct Config {
     /// `MEMORY_STALKER_RECALL_DAYS`: how recent a memory without open tasks must be to
     /// be recalled.
     pub recall_days: u32,
+    /// `MEMORY_STALKER_REDACT`: redact memories and what goes to a model (the log is
+    /// always redacted).
     pub redact: bool,
+    /// `MEMORY_STALKER_PROMPT_FILE`: a prompt template of the user's own.
     pub prompt_file: Option<PathBuf>,
     /// `MEMORY_STALKER_DIR`: where memories go instead of `<project>/.claude/memories`.
     pub memories_dir: Option<PathBuf>,
     /// State that survives plugin updates: circuit breaker, project registry.
     pub data_dir: PathBuf,
+    /// `HOME`: where Claude Code's task and plan files are.
     pub home: Option<PathBuf>,
     /// `CLAUDE_CODE_TASK_LIST_ID`: the task list to read instead of the session's.
     pub task_list_id: Option<String>,

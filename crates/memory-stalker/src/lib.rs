@@ -11,6 +11,8 @@
 //! - [`redact`]: secret redaction for everything sent to a model or written to disk.
 //! - [`config`], [`log`]: environment configuration and the hook's log.
 
+#![warn(missing_docs)]
+
 pub mod config;
 pub mod error;
 pub mod fsutil;

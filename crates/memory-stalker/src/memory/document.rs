@@ -28,19 +28,27 @@ const MAX_LISTED_CALLS: usize = 40;
 pub struct FrontMatter {
     /// `memory_stalker:` format version (0 for files without front matter).
     pub format: u32,
+    /// The session's id.
     pub session_id: String,
     /// RFC 3339 local time with offset.
     pub created: String,
+    /// What started the compaction.
     pub trigger: Trigger,
+    /// The project directory.
     pub project: String,
+    /// The transcript the memory was taken from.
     pub transcript: String,
+    /// Tasks in the task list.
     pub task_count: usize,
+    /// Of those, not completed.
     pub tasks_open: usize,
     /// One line, at most 120 characters.
     pub summary: String,
+    /// Who wrote the summary: `offline`, or `backend:model`.
     pub summary_source: String,
     /// Claude Code's `prompt_id` of the compaction, to match the PostCompact hook.
     pub prompt_id: Option<String>,
+    /// The language of the headings.
     pub lang: Lang,
     /// Size of the transcript when this memory was taken from it.
     pub transcript_bytes: Option<u64>,
@@ -331,14 +339,19 @@ fn scalar(raw: &str) -> Cow<'_, str> {
 
 /// Everything a memory file is rendered from.
 pub struct MemoryDoc<'a> {
+    /// The front matter.
     pub front: FrontMatter,
+    /// What was extracted from the transcript.
     pub extraction: &'a Extraction,
     /// The session's lasting facts, carried over from its earlier memories.
     pub facts: &'a crate::summary::facts::SessionFacts,
+    /// The summary for the AI summary section.
     pub summary: &'a Summary,
     /// Shown under the AI summary heading (e.g. that a model summary is on its way).
     pub summary_note: Option<&'a str>,
+    /// The `/compact` arguments.
     pub custom_instructions: Option<&'a str>,
+    /// Claude Code's own summary, once PostCompact has it.
     pub compaction_summary: Option<&'a str>,
 }
 
@@ -639,6 +652,7 @@ pub fn display_time(rfc3339: &str) -> String {
 pub struct SectionSpan {
     /// Which of our sections this is (`None` for a heading we do not know).
     pub section: Option<Section>,
+    /// The heading's text, without `## `.
     pub heading: String,
     /// From the heading line to just before the next `## ` heading.
     pub range: std::ops::Range<usize>,

@@ -20,13 +20,18 @@ pub const JOB_SUBCOMMAND: &str = "summarize-job";
 /// A model summary to write into an existing memory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SummaryJob {
+    /// The memory the summary goes into.
     pub memory: PathBuf,
+    /// The transcript it was taken from.
     pub transcript: PathBuf,
     /// The transcript's size when the memory was taken: the worker reads only that
     /// much, although Claude Code appends the compaction right after the hook.
     pub transcript_bytes: u64,
+    /// The session's id (for its task files and the memory's checkpoints).
     pub session_id: String,
+    /// The `/compact` arguments, which the summary prompt passes on.
     pub custom_instructions: Option<String>,
+    /// Who writes the summary.
     pub backend: Backend,
 }
 

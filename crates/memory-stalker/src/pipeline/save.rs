@@ -21,19 +21,26 @@ use crate::transcript::{Extraction, ReadOptions, Transcript};
 /// What to save.
 #[derive(Debug, Clone)]
 pub struct SaveRequest {
+    /// The session's transcript.
     pub transcript: PathBuf,
+    /// The project the memory belongs to.
     pub project: PathBuf,
     /// The hook's session id; the transcript's when absent.
     pub session_id: Option<String>,
+    /// What started the compaction.
     pub trigger: Trigger,
+    /// The `/compact` arguments.
     pub custom_instructions: Option<String>,
+    /// Claude Code's id of the compaction's prompt.
     pub prompt_id: Option<String>,
 }
 
 /// A memory that was written.
 #[derive(Debug, Clone)]
 pub struct Saved {
+    /// Where it was written.
     pub path: PathBuf,
+    /// What it was made from.
     pub extraction: Extraction,
 }
 
@@ -233,9 +240,11 @@ pub fn unsaved_dir(config: &Config, project: &Path) -> PathBuf {
 /// A rendered (and redacted) memory, not yet written.
 #[derive(Debug, Clone)]
 pub struct RenderedMemory {
+    /// The whole file.
     pub text: String,
     /// Its front matter, for [`RenderedMemory::brief`].
     pub front: FrontMatter,
+    /// What it was rendered from.
     pub extraction: Extraction,
 }
 

@@ -16,10 +16,13 @@ const MAX_TEMPLATE_BYTES: u64 = 256 * 1024;
 /// What a summariser is given.
 #[derive(Debug, Clone)]
 pub struct SummaryInput<'a> {
+    /// What was extracted from the transcript.
     pub extraction: &'a Extraction,
     /// The segment's conversation, most recent part (docs/design.md §5.5).
     pub conversation: String,
+    /// The `/compact` arguments, passed on to the model.
     pub custom_instructions: Option<&'a str>,
+    /// The language the summary is asked in.
     pub lang: Lang,
 }
 

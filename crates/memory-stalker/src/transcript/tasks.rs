@@ -24,15 +24,20 @@ pub enum TodoSource {
 /// The session's task list at the time of reading.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TodoList {
+    /// Which mechanism it came from.
     pub source: TodoSource,
+    /// The tasks, in the list's order.
     pub items: Vec<TodoItem>,
 }
 
 /// One task.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TodoItem {
+    /// What the task is.
     pub content: String,
+    /// Where it stands.
     pub status: TaskStatus,
+    /// The "-ing" form Claude Code shows while the task is in progress.
     pub active_form: Option<String>,
 }
 
@@ -40,8 +45,11 @@ pub struct TodoItem {
 /// names Claude Code uses: `pending`, `in_progress`, `completed`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum TaskStatus {
+    /// Not started.
     Pending,
+    /// Being worked on.
     InProgress,
+    /// Done.
     Completed,
     /// Any other text, which only a memory's `todos:` can hold (extraction normalises
     /// a transcript's spellings to the three above): kept as written, so the memory
@@ -99,7 +107,10 @@ impl<'de> Deserialize<'de> for TaskStatus {
 pub enum TaskLine {
     /// The memory file and the summary prompt: `- [ ] **in progress**: task`, with the
     /// label in the memory's language.
-    Memory { in_progress: &'static str },
+    Memory {
+        /// The "in progress" label in the memory's language.
+        in_progress: &'static str,
+    },
     /// The restore context and the PostCompact note: `- [ ] (in progress) task`.
     Restore,
     /// The PreCompact instruction, the tasks on one line: `[ ] task (in progress)`.
