@@ -1,13 +1,17 @@
 //! memory-stalker: saves a structured memory of a Claude Code session whenever its
 //! context is compacted, and finds it again.
 //!
-//! The crate holds all the logic; the `save-memory` and `list-memories` binaries only
-//! parse their command lines and call into it.
+//! The crate holds all the logic; the `save-memory`, `list-memories` and
+//! `memory-stalker-mcp` binaries only parse their command lines and call into it. The
+//! contracts are in `docs/design.md`.
 //!
 //! - [`transcript`]: reads a session transcript from the end and extracts the last
 //!   interaction, task list, plan, files and last action.
 //! - [`summary`]: the AI summary and the summarisers that write it.
-//! - [`memory`]: the memory file format and the store on disk.
+//! - [`memory`]: the memory file format, the store on disk, and editing a saved memory.
+//! - [`pipeline`]: from a transcript to a memory on disk, and the background worker.
+//! - [`hook`]: Claude Code's hook protocol, and what each event does.
+//! - [`switch`]: whether memory-stalker works in a project.
 //! - [`redact`]: secret redaction for everything sent to a model or written to disk.
 //! - [`config`], [`log`]: environment configuration and the hook's log.
 
