@@ -878,3 +878,22 @@ fn error_messages_snapshot() {
     ];
     insta::assert_snapshot!("errors", runs.join("\n"));
 }
+
+/// What `find`, `show`, `prune` and `index` print when they succeed, as a person reads
+/// it (the list, search and status answers have snapshots of their own).
+#[test]
+fn answers_snapshot() {
+    let s = project();
+    let runs = [
+        seen(&s, &["find", "2026-01-29"]),
+        seen(
+            &s,
+            &["show", "20260129_173000_ff246da3.md", "--section", "tasks"],
+        ),
+        seen(&s, &["show", "20260129_173000_ff246da3.md"]),
+        seen(&s, &["prune", "--keep", "5", "--dry-run"]),
+        seen(&s, &["prune", "--keep", "6"]),
+        seen(&s, &["index"]),
+    ];
+    insta::assert_snapshot!("answers", runs.join("\n"));
+}
