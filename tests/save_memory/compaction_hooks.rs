@@ -157,6 +157,11 @@ fn one_compaction_pre_then_session_start_then_post() {
     assert!(note.contains("Document the retry behaviour in README"));
     assert!(!note.contains("Add tests for retries"), "{note}");
     assert!(note.contains("last request"));
+    // The whole note as the model reads it.
+    insta::assert_snapshot!(
+        "dropped_facts_note_sample",
+        note.replace(memory_name.as_str(), "<memory>.md")
+    );
     assert_eq!(hand_over(&s, "PostToolUse"), "", "handed over once");
     assert_eq!(
         memory.matches("## Claude Code compaction summary").count(),

@@ -112,6 +112,11 @@ fn the_launcher_without_binaries_says_no_memory_was_saved_and_never_blocks() {
     assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
     let (code, out, _) = launcher(&root, &["--check"], "");
     assert_eq!(code, 0);
+    // What a new session shows the user (and tells the model) when bin/ is missing.
+    insta::assert_snapshot!(
+        "startup_check_without_binaries",
+        out.replace(&root.to_string_lossy().replace('"', "\\\""), "<plugin>")
+    );
     let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
     let msg = v["systemMessage"].as_str().unwrap();
     assert!(
