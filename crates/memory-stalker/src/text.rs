@@ -84,6 +84,61 @@ pub fn prefix_chars(text: &str, max: usize) -> &str {
     }
 }
 
+/// The words "mentioned" is judged on, lower-cased: those of four letters or more, and
+/// any with a digit (task numbers matter).
+fn key_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| {
+            w.chars().count() >= 4 || w.chars().any(|c| c.is_ascii_digit()) || !w.is_ascii()
+        })
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Whether `summary_lower` mentions `item`: it contains it, or at least 70 % of its
+/// key words and all its numbers (as whole words; CJK, which has no spaces, as
+/// substrings).
+pub fn mentions(summary_lower: &str, item: &str) -> bool {
+    let item_lower = one_line(item, usize::MAX).to_lowercase();
+    if item_lower.is_empty() || summary_lower.contains(&item_lower) {
+        return true;
+    }
+    let words = key_words(&item_lower);
+    if words.is_empty() {
+        return false;
+    }
+    let summary_words: std::collections::HashSet<&str> = summary_lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let has = |w: &str| {
+        if !w.is_ascii() {
+            return summary_lower.contains(w);
+        }
+        summary_words.contains(w)
+            || summary_words.contains(format!("{w}s").as_str())
+            || w.strip_suffix('s')
+                .is_some_and(|stem| summary_words.contains(stem))
+    };
+    // Numbers tell similar items apart ("phase 2" vs "phase 3"): all must be there.
+    let numbers_ok = words
+        .iter()
+        .filter(|w| w.chars().any(|c| c.is_ascii_digit()))
+        .all(|w| has(w));
+    let found = words.iter().filter(|w| has(w)).count();
+    numbers_ok && found * 10 >= words.len() * 7
+}
+
+/// A session id as a file name: only `[A-Za-z0-9-]` kept, so no id leaves its directory.
+pub fn session_key(session: &str) -> Option<String> {
+    let clean: String = session
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .take(64)
+        .collect();
+    (!clean.is_empty()).then_some(clean)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

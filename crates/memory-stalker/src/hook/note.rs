@@ -30,19 +30,9 @@ fn notes_dir(config: &Config) -> PathBuf {
     config.data_dir.join("notes")
 }
 
-/// A session id as a file name: only `[A-Za-z0-9-]` kept, so no id leaves its directory.
-pub(crate) fn session_key(session: &str) -> Option<String> {
-    let clean: String = session
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
-        .take(64)
-        .collect();
-    (!clean.is_empty()).then_some(clean)
-}
-
 /// The note file of a session.
 fn note_path(config: &Config, session: &str) -> Option<PathBuf> {
-    session_key(session).map(|key| notes_dir(config).join(format!("{key}.txt")))
+    crate::text::session_key(session).map(|key| notes_dir(config).join(format!("{key}.txt")))
 }
 
 /// Leaves `note` for the session's next prompt or tool call (replacing an older one).

@@ -88,7 +88,7 @@ struct Claims {
 
 impl Claims {
     fn new(config: &Config, session: &str, event: &str) -> Claims {
-        let file = crate::hook::note::session_key(session).map(|key| {
+        let file = crate::text::session_key(session).map(|key| {
             config
                 .data_dir
                 .join("claims")

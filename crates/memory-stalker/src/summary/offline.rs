@@ -394,7 +394,7 @@ fn push_follow_up(out: &mut Vec<String>, item: &str, tasks: usize) {
     // task among other things still says something new).
     let known = out[..tasks]
         .iter()
-        .any(|t| crate::hook::context::mentions(&t.to_lowercase(), &item));
+        .any(|t| crate::text::mentions(&t.to_lowercase(), &item));
     if !known && !out.contains(&item) {
         out.push(item);
     }
