@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use memory_stalker::memory::document::sections;
 use memory_stalker::memory::{Found, Listing, MemoryEntry, ProjectHit, Section, Target};
 use memory_stalker::text::{one_line, prefix_chars, strip_controls};
 
@@ -273,14 +274,11 @@ pub fn memory(m: &MemoryEntry, section: Option<Section>, text: &str) -> String {
     bounded(format!("{head}{}{note}", prefix_chars(&text, keep)))
 }
 
-/// The keys of the sections whose headings occur in `text`, in order, once each.
+/// The keys of the sections `text` has, in order, once each (headings inside fenced
+/// blocks are not sections: the library's own reading of a memory).
 fn sections_in(text: &str) -> Vec<&'static str> {
     let mut keys: Vec<&'static str> = Vec::new();
-    for s in text
-        .lines()
-        .filter_map(|l| l.strip_prefix("## "))
-        .filter_map(Section::from_heading)
-    {
+    for s in sections(text).into_iter().filter_map(|span| span.section) {
         if !keys.contains(&s.key()) {
             keys.push(s.key());
         }

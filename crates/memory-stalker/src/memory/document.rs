@@ -58,7 +58,9 @@ pub struct FrontMatter {
 }
 
 /// What started the compaction a memory was saved at, as `trigger:` records it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+// Read and written as a string, whatever its text, like the `String` it replaces.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(from = "String", into = "String")]
 pub enum Trigger {
     /// Claude Code compacted on its own, the context being full.
     Auto,
@@ -123,19 +125,6 @@ impl From<Trigger> for String {
 impl std::fmt::Display for Trigger {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
-    }
-}
-
-// As a string, whatever its text, like the `String` it replaces.
-impl Serialize for Trigger {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for Trigger {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Trigger, D::Error> {
-        String::deserialize(d).map(Trigger::from)
     }
 }
 

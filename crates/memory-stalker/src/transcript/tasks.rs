@@ -43,7 +43,10 @@ pub struct TodoItem {
 
 /// A task's status. Written (front matter `todos:`, `inspect --json`) as the snake_case
 /// names Claude Code uses: `pending`, `in_progress`, `completed`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+// Read and written as its text rather than with `rename_all`: `Other` is written as
+// the text it was read from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(from = "String", into = "String")]
 pub enum TaskStatus {
     /// Not started.
     Pending,
@@ -82,22 +85,27 @@ impl From<&str> for TaskStatus {
     }
 }
 
+impl From<String> for TaskStatus {
+    fn from(s: String) -> TaskStatus {
+        match TaskStatus::from(s.as_str()) {
+            TaskStatus::Other(_) => TaskStatus::Other(s),
+            known => known,
+        }
+    }
+}
+
+impl From<TaskStatus> for String {
+    fn from(t: TaskStatus) -> String {
+        match t {
+            TaskStatus::Other(s) => s,
+            known => known.as_str().to_string(),
+        }
+    }
+}
+
 impl std::fmt::Display for TaskStatus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
-    }
-}
-
-// By hand rather than `rename_all = "snake_case"`: `Other` is written as its text.
-impl Serialize for TaskStatus {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for TaskStatus {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<TaskStatus, D::Error> {
-        String::deserialize(d).map(|s| TaskStatus::from(s.as_str()))
     }
 }
 
