@@ -149,38 +149,35 @@ impl Transcript {
             source,
         };
         let (file, len) = crate::fsutil::open_regular(path, true, None).map_err(io_err)?;
-        Transcript::read_source(path, file, len, options)
+        let size = options.end.map_or(len, |e| e.min(len));
+        let lines = ReverseLines::prefetched(std::sync::Arc::new(file), size).map_err(io_err)?;
+        Transcript::read_lines(path, lines, size, options)
     }
 
     /// Reads a transcript held in memory, as [`Transcript::read`] reads a file.
     pub fn from_bytes(bytes: &[u8], options: ReadOptions) -> Result<Transcript, Error> {
         let len = bytes.len() as u64;
-        Transcript::read_source(
-            Path::new("<memory>"),
-            std::io::Cursor::new(bytes),
-            len,
-            options,
-        )
+        let size = options.end.map_or(len, |e| e.min(len));
+        let lines = ReverseLines::new(std::io::Cursor::new(bytes), size);
+        Transcript::read_lines(Path::new("<memory>"), lines, size, options)
     }
 
-    fn read_source<R: std::io::Read + std::io::Seek>(
+    fn read_lines<B: reverse::Blocks>(
         path: &Path,
-        file: R,
-        len: u64,
+        mut lines: ReverseLines<B>,
+        size: u64,
         options: ReadOptions,
     ) -> Result<Transcript, Error> {
         let io_err = |source| Error::Transcript {
             path: path.to_path_buf(),
             source,
         };
-        let size = options.end.map_or(len, |e| e.min(len));
         let task_files = options
             .tasks_dir
             .as_deref()
             .map(|d| tasks::load_task_files(d).redacted(options.redact))
             .filter(|f| !f.items.is_empty());
         let mut scan = Scan::new(task_files.is_some());
-        let mut lines = ReverseLines::new(file, size);
         let mut reversed = Vec::new();
         let mut bad_lines = 0;
         let mut boundary_at = None;

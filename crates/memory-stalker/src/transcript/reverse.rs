@@ -1,52 +1,320 @@
 //! Reading a file's lines from the last to the first.
 //!
 //! Transcripts are append-only and can reach gigabytes, while a memory only needs the
-//! records since the last compaction. Reading backwards in growing chunks makes the cost
+//! records since the last compaction. Reading backwards in blocks makes the cost
 //! proportional to what is read, not to the file size.
+//!
+//! The blocks come from a [`Blocks`] source. [`Prefetched`] reads them on a second
+//! thread a few blocks ahead, so copying the file out of the page cache (a third of
+//! the time a long segment takes) overlaps with parsing; [`Sequential`] reads each one
+//! when it is needed. Both give the same blocks, so the lines are the same.
 
 use std::io::{self, Read, Seek, SeekFrom};
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
+use std::thread::JoinHandle;
 
-const CHUNK: usize = 64 * 1024;
-/// A line still unfinished after this many bytes is read whole, at its own size, once
-/// its start is found: growing a buffer chunk by chunk would copy a multi-megabyte tool
-/// output many times and hold it twice.
+/// Bytes in a block, the unit read at a time.
+const BLOCK: usize = 512 * 1024;
+/// Blocks a [`Prefetched`] source reads ahead of the one being parsed: enough to keep
+/// the reader busy while a block is parsed, few enough to keep memory flat.
+const AHEAD: usize = 3;
+/// A line still unfinished after this many bytes is gathered from whole blocks and
+/// joined once its start is found, instead of being copied in front of every earlier
+/// block.
 const LONG_LINE: usize = 256 * 1024;
-/// Bytes read at a time while looking back for the start of a long line.
-const SCAN: usize = 1024 * 1024;
 /// Longest line held in memory. Claude Code's records stay far below it (it cuts long
 /// tool outputs), though a pasted log can make a prompt of tens of megabytes, which is
 /// kept (head and tail). A longer line is skipped, not buffered: a file with no line
 /// breaks at all must not be read into memory whole.
 pub const MAX_LINE: usize = 64 * 1024 * 1024;
 
-/// Yields the lines of a byte range `[0, end)` of a seekable source, last line first.
+/// A byte range `[0, end)` of a file, given in blocks from the last to the first.
+///
+/// Block `i` is `[end - (i + 1) * block, end - i * block)`, the first block of the file
+/// shorter when `end` is not a multiple of the block size.
+pub trait Blocks {
+    /// The next block (the one before those already given), or `None` at the start.
+    fn next_block(&mut self) -> io::Result<Option<Vec<u8>>>;
+    /// Hands back a block's buffer, for a later block to reuse.
+    fn recycle(&mut self, buf: Vec<u8>);
+    /// Reads `buf.len()` bytes at `offset` again (part of a block already given).
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()>;
+}
+
+/// A source read at given offsets without moving a shared position, so two threads
+/// can read it at once.
+pub trait ReadAt {
+    /// Fills `buf` from `offset`; fewer bytes than asked for is an error.
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()>;
+}
+
+impl ReadAt for std::fs::File {
+    #[cfg(unix)]
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        std::os::unix::fs::FileExt::read_exact_at(self, buf, offset)
+    }
+
+    #[cfg(windows)]
+    fn read_exact_at(&self, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
+        while !buf.is_empty() {
+            match std::os::windows::fs::FileExt::seek_read(self, buf, offset) {
+                Ok(0) => return Err(short_source()),
+                Ok(n) => {
+                    buf = &mut buf[n..];
+                    offset += n as u64;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+}
+
+impl ReadAt for [u8] {
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        let from = usize::try_from(offset).map_err(|_| short_source())?;
+        let bytes = from
+            .checked_add(buf.len())
+            .and_then(|to| self.get(from..to))
+            .ok_or_else(short_source)?;
+        buf.copy_from_slice(bytes);
+        Ok(())
+    }
+}
+
+impl ReadAt for Vec<u8> {
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        self.as_slice().read_exact_at(buf, offset)
+    }
+}
+
+/// Room left after a block in its buffer, so the end of a line that continues in the
+/// next block can be appended without growing it.
+fn block_capacity(block: usize, long_line: usize) -> usize {
+    block + long_line
+}
+
+/// Reads one block into `buf`: `n` bytes starting at `from`.
+fn read_block<R: Read + Seek>(
+    src: &mut R,
+    from: u64,
+    n: usize,
+    buf: &mut Vec<u8>,
+) -> io::Result<()> {
+    buf.clear();
+    // Only growth is zeroed; a reused buffer is overwritten by the read.
+    buf.resize(n, 0);
+    src.seek(SeekFrom::Start(from))?;
+    src.read_exact(buf)
+}
+
+/// Blocks read when asked for, on the calling thread.
+pub struct Sequential<R> {
+    src: R,
+    /// Offset where the next block ends.
+    pos: u64,
+    block: usize,
+    capacity: usize,
+    spare: Vec<Vec<u8>>,
+}
+
+impl<R: Read + Seek> Sequential<R> {
+    fn new(src: R, end: u64, block: usize, capacity: usize) -> Self {
+        Sequential {
+            src,
+            pos: end,
+            block,
+            capacity,
+            spare: Vec::new(),
+        }
+    }
+}
+
+impl<R: Read + Seek> Blocks for Sequential<R> {
+    fn next_block(&mut self) -> io::Result<Option<Vec<u8>>> {
+        if self.pos == 0 {
+            return Ok(None);
+        }
+        let n = (self.block as u64).min(self.pos) as usize;
+        let from = self.pos - n as u64;
+        let mut buf = self
+            .spare
+            .pop()
+            .unwrap_or_else(|| Vec::with_capacity(self.capacity));
+        read_block(&mut self.src, from, n, &mut buf)?;
+        self.pos = from;
+        Ok(Some(buf))
+    }
+
+    fn recycle(&mut self, buf: Vec<u8>) {
+        if self.spare.len() < 2 && buf.capacity() == self.capacity {
+            self.spare.push(buf);
+        }
+    }
+
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        self.src.seek(SeekFrom::Start(offset))?;
+        self.src.read_exact(buf)
+    }
+}
+
+/// Blocks read ahead on a thread of their own.
+///
+/// The thread stops when the file's start is reached, on a read error (given as the
+/// next block), or when the source is dropped.
+pub struct Prefetched<F: ?Sized> {
+    src: Arc<F>,
+    blocks: Option<Receiver<io::Result<Vec<u8>>>>,
+    returned: SyncSender<Vec<u8>>,
+    capacity: usize,
+    reader: Option<JoinHandle<()>>,
+    done: bool,
+}
+
+impl<F: ReadAt + Send + Sync + ?Sized + 'static> Prefetched<F> {
+    /// Starts reading `[0, end)` of `src` backwards; a thread that cannot be started
+    /// is an error.
+    pub fn new(src: Arc<F>, end: u64) -> io::Result<Self> {
+        Prefetched::with_geometry(src, end, BLOCK, block_capacity(BLOCK, LONG_LINE), AHEAD)
+    }
+
+    fn with_geometry(
+        src: Arc<F>,
+        end: u64,
+        block: usize,
+        capacity: usize,
+        ahead: usize,
+    ) -> io::Result<Self> {
+        let (give, blocks) = sync_channel(ahead);
+        // Buffers come back after parsing, to be read into again.
+        let (returned, reuse) = sync_channel::<Vec<u8>>(ahead + 1);
+        let file = Arc::clone(&src);
+        let reader = std::thread::Builder::new()
+            .name("transcript-reader".into())
+            .spawn(move || {
+                let mut pos = end;
+                while pos > 0 {
+                    let n = (block as u64).min(pos) as usize;
+                    let from = pos - n as u64;
+                    let mut buf = match reuse.try_recv() {
+                        Ok(b) => b,
+                        Err(TryRecvError::Empty | TryRecvError::Disconnected) => {
+                            Vec::with_capacity(capacity)
+                        }
+                    };
+                    buf.clear();
+                    buf.resize(n, 0);
+                    let read = file.read_exact_at(&mut buf, from).map(|()| buf);
+                    let failed = read.is_err();
+                    if give.send(read).is_err() || failed {
+                        return;
+                    }
+                    pos = from;
+                }
+            })?;
+        Ok(Prefetched {
+            src,
+            blocks: Some(blocks),
+            returned,
+            capacity,
+            reader: Some(reader),
+            done: end == 0,
+        })
+    }
+}
+
+impl<F: ReadAt + ?Sized> Blocks for Prefetched<F> {
+    fn next_block(&mut self) -> io::Result<Option<Vec<u8>>> {
+        if self.done {
+            return Ok(None);
+        }
+        let received = self.blocks.as_ref().map(Receiver::recv);
+        match received {
+            Some(Ok(Ok(buf))) => Ok(Some(buf)),
+            Some(Ok(Err(e))) => {
+                self.done = true;
+                Err(e)
+            }
+            // Every block was given: the thread has ended after the file's first one.
+            Some(Err(_)) | None => {
+                self.done = true;
+                Ok(None)
+            }
+        }
+    }
+
+    fn recycle(&mut self, buf: Vec<u8>) {
+        if buf.capacity() == self.capacity {
+            // A full queue means enough buffers wait already: this one is freed.
+            let _ = self.returned.try_send(buf);
+        }
+    }
+
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        self.src.read_exact_at(buf, offset)
+    }
+}
+
+impl<F: ?Sized> Drop for Prefetched<F> {
+    fn drop(&mut self) {
+        // Closing the queue stops the reader at its next block; it is waited for so
+        // no thread outlives the read (at most one block's read).
+        self.blocks = None;
+        if let Some(reader) = self.reader.take() {
+            let _ = reader.join();
+        }
+    }
+}
+
+/// Yields the lines of a byte range `[0, end)` of a file, last line first.
 ///
 /// Lines are split on `\n` only; a trailing `\r` is left to the JSON parser (it is
 /// whitespace there). Empty lines are skipped. A last line without a final newline is
 /// yielded like any other, so a partially written record reaches the caller, which
 /// decides what to do with it. A line longer than [`MAX_LINE`] is yielded empty (so it
 /// counts as a bad line) and its bytes are passed over without being kept.
-pub struct ReverseLines<R> {
-    src: R,
+pub struct ReverseLines<B> {
+    blocks: B,
     /// File offset of `buf[0]`.
     start: u64,
     buf: Vec<u8>,
-    /// The previous buffer, reused for the next fill rather than allocated (and zeroed)
-    /// anew for every chunk.
-    spare: Vec<u8>,
     /// Bytes of `buf` not yet handed out.
     end: usize,
+    /// The last long line, joined from its blocks.
+    long: Vec<u8>,
+    long_line: usize,
+    max_line: usize,
 }
 
-impl<R: Read + Seek> ReverseLines<R> {
-    /// Starts reading backwards from byte offset `end`.
+impl<R: Read + Seek> ReverseLines<Sequential<R>> {
+    /// Starts reading `src` backwards from byte offset `end`, on this thread.
     pub fn new(src: R, end: u64) -> Self {
+        let blocks = Sequential::new(src, end, BLOCK, block_capacity(BLOCK, LONG_LINE));
+        ReverseLines::from_blocks(blocks, end)
+    }
+}
+
+impl<F: ReadAt + Send + Sync + ?Sized + 'static> ReverseLines<Prefetched<F>> {
+    /// Starts reading `src` backwards from byte offset `end`, the blocks read ahead on
+    /// a second thread.
+    pub fn prefetched(src: Arc<F>, end: u64) -> io::Result<Self> {
+        Ok(ReverseLines::from_blocks(Prefetched::new(src, end)?, end))
+    }
+}
+
+impl<B: Blocks> ReverseLines<B> {
+    /// Lines from the blocks of `[0, end)`.
+    pub fn from_blocks(blocks: B, end: u64) -> Self {
         ReverseLines {
-            src,
+            blocks,
             start: end,
             buf: Vec::new(),
-            spare: Vec::new(),
             end: 0,
+            long: Vec::new(),
+            long_line: LONG_LINE,
+            max_line: MAX_LINE,
         }
     }
 
@@ -57,6 +325,11 @@ impl<R: Read + Seek> ReverseLines<R> {
 
     /// The previous line and its byte offset in the file, or `None` at the start.
     pub fn next_line(&mut self) -> io::Result<Option<(u64, &[u8])>> {
+        // The last long line has been handed out and read: its memory is not held
+        // while the lines before it are.
+        if self.long.capacity() > 0 {
+            self.long = Vec::new();
+        }
         loop {
             if let Some(nl) = memchr::memrchr(b'\n', &self.buf[..self.end]) {
                 let (from, to) = (nl + 1, self.end);
@@ -75,72 +348,87 @@ impl<R: Read + Seek> ReverseLines<R> {
                 self.end = 0;
                 return Ok(Some((0, &self.buf[..to])));
             }
-            if self.end >= LONG_LINE {
+            if self.end >= self.long_line {
                 return self.long_line();
             }
-            self.fill()?;
+            self.prepend_block()?;
         }
     }
 
-    /// The rest of a line that began before `start`, read at once after finding where
-    /// it begins; a line longer than [`MAX_LINE`] is passed over and yielded empty.
-    fn long_line(&mut self) -> io::Result<Option<(u64, &[u8])>> {
-        // The buffer of an earlier long line is not needed again.
-        self.spare = Vec::new();
-        let mut scratch = vec![0u8; SCAN];
-        let mut pos = self.start;
-        let mut line_start = 0;
-        while pos > 0 {
-            let n = (SCAN as u64).min(pos) as usize;
-            let from = pos - n as u64;
-            self.src.seek(SeekFrom::Start(from))?;
-            self.src.read_exact(&mut scratch[..n])?;
-            if let Some(i) = memchr::memrchr(b'\n', &scratch[..n]) {
-                line_start = from + i as u64 + 1;
-                break;
-            }
-            pos = from;
-        }
-        let head = (self.start - line_start) as usize;
-        if head + self.end > MAX_LINE {
-            self.buf = Vec::new();
-            self.spare = Vec::new();
-            self.end = 0;
-            // The break before the line stays out of what is unread: the line before
-            // ends there.
-            self.start = line_start.saturating_sub(1);
-            return Ok(Some((line_start, &[])));
-        }
-        drop(scratch);
-        let mut line = vec![0u8; head + self.end];
-        self.src.seek(SeekFrom::Start(line_start))?;
-        self.src.read_exact(&mut line[..head])?;
-        line[head..].copy_from_slice(&self.buf[..self.end]);
-        self.buf = line;
-        self.start = line_start;
-        self.end = 0;
-        Ok(Some((line_start, &self.buf)))
-    }
-
-    /// Prepends the chunk before `start` to the unread part of the buffer.
-    fn fill(&mut self) -> io::Result<()> {
-        let n = (CHUNK as u64).min(self.start) as usize;
-        let new_start = self.start - n as u64;
-        let mut fresh = std::mem::take(&mut self.spare);
-        if fresh.capacity() > 2 * LONG_LINE {
-            // A long line's buffer: too big to keep for chunks.
-            fresh = Vec::new();
-        }
-        // Only growth is zeroed; what the buffer held is overwritten below.
-        fresh.resize(n + self.end, 0);
-        self.src.seek(SeekFrom::Start(new_start))?;
-        self.src.read_exact(&mut fresh[..n])?;
-        fresh[n..].copy_from_slice(&self.buf[..self.end]);
-        self.spare = std::mem::replace(&mut self.buf, fresh);
-        self.start = new_start;
-        self.end += n;
+    /// Puts the block before `start` in front of the unread part of the buffer (a
+    /// short line's end, copied into the block's spare room).
+    fn prepend_block(&mut self) -> io::Result<()> {
+        let Some(mut block) = self.blocks.next_block()? else {
+            return Err(short_source());
+        };
+        self.start -= block.len() as u64;
+        block.extend_from_slice(&self.buf[..self.end]);
+        let old = std::mem::replace(&mut self.buf, block);
+        self.end = self.buf.len();
+        self.blocks.recycle(old);
         Ok(())
     }
+
+    /// The rest of a line that began before `start`: the blocks before it are searched
+    /// for its start and let go, then the line is read again at its own size, so it is
+    /// held once. A line longer than the limit is passed over and yielded empty.
+    fn long_line(&mut self) -> io::Result<Option<(u64, &[u8])>> {
+        let mut tail = std::mem::take(&mut self.buf);
+        tail.truncate(self.end);
+        let tail_start = self.start;
+        let mut total = tail.len();
+        let (head, line_start) = loop {
+            if self.start == 0 {
+                break (Vec::new(), 0);
+            }
+            let Some(block) = self.blocks.next_block()? else {
+                return Err(short_source());
+            };
+            self.start -= block.len() as u64;
+            if let Some(nl) = memchr::memrchr(b'\n', &block) {
+                total += block.len() - nl - 1;
+                break (block, self.start + nl as u64 + 1);
+            }
+            total += block.len();
+            self.blocks.recycle(block);
+        };
+        // The lines before this one, up to and without the break, which stays unread
+        // (the line before ends there).
+        let head_end = (line_start.saturating_sub(1) - self.start) as usize;
+        let head_end = head_end.min(head.len());
+        let head_part = if head.is_empty() {
+            &[][..]
+        } else {
+            &head[head_end + 1..]
+        };
+        if total > self.max_line {
+            self.blocks.recycle(tail);
+            self.buf = head;
+            self.end = head_end;
+            return Ok(Some((line_start, &[])));
+        }
+        self.long.reserve_exact(total);
+        self.long.extend_from_slice(head_part);
+        // The whole blocks between the line's first block and its tail.
+        let middle_start = line_start + head_part.len() as u64;
+        let middle = (tail_start - middle_start) as usize;
+        let at = self.long.len();
+        self.long.resize(at + middle, 0);
+        self.blocks.read_at(middle_start, &mut self.long[at..])?;
+        self.long.extend_from_slice(&tail);
+        self.blocks.recycle(tail);
+        self.buf = head;
+        self.end = head_end;
+        Ok(Some((line_start, &self.long)))
+    }
+}
+
+/// The source gave fewer bytes than its length said: the file shrank while read.
+fn short_source() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::UnexpectedEof,
+        "the file became shorter while it was read",
+    )
 }
 
 #[cfg(test)]
@@ -148,12 +436,74 @@ mod tests {
     use super::*;
     use std::io::Cursor;
 
-    fn lines(data: &[u8]) -> Vec<(u64, String)> {
-        let mut r = ReverseLines::new(Cursor::new(data.to_vec()), data.len() as u64);
+    fn collect<B: Blocks>(mut r: ReverseLines<B>) -> Vec<(u64, String)> {
         let mut out = Vec::new();
         while let Some((off, line)) = r.next_line().unwrap() {
             out.push((off, String::from_utf8_lossy(line).into_owned()));
         }
+        out
+    }
+
+    fn lines(data: &[u8]) -> Vec<(u64, String)> {
+        let sequential = collect(ReverseLines::new(
+            Cursor::new(data.to_vec()),
+            data.len() as u64,
+        ));
+        let prefetched =
+            collect(ReverseLines::prefetched(Arc::new(data.to_vec()), data.len() as u64).unwrap());
+        assert_eq!(sequential, prefetched);
+        sequential
+    }
+
+    /// Lines with small blocks and limits, so every path is taken by short inputs.
+    fn small(
+        data: &[u8],
+        block: usize,
+        long_line: usize,
+        max_line: usize,
+        prefetch: bool,
+    ) -> Vec<(u64, String)> {
+        let capacity = block_capacity(block, long_line);
+        let end = data.len() as u64;
+        if prefetch {
+            let src = Arc::new(data.to_vec());
+            let blocks = Prefetched::with_geometry(src, end, block, capacity, 2).unwrap();
+            collect(limited(blocks, end, long_line, max_line))
+        } else {
+            let blocks = Sequential::new(Cursor::new(data.to_vec()), end, block, capacity);
+            collect(limited(blocks, end, long_line, max_line))
+        }
+    }
+
+    fn limited<B: Blocks>(
+        blocks: B,
+        end: u64,
+        long_line: usize,
+        max_line: usize,
+    ) -> ReverseLines<B> {
+        let mut r = ReverseLines::from_blocks(blocks, end);
+        r.long_line = long_line;
+        r.max_line = max_line;
+        r
+    }
+
+    /// What the reader must give: every non-empty line, last first; a line over
+    /// `max_line` as an empty one.
+    fn naive(data: &[u8], max_line: usize) -> Vec<(u64, String)> {
+        let mut out = Vec::new();
+        let mut offset = 0u64;
+        for line in data.split(|&c| c == b'\n') {
+            if !line.is_empty() {
+                let text = if line.len() > max_line {
+                    String::new()
+                } else {
+                    String::from_utf8_lossy(line).into_owned()
+                };
+                out.push((offset, text));
+            }
+            offset += line.len() as u64 + 1;
+        }
+        out.reverse();
         out
     }
 
@@ -178,7 +528,7 @@ mod tests {
     }
 
     #[test]
-    fn lines_longer_than_many_chunks() {
+    fn lines_longer_than_many_blocks() {
         let long = "x".repeat(3 * 1024 * 1024 + 17);
         let data = format!("first\n{long}\nlast\n");
         let got = lines(data.as_bytes());
@@ -192,7 +542,7 @@ mod tests {
     /// Issue 12, defect 7: a file without line breaks was read into memory whole.
     #[test]
     fn a_line_over_the_limit_is_skipped_not_buffered() {
-        let long = vec![b'x'; MAX_LINE + 3 * SCAN + 5];
+        let long = vec![b'x'; MAX_LINE + 3 * BLOCK + 5];
         let mut data = b"first\n".to_vec();
         data.extend_from_slice(&long);
         data.extend_from_slice(b"\nlast\n");
@@ -219,5 +569,64 @@ mod tests {
             Some((4, b"two".to_vec()))
         );
         assert_eq!(r.unread(), 3);
+    }
+
+    #[test]
+    fn unread_stops_before_the_break_of_a_skipped_line() {
+        let data = format!("ab\n{}\n", "x".repeat(40));
+        let end = data.len() as u64;
+        let blocks = Sequential::new(Cursor::new(data.into_bytes()), end, 4, 12);
+        let mut r = limited(blocks, end, 8, 20);
+        assert_eq!(
+            r.next_line().unwrap().map(|(o, l)| (o, l.len())),
+            Some((3, 0))
+        );
+        assert_eq!(r.unread(), 2);
+        assert_eq!(
+            r.next_line().unwrap().map(|(o, l)| (o, l.to_vec())),
+            Some((0, b"ab".to_vec()))
+        );
+    }
+
+    #[test]
+    fn a_file_that_shrinks_while_read_is_an_error_not_a_panic() {
+        // The length given is longer than the source: the first read comes up short.
+        let mut r = ReverseLines::new(Cursor::new(b"a\nb\n".to_vec()), 100);
+        assert!(r.next_line().is_err());
+        let mut r = ReverseLines::prefetched(Arc::new(b"a\nb\n".to_vec()), 100).unwrap();
+        assert!(r.next_line().is_err());
+    }
+
+    /// Both sources, any block size and limits: the lines of a naive split.
+    mod against_a_naive_split {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(300))]
+            #[test]
+            fn same_lines(
+                parts in proptest::collection::vec((0usize..60, any::<bool>()), 0..40),
+                block in 1usize..20,
+                long_line in 1usize..30,
+                // Longer than a buffer can hold, as MAX_LINE is: such a line is always
+                // gathered from blocks, where the limit applies.
+                max_extra in 0usize..80,
+                prefetch in any::<bool>(),
+            ) {
+                let mut data = Vec::new();
+                for (i, (len, newline)) in parts.iter().enumerate() {
+                    data.extend(std::iter::repeat_n(b'a' + (i % 26) as u8, *len));
+                    if *newline {
+                        data.push(b'\n');
+                    }
+                }
+                let max_line = block + long_line + max_extra;
+                prop_assert_eq!(
+                    small(&data, block, long_line, max_line, prefetch),
+                    naive(&data, max_line)
+                );
+            }
+        }
     }
 }
