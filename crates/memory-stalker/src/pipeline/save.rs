@@ -207,10 +207,22 @@ pub fn save_memory(
             let _ = job.run(Some(&transcript), config, log);
         }
     }
+    // Tens of thousands of records take milliseconds to free, and the hook's process
+    // ends right after: they are freed beside it, not before it can exit.
+    free_in_background(transcript);
     Ok(Saved {
         path,
         extraction: memory.extraction,
     })
+}
+
+/// Drops `value` on a thread of its own (here, if no thread can be started). A process
+/// that exits first simply never frees it.
+fn free_in_background<T: Send + 'static>(value: T) {
+    // A thread that cannot be started drops the closure, and with it the value.
+    let _ = std::thread::Builder::new()
+        .name("free".into())
+        .spawn(move || drop(value));
 }
 
 /// The lasting facts of this session's newest memory, carried into the next one (an

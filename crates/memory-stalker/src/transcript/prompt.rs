@@ -171,9 +171,15 @@ pub fn is_continuation(text: &str) -> bool {
     if t.starts_with('[') && t.ends_with("attached]") {
         return true;
     }
-    let lower = t.to_lowercase();
+    // Nine words make a task whatever follows: a pasted log is not lowercased whole.
+    judge_continuation(t, &through_words(t, 9).to_lowercase())
+}
+
+/// [`is_continuation`] of the trimmed `t`, given the lowercase of (at least) its first
+/// nine words.
+fn judge_continuation(t: &str, lower: &str) -> bool {
     let words: Vec<&str> = lower
-        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’' || c == ':' || c == '-'))
+        .split(|c: char| !is_word_char(c))
         .filter(|w| !w.is_empty())
         .collect();
     if words.is_empty() {
@@ -332,6 +338,30 @@ pub fn is_continuation(text: &str) -> bool {
     t.ends_with('?') && words.len() <= 5 && CHECKS.contains(&first)
 }
 
+/// What [`is_continuation`] counts as part of a word.
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '\'' || c == '’' || c == ':' || c == '-'
+}
+
+/// `t` up to the end of its `n`th word (all of it when it has fewer). Lowercasing can
+/// only split a word (`İ` gains a combining dot), never join two, so the words of the
+/// lowercased cut begin as the words of the lowercased whole.
+fn through_words(t: &str, n: usize) -> &str {
+    let mut words = 0;
+    let mut in_word = false;
+    for (i, c) in t.char_indices() {
+        let word = is_word_char(c);
+        if in_word && !word {
+            words += 1;
+            if words == n {
+                return &t[..i];
+            }
+        }
+        in_word = word;
+    }
+    t
+}
+
 /// Removes every `<tag>…</tag>` of the wrapper tags (an unclosed one runs to the end).
 fn strip_wrappers(text: &str) -> String {
     let mut out = text.to_string();
@@ -472,6 +502,47 @@ mod tests {
         );
         let dequeue = r#"{"type":"queue-operation","operation":"dequeue"}"#;
         assert_eq!(prompt(dequeue), None);
+    }
+
+    /// Lowercasing only the first nine words judges every prompt as lowercasing all of
+    /// it does.
+    mod nine_words_judge_as_the_whole {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2000))]
+            #[test]
+            fn same_judgement(
+                words in proptest::collection::vec(
+                    prop_oneof![
+                        Just("continue"), Just("please"), Just("go"), Just("ahead"), Just("thanks"),
+                        Just("did"), Just("you"), Just("push"), Just("ok"), Just("ΣΑΣ"), Just("İx"),
+                        Just("好的"), Just("继续"), Just("add"), Just("a"), Just("cache"), Just("K"),
+                    ],
+                    0..14,
+                ),
+                seps in proptest::collection::vec(
+                    prop_oneof![Just(" "), Just(", "), Just("\n"), Just("?"), Just("! "), Just("-"), Just("")],
+                    14,
+                ),
+            ) {
+                let mut text = String::new();
+                for (w, sep) in words.iter().zip(&seps) {
+                    text.push_str(w);
+                    text.push_str(sep);
+                }
+                let t = text.trim();
+                prop_assert_eq!(is_continuation(&text), judge_continuation(t, &t.to_lowercase()), "{:?}", text);
+            }
+        }
+    }
+
+    #[test]
+    fn a_long_prompt_that_opens_like_a_continuation_is_a_task() {
+        let log = "continue ".to_string() + &"error at line 12 ".repeat(10_000);
+        assert!(!is_continuation(&log));
+        assert!(is_continuation("please continue with the plan"));
     }
 
     #[test]

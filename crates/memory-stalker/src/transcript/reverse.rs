@@ -38,8 +38,8 @@ pub trait Blocks {
     fn next_block(&mut self) -> io::Result<Option<Vec<u8>>>;
     /// Hands back a block's buffer, for a later block to reuse.
     fn recycle(&mut self, buf: Vec<u8>);
-    /// Reads `buf.len()` bytes at `offset` again (part of a block already given).
-    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()>;
+    /// Appends the `n` bytes at `offset` to `buf` (bytes of blocks already given).
+    fn read_at(&mut self, offset: u64, n: usize, buf: &mut Vec<u8>) -> io::Result<()>;
 }
 
 /// A source read at given offsets without moving a shared position, so two threads
@@ -47,9 +47,43 @@ pub trait Blocks {
 pub trait ReadAt {
     /// Fills `buf` from `offset`; fewer bytes than asked for is an error.
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()>;
+    /// Appends the `n` bytes at `offset` to `buf`, from the one thread that does so.
+    fn append_at(&self, offset: u64, n: usize, buf: &mut Vec<u8>) -> io::Result<()>;
+}
+
+/// Appends `n` bytes read from `src` at `offset` to `buf`, without first zeroing the
+/// room they go to (a long line is megabytes).
+fn append_from<R: Read + Seek>(
+    mut src: R,
+    offset: u64,
+    n: usize,
+    buf: &mut Vec<u8>,
+) -> io::Result<()> {
+    src.seek(SeekFrom::Start(offset))?;
+    buf.reserve_exact(n);
+    let got = src.take(n as u64).read_to_end(buf)?;
+    if got < n {
+        return Err(short_source());
+    }
+    Ok(())
 }
 
 impl ReadAt for std::fs::File {
+    #[cfg(unix)]
+    fn append_at(&self, offset: u64, n: usize, buf: &mut Vec<u8>) -> io::Result<()> {
+        // The file's own position is used by this thread alone: the reader thread reads
+        // at offsets (pread), which leaves it where it is.
+        append_from(self, offset, n, buf)
+    }
+
+    #[cfg(windows)]
+    fn append_at(&self, offset: u64, n: usize, buf: &mut Vec<u8>) -> io::Result<()> {
+        // Windows moves the file's position on a read at an offset too: no shared cursor.
+        let at = buf.len();
+        buf.resize(at + n, 0);
+        self.read_exact_at(&mut buf[at..], offset)
+    }
+
     #[cfg(unix)]
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
         std::os::unix::fs::FileExt::read_exact_at(self, buf, offset)
@@ -82,11 +116,25 @@ impl ReadAt for [u8] {
         buf.copy_from_slice(bytes);
         Ok(())
     }
+
+    fn append_at(&self, offset: u64, n: usize, buf: &mut Vec<u8>) -> io::Result<()> {
+        let from = usize::try_from(offset).map_err(|_| short_source())?;
+        let bytes = from
+            .checked_add(n)
+            .and_then(|to| self.get(from..to))
+            .ok_or_else(short_source)?;
+        buf.extend_from_slice(bytes);
+        Ok(())
+    }
 }
 
 impl ReadAt for Vec<u8> {
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
         self.as_slice().read_exact_at(buf, offset)
+    }
+
+    fn append_at(&self, offset: u64, n: usize, buf: &mut Vec<u8>) -> io::Result<()> {
+        self.as_slice().append_at(offset, n, buf)
     }
 }
 
@@ -103,7 +151,6 @@ fn read_block<R: Read + Seek>(
     n: usize,
     buf: &mut Vec<u8>,
 ) -> io::Result<()> {
-    buf.clear();
     // Only growth is zeroed; a reused buffer is overwritten by the read.
     buf.resize(n, 0);
     src.seek(SeekFrom::Start(from))?;
@@ -154,9 +201,8 @@ impl<R: Read + Seek> Blocks for Sequential<R> {
         }
     }
 
-    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
-        self.src.seek(SeekFrom::Start(offset))?;
-        self.src.read_exact(buf)
+    fn read_at(&mut self, offset: u64, n: usize, buf: &mut Vec<u8>) -> io::Result<()> {
+        append_from(&mut self.src, offset, n, buf)
     }
 }
 
@@ -204,7 +250,7 @@ impl<F: ReadAt + Send + Sync + ?Sized + 'static> Prefetched<F> {
                             Vec::with_capacity(capacity)
                         }
                     };
-                    buf.clear();
+                    // Only growth is zeroed; a reused buffer is overwritten.
                     buf.resize(n, 0);
                     let read = file.read_exact_at(&mut buf, from).map(|()| buf);
                     let failed = read.is_err();
@@ -252,8 +298,8 @@ impl<F: ReadAt + ?Sized> Blocks for Prefetched<F> {
         }
     }
 
-    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
-        self.src.read_exact_at(buf, offset)
+    fn read_at(&mut self, offset: u64, n: usize, buf: &mut Vec<u8>) -> io::Result<()> {
+        self.src.append_at(offset, n, buf)
     }
 }
 
@@ -412,9 +458,7 @@ impl<B: Blocks> ReverseLines<B> {
         // The whole blocks between the line's first block and its tail.
         let middle_start = line_start + head_part.len() as u64;
         let middle = (tail_start - middle_start) as usize;
-        let at = self.long.len();
-        self.long.resize(at + middle, 0);
-        self.blocks.read_at(middle_start, &mut self.long[at..])?;
+        self.blocks.read_at(middle_start, middle, &mut self.long)?;
         self.long.extend_from_slice(&tail);
         self.blocks.recycle(tail);
         self.buf = head;
