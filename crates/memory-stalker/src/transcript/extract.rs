@@ -206,11 +206,7 @@ pub(super) fn extract(t: &Transcript) -> Extraction {
     let records = &t.records;
     let results = result_status(records);
     let rejected = rejected_calls(records);
-    let prompts: Vec<(usize, String)> = records
-        .iter()
-        .enumerate()
-        .filter_map(|(i, r)| prompt::prompt_text(r).map(|p| (i, p)))
-        .collect();
+    let prompts = t.prompts();
     let last = prompts.last();
     // At a compaction in the middle of a long turn, the turn's files began before the
     // boundary: count them from the turn's prompt.

@@ -86,6 +86,8 @@ pub struct Transcript {
     /// Records parsed, including those not kept.
     records_read: usize,
     newest: NewestMeta,
+    /// [`Transcript::prompts`], worked out on first use.
+    prompts: OnceLock<Vec<(usize, String)>>,
 }
 
 /// The session fields of the newest records that have them, over every record read
@@ -266,6 +268,7 @@ impl Transcript {
             json_bytes: cost.json_bytes,
             records_read,
             newest,
+            prompts: OnceLock::new(),
         })
     }
 
@@ -318,20 +321,32 @@ impl Transcript {
     /// The user's requests in the segment, oldest first. A queued prompt that Claude
     /// Code later sent as a prompt of its own is listed once.
     pub fn segment_prompts(&self) -> Vec<String> {
-        let all: Vec<(bool, String)> = self
-            .segment()
+        let all: Vec<(bool, &str)> = self
+            .prompts()
             .iter()
-            .filter_map(|r| {
-                prompt::prompt_text(r).map(|p| (matches!(r.entry, Entry::Queued(_)), p))
-            })
+            .filter(|(i, _)| *i >= self.segment_start)
+            .map(|(i, p)| (matches!(self.records[*i].entry, Entry::Queued(_)), p.as_str()))
             .collect();
         all.iter()
             .enumerate()
             .filter(|(i, (queued, p))| {
                 !*queued || !all[i + 1..].iter().any(|(q, later)| !q && later == p)
             })
-            .map(|(_, (_, p))| p.clone())
+            .map(|(_, (_, p))| (*p).to_string())
             .collect()
+    }
+
+    /// The records that are prompts the user typed, with their text, oldest first (an
+    /// index into the records read). Extraction and both summaries read them, so they
+    /// are worked out once.
+    pub(crate) fn prompts(&self) -> &[(usize, String)] {
+        self.prompts.get_or_init(|| {
+            self.records
+                .iter()
+                .enumerate()
+                .filter_map(|(i, r)| prompt::prompt_text(r).map(|p| (i, p)))
+                .collect()
+        })
     }
 
     /// The assistant's text blocks in the segment, oldest first.
