@@ -325,7 +325,12 @@ impl Transcript {
             .prompts()
             .iter()
             .filter(|(i, _)| *i >= self.segment_start)
-            .map(|(i, p)| (matches!(self.records[*i].entry, Entry::Queued(_)), p.as_str()))
+            .map(|(i, p)| {
+                (
+                    matches!(self.records[*i].entry, Entry::Queued(_)),
+                    p.as_str(),
+                )
+            })
             .collect();
         all.iter()
             .enumerate()

@@ -11,14 +11,21 @@
 
 use std::io::{self, Read, Seek, SeekFrom};
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
 /// Bytes in a block, the unit read at a time.
-const BLOCK: usize = 512 * 1024;
+const BLOCK: usize = 256 * 1024;
 /// Blocks a [`Prefetched`] source reads ahead of the one being parsed: enough to keep
 /// the reader busy while a block is parsed, few enough to keep memory flat.
 const AHEAD: usize = 3;
+/// Buffers beyond those queued: the one being read into and the (at most two) the
+/// parser holds. A [`Prefetched`] source allocates no more than that, so reading a
+/// segment of any length touches the same few buffers.
+const HELD: usize = 3;
+/// How long the reader waits for a buffer to come back before it allocates one anyway
+/// (the parser never keeps more than [`HELD`] minus one, so this is a safeguard).
+const BUFFER_WAIT: std::time::Duration = std::time::Duration::from_millis(100);
 /// A line still unfinished after this many bytes is gathered from whole blocks and
 /// joined once its start is found, instead of being copied in front of every earlier
 /// block.
@@ -213,8 +220,7 @@ impl<R: Read + Seek> Blocks for Sequential<R> {
 pub struct Prefetched<F: ?Sized> {
     src: Arc<F>,
     blocks: Option<Receiver<io::Result<Vec<u8>>>>,
-    returned: SyncSender<Vec<u8>>,
-    capacity: usize,
+    returned: Option<SyncSender<Vec<u8>>>,
     reader: Option<JoinHandle<()>>,
     done: bool,
 }
@@ -235,21 +241,31 @@ impl<F: ReadAt + Send + Sync + ?Sized + 'static> Prefetched<F> {
     ) -> io::Result<Self> {
         let (give, blocks) = sync_channel(ahead);
         // Buffers come back after parsing, to be read into again.
-        let (returned, reuse) = sync_channel::<Vec<u8>>(ahead + 1);
+        let buffers = ahead + HELD;
+        let (returned, reuse) = sync_channel::<Vec<u8>>(buffers);
         let file = Arc::clone(&src);
         let reader = std::thread::Builder::new()
             .name("transcript-reader".into())
             .spawn(move || {
                 let mut pos = end;
+                let mut allocated = 0;
                 while pos > 0 {
                     let n = (block as u64).min(pos) as usize;
                     let from = pos - n as u64;
-                    let mut buf = match reuse.try_recv() {
-                        Ok(b) => b,
-                        Err(TryRecvError::Empty | TryRecvError::Disconnected) => {
-                            Vec::with_capacity(capacity)
+                    let reused = if allocated < buffers {
+                        reuse.try_recv().ok()
+                    } else {
+                        match reuse.recv_timeout(BUFFER_WAIT) {
+                            Ok(b) => Some(b),
+                            Err(RecvTimeoutError::Timeout) => None,
+                            // The parser is gone: nothing more to read for.
+                            Err(RecvTimeoutError::Disconnected) => return,
                         }
                     };
+                    let mut buf = reused.unwrap_or_else(|| {
+                        allocated += 1;
+                        Vec::with_capacity(capacity)
+                    });
                     // Only growth is zeroed; a reused buffer is overwritten.
                     buf.resize(n, 0);
                     let read = file.read_exact_at(&mut buf, from).map(|()| buf);
@@ -263,8 +279,7 @@ impl<F: ReadAt + Send + Sync + ?Sized + 'static> Prefetched<F> {
         Ok(Prefetched {
             src,
             blocks: Some(blocks),
-            returned,
-            capacity,
+            returned: Some(returned),
             reader: Some(reader),
             done: end == 0,
         })
@@ -292,9 +307,10 @@ impl<F: ReadAt + ?Sized> Blocks for Prefetched<F> {
     }
 
     fn recycle(&mut self, buf: Vec<u8>) {
-        if buf.capacity() == self.capacity {
-            // A full queue means enough buffers wait already: this one is freed.
-            let _ = self.returned.try_send(buf);
+        if let Some(returned) = &self.returned {
+            // The queue holds every buffer there is; a reader that has stopped has
+            // closed it, and the buffer is freed.
+            let _ = returned.try_send(buf);
         }
     }
 
@@ -305,9 +321,11 @@ impl<F: ReadAt + ?Sized> Blocks for Prefetched<F> {
 
 impl<F: ?Sized> Drop for Prefetched<F> {
     fn drop(&mut self) {
-        // Closing the queue stops the reader at its next block; it is waited for so
-        // no thread outlives the read (at most one block's read).
+        // Closing both queues stops the reader at its next block, or while it waits
+        // for a buffer; it is waited for so no thread outlives the read (at most one
+        // block's read).
         self.blocks = None;
+        self.returned = None;
         if let Some(reader) = self.reader.take() {
             let _ = reader.join();
         }
