@@ -525,6 +525,12 @@ impl Bench {
 /// from (Linux carries the parent's high-water mark across `exec`), and this process
 /// holds megabytes of generated text.
 fn measure(side: &Side) -> Result<Run, String> {
+    // Every figure is taken with the transcript in the page cache. This machine drops
+    // idle file pages within seconds, so what it dropped since the last run is read
+    // back first, untimed, for both sides alike.
+    if let Some(transcript) = &side.transcript {
+        warm_page_cache(transcript);
+    }
     let project = side
         .transcript
         .as_ref()

@@ -17,13 +17,18 @@ pub fn one_line(text: &str, max: usize) -> String {
             out.push_str(" ⏎ ");
             count += 3;
         }
-        for c in line.chars() {
-            if count >= max {
+        // The line whole when it fits, else up to the limit, then cut.
+        let room = max.saturating_sub(count);
+        match line.char_indices().nth(room) {
+            None => {
+                out.push_str(line);
+                count += line.chars().count();
+            }
+            Some((end, _)) => {
+                out.push_str(&line[..end]);
                 truncate_with_ellipsis(&mut out, max);
                 return out;
             }
-            out.push(c);
-            count += 1;
         }
     }
     if count > max {
@@ -142,6 +147,50 @@ pub fn session_key(session: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `one_line` as it was written first, a character at a time: the reference the
+    /// faster one must match.
+    fn one_line_by_chars(text: &str, max: usize) -> String {
+        let mut out = String::new();
+        let mut count = 0;
+        for (i, line) in text
+            .trim()
+            .split(['\n', '\r'])
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .enumerate()
+        {
+            if i > 0 {
+                out.push_str(" ⏎ ");
+                count += 3;
+            }
+            for c in line.chars() {
+                if count >= max {
+                    truncate_with_ellipsis(&mut out, max);
+                    return out;
+                }
+                out.push(c);
+                count += 1;
+            }
+        }
+        if count > max {
+            truncate_with_ellipsis(&mut out, max);
+        }
+        out
+    }
+
+    mod one_line_matches_a_walk_by_characters {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(3000))]
+            #[test]
+            fn same_line(text in "[a-zé漢 \n\r\t]{0,40}", max in 0usize..30) {
+                prop_assert_eq!(one_line(&text, max), one_line_by_chars(&text, max));
+            }
+        }
+    }
 
     #[test]
     fn one_line_joins_and_truncates() {

@@ -553,18 +553,19 @@ fn sentences(text: &str) -> Vec<String> {
             .trim_start_matches(['-', '*', '•', '>', '#'])
             .trim_start();
         let line = strip_ordinal(line);
-        let mut current = String::new();
-        let mut chars = line.chars().peekable();
-        while let Some(c) = chars.next() {
-            current.push(c);
+        let mut start = 0;
+        let mut chars = line.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
             let ends = matches!(c, '。' | '！' | '？')
-                || (matches!(c, '.' | '!' | '?') && chars.peek().is_none_or(|n| n.is_whitespace()));
+                || (matches!(c, '.' | '!' | '?')
+                    && chars.peek().is_none_or(|(_, n)| n.is_whitespace()));
             if ends {
-                push_sentence(&mut out, &current);
-                current.clear();
+                let end = i + c.len_utf8();
+                push_sentence(&mut out, &line[start..end]);
+                start = end;
             }
         }
-        push_sentence(&mut out, &current);
+        push_sentence(&mut out, &line[start..]);
     }
     out
 }
