@@ -152,7 +152,16 @@ impl Transcript {
         };
         let (file, len) = crate::fsutil::open_regular(path, true, None).map_err(io_err)?;
         let size = options.end.map_or(len, |e| e.min(len));
-        let lines = ReverseLines::prefetched(std::sync::Arc::new(file), size).map_err(io_err)?;
+        let line_options = record::LineOptions {
+            redact: options.redact,
+            outputs: !options.output_heads_only,
+            session_fields: true,
+        };
+        let lines =
+            ReverseLines::prefetched_parsing(std::sync::Arc::new(file), size, move |line| {
+                PreParsed::of(line, &line_options)
+            })
+            .map_err(io_err)?;
         Transcript::read_lines(path, lines, size, options)
     }
 
@@ -164,7 +173,7 @@ impl Transcript {
         Transcript::read_lines(Path::new("<memory>"), lines, size, options)
     }
 
-    fn read_lines<B: reverse::Blocks>(
+    fn read_lines<B: reverse::Blocks<Parsed: Into<PreParsed>>>(
         path: &Path,
         mut lines: ReverseLines<B>,
         size: u64,
@@ -210,7 +219,12 @@ impl Transcript {
                 budget_spent = true;
                 break;
             }
-            let Some((_, line)) = lines.next_line().map_err(io_err)? else {
+            let Some(reverse::Line {
+                bytes: line,
+                parsed,
+                ..
+            }) = lines.next_line_parsed().map_err(io_err)?
+            else {
                 break;
             };
             // Past the segment only the last request and the task list are looked for:
@@ -227,7 +241,14 @@ impl Transcript {
                 outputs: !options.output_heads_only,
                 session_fields: !newest.complete(),
             };
-            let Ok(record) = record::parse(line, &line_options, &mut cost) else {
+            let parsed = match parsed.map(Into::into) {
+                Some(PreParsed { record, json_bytes }) => {
+                    cost.json_bytes += json_bytes;
+                    Ok(record)
+                }
+                None => record::parse(line, &line_options, &mut cost),
+            };
+            let Ok(record) = parsed else {
                 bad_lines += 1;
                 continue;
             };
@@ -437,6 +458,36 @@ pub fn conversation_after(
         }
     }
     Ok(false)
+}
+
+/// A line the reader thread parsed: the tool-result records that make most of a long
+/// segment's bytes.
+pub(crate) struct PreParsed {
+    record: Record,
+    json_bytes: u64,
+}
+
+impl PreParsed {
+    /// The record of `line` when it holds a tool result, read as this thread would read
+    /// it. The session fields are always read (this thread reads them only until the
+    /// newest are known, and later ones change nothing), and a line that turns out to
+    /// be of another kind, or broken, is left to this thread, whose options decide how
+    /// far such a line is walked.
+    fn of(line: &[u8], options: &record::LineOptions) -> Option<PreParsed> {
+        memchr::memmem::find(line, br#""tool_use_id""#)?;
+        let mut cost = skim::Cost::default();
+        let record = record::parse(line, options, &mut cost).ok()?;
+        matches!(record.entry, Entry::User(_)).then_some(PreParsed {
+            record,
+            json_bytes: cost.json_bytes,
+        })
+    }
+}
+
+impl From<std::convert::Infallible> for PreParsed {
+    fn from(never: std::convert::Infallible) -> PreParsed {
+        match never {}
+    }
 }
 
 /// Tracks, while reading backwards, whether everything that outlives a compaction

@@ -9,6 +9,7 @@
 //! the time a long segment takes) overlaps with parsing; [`Sequential`] reads each one
 //! when it is needed. Both give the same blocks, so the lines are the same.
 
+use std::collections::VecDeque;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
@@ -41,8 +42,16 @@ pub const MAX_LINE: usize = 64 * 1024 * 1024;
 /// Block `i` is `[end - (i + 1) * block, end - i * block)`, the first block of the file
 /// shorter when `end` is not a multiple of the block size.
 pub trait Blocks {
+    /// What a source may have made of some lines of a block already (see
+    /// [`Prefetched::parsing`]).
+    type Parsed;
     /// The next block (the one before those already given), or `None` at the start.
     fn next_block(&mut self) -> io::Result<Option<Vec<u8>>>;
+    /// The lines of the block last given that the source has parsed: their offsets in
+    /// the file, their lengths and what they gave, last line first.
+    fn take_parsed(&mut self) -> Vec<(u64, usize, Self::Parsed)> {
+        Vec::new()
+    }
     /// Hands back a block's buffer, for a later block to reuse.
     fn recycle(&mut self, buf: Vec<u8>);
     /// Appends the `n` bytes at `offset` to `buf` (bytes of blocks already given).
@@ -164,17 +173,19 @@ fn read_block<R: Read + Seek>(
     src.read_exact(buf)
 }
 
-/// Blocks read when asked for, on the calling thread.
-pub struct Sequential<R> {
+/// Blocks read when asked for, on the calling thread; it parses no line itself, so
+/// its `T` (what a parsed line would give) is only a type.
+pub struct Sequential<R, T = std::convert::Infallible> {
     src: R,
     /// Offset where the next block ends.
     pos: u64,
     block: usize,
     capacity: usize,
     spare: Vec<Vec<u8>>,
+    parsed: std::marker::PhantomData<fn() -> T>,
 }
 
-impl<R: Read + Seek> Sequential<R> {
+impl<R: Read + Seek, T> Sequential<R, T> {
     fn new(src: R, end: u64, block: usize, capacity: usize) -> Self {
         Sequential {
             src,
@@ -182,11 +193,14 @@ impl<R: Read + Seek> Sequential<R> {
             block,
             capacity,
             spare: Vec::new(),
+            parsed: std::marker::PhantomData,
         }
     }
 }
 
-impl<R: Read + Seek> Blocks for Sequential<R> {
+impl<R: Read + Seek, T> Blocks for Sequential<R, T> {
+    type Parsed = T;
+
     fn next_block(&mut self) -> io::Result<Option<Vec<u8>>> {
         if self.pos == 0 {
             return Ok(None);
@@ -213,23 +227,43 @@ impl<R: Read + Seek> Blocks for Sequential<R> {
     }
 }
 
-/// Blocks read ahead on a thread of their own.
+/// A block and the lines of it the reader thread parsed.
+type BlockRead<T> = io::Result<(Vec<u8>, Vec<(u64, usize, T)>)>;
+
+/// Blocks read ahead on a thread of their own, which may also parse some of their
+/// lines (see [`Prefetched::parsing`]).
 ///
 /// The thread stops when the file's start is reached, on a read error (given as the
 /// next block), or when the source is dropped.
-pub struct Prefetched<F: ?Sized> {
+pub struct Prefetched<F: ?Sized, T = std::convert::Infallible> {
     src: Arc<F>,
-    blocks: Option<Receiver<io::Result<Vec<u8>>>>,
+    blocks: Option<Receiver<BlockRead<T>>>,
     returned: Option<SyncSender<Vec<u8>>>,
     reader: Option<JoinHandle<()>>,
     done: bool,
+    parsed: Vec<(u64, usize, T)>,
 }
 
 impl<F: ReadAt + Send + Sync + ?Sized + 'static> Prefetched<F> {
     /// Starts reading `[0, end)` of `src` backwards; a thread that cannot be started
     /// is an error.
     pub fn new(src: Arc<F>, end: u64) -> io::Result<Self> {
-        Prefetched::with_geometry(src, end, BLOCK, block_capacity(BLOCK, LONG_LINE), AHEAD)
+        Prefetched::parsing(src, end, |_| None)
+    }
+}
+
+impl<F: ReadAt + Send + Sync + ?Sized + 'static, T: Send + 'static> Prefetched<F, T> {
+    /// [`Prefetched::new`], the reader thread also handing each line that lies whole
+    /// inside a block (between two line breaks) to `parse`: what it gives comes with
+    /// the block ([`Blocks::take_parsed`]). Parsing on that thread while this one parses
+    /// the rest puts both cores to work on a long segment.
+    pub fn parsing(
+        src: Arc<F>,
+        end: u64,
+        parse: impl Fn(&[u8]) -> Option<T> + Send + 'static,
+    ) -> io::Result<Self> {
+        let capacity = block_capacity(BLOCK, LONG_LINE);
+        Prefetched::with_geometry(src, end, BLOCK, capacity, AHEAD, parse)
     }
 
     fn with_geometry(
@@ -238,6 +272,7 @@ impl<F: ReadAt + Send + Sync + ?Sized + 'static> Prefetched<F> {
         block: usize,
         capacity: usize,
         ahead: usize,
+        parse: impl Fn(&[u8]) -> Option<T> + Send + 'static,
     ) -> io::Result<Self> {
         let (give, blocks) = sync_channel(ahead);
         // Buffers come back after parsing, to be read into again.
@@ -268,7 +303,10 @@ impl<F: ReadAt + Send + Sync + ?Sized + 'static> Prefetched<F> {
                     });
                     // Only growth is zeroed; a reused buffer is overwritten.
                     buf.resize(n, 0);
-                    let read = file.read_exact_at(&mut buf, from).map(|()| buf);
+                    let read = file.read_exact_at(&mut buf, from).map(|()| {
+                        let parsed = parse_whole_lines(&buf, from, &parse);
+                        (buf, parsed)
+                    });
                     let failed = read.is_err();
                     if give.send(read).is_err() || failed {
                         return;
@@ -282,18 +320,48 @@ impl<F: ReadAt + Send + Sync + ?Sized + 'static> Prefetched<F> {
             returned: Some(returned),
             reader: Some(reader),
             done: end == 0,
+            parsed: Vec::new(),
         })
     }
 }
 
-impl<F: ReadAt + ?Sized> Blocks for Prefetched<F> {
+/// What `parse` makes of the lines of `block` (which starts at file offset `from`)
+/// that lie whole inside it, between two of its line breaks, last line first.
+fn parse_whole_lines<T>(
+    block: &[u8],
+    from: u64,
+    parse: &impl Fn(&[u8]) -> Option<T>,
+) -> Vec<(u64, usize, T)> {
+    let mut parsed = Vec::new();
+    let mut breaks = memchr::memrchr_iter(b'\n', block);
+    let Some(mut after) = breaks.next() else {
+        return parsed;
+    };
+    for before in breaks {
+        let line = &block[before + 1..after];
+        if !line.is_empty()
+            && let Some(value) = parse(line)
+        {
+            parsed.push((from + before as u64 + 1, line.len(), value));
+        }
+        after = before;
+    }
+    parsed
+}
+
+impl<F: ReadAt + ?Sized, T> Blocks for Prefetched<F, T> {
+    type Parsed = T;
+
     fn next_block(&mut self) -> io::Result<Option<Vec<u8>>> {
         if self.done {
             return Ok(None);
         }
         let received = self.blocks.as_ref().map(Receiver::recv);
         match received {
-            Some(Ok(Ok(buf))) => Ok(Some(buf)),
+            Some(Ok(Ok((buf, parsed)))) => {
+                self.parsed = parsed;
+                Ok(Some(buf))
+            }
             Some(Ok(Err(e))) => {
                 self.done = true;
                 Err(e)
@@ -304,6 +372,10 @@ impl<F: ReadAt + ?Sized> Blocks for Prefetched<F> {
                 Ok(None)
             }
         }
+    }
+
+    fn take_parsed(&mut self) -> Vec<(u64, usize, T)> {
+        std::mem::take(&mut self.parsed)
     }
 
     fn recycle(&mut self, buf: Vec<u8>) {
@@ -319,7 +391,7 @@ impl<F: ReadAt + ?Sized> Blocks for Prefetched<F> {
     }
 }
 
-impl<F: ?Sized> Drop for Prefetched<F> {
+impl<F: ?Sized, T> Drop for Prefetched<F, T> {
     fn drop(&mut self) {
         // Closing both queues stops the reader at its next block, or while it waits
         // for a buffer; it is waited for so no thread outlives the read (at most one
@@ -339,8 +411,10 @@ impl<F: ?Sized> Drop for Prefetched<F> {
 /// yielded like any other, so a partially written record reaches the caller, which
 /// decides what to do with it. A line longer than [`MAX_LINE`] is yielded empty (so it
 /// counts as a bad line) and its bytes are passed over without being kept.
-pub struct ReverseLines<B> {
+pub struct ReverseLines<B: Blocks> {
     blocks: B,
+    /// Lines the source parsed, from the blocks taken so far, last line first.
+    parsed: VecDeque<(u64, usize, B::Parsed)>,
     /// File offset of `buf[0]`.
     start: u64,
     buf: Vec<u8>,
@@ -368,11 +442,27 @@ impl<F: ReadAt + Send + Sync + ?Sized + 'static> ReverseLines<Prefetched<F>> {
     }
 }
 
+impl<F: ReadAt + Send + Sync + ?Sized + 'static, T: Send + 'static> ReverseLines<Prefetched<F, T>> {
+    /// [`ReverseLines::prefetched`], the second thread also parsing the lines that lie
+    /// whole inside a block with `parse` (see [`Prefetched::parsing`]).
+    pub fn prefetched_parsing(
+        src: Arc<F>,
+        end: u64,
+        parse: impl Fn(&[u8]) -> Option<T> + Send + 'static,
+    ) -> io::Result<Self> {
+        Ok(ReverseLines::from_blocks(
+            Prefetched::parsing(src, end, parse)?,
+            end,
+        ))
+    }
+}
+
 impl<B: Blocks> ReverseLines<B> {
     /// Lines from the blocks of `[0, end)`.
     pub fn from_blocks(blocks: B, end: u64) -> Self {
         ReverseLines {
             blocks,
+            parsed: VecDeque::new(),
             start: end,
             buf: Vec::new(),
             end: 0,
@@ -389,6 +479,47 @@ impl<B: Blocks> ReverseLines<B> {
 
     /// The previous line and its byte offset in the file, or `None` at the start.
     pub fn next_line(&mut self) -> io::Result<Option<(u64, &[u8])>> {
+        let Some((offset, span)) = self.advance()? else {
+            return Ok(None);
+        };
+        Ok(Some((offset, self.slice(span))))
+    }
+
+    /// [`ReverseLines::next_line`], with what the source made of the line when it
+    /// parsed it.
+    pub fn next_line_parsed(&mut self) -> io::Result<Option<Line<'_, B::Parsed>>> {
+        let Some((offset, span)) = self.advance()? else {
+            return Ok(None);
+        };
+        let len = self.slice(span).len();
+        // Lines are handed out last first, as the source parsed them: what lies after
+        // this line was skipped (or is this line in another shape).
+        while self.parsed.front().is_some_and(|(at, _, _)| *at > offset) {
+            self.parsed.pop_front();
+        }
+        let value = match self.parsed.front() {
+            Some((at, n, _)) if *at == offset && *n == len => {
+                self.parsed.pop_front().map(|(_, _, v)| v)
+            }
+            _ => None,
+        };
+        Ok(Some(Line {
+            offset,
+            bytes: self.slice(span),
+            parsed: value,
+        }))
+    }
+
+    fn slice(&self, span: Span) -> &[u8] {
+        match span {
+            Span::Buf(from, to) => &self.buf[from..to],
+            Span::Long => &self.long,
+            Span::Skipped => &[],
+        }
+    }
+
+    /// The next line's offset, and where its bytes are.
+    fn advance(&mut self) -> io::Result<Option<(u64, Span)>> {
         // The last long line has been handed out and read: its memory is not held
         // while the lines before it are.
         if self.long.capacity() > 0 {
@@ -402,7 +533,7 @@ impl<B: Blocks> ReverseLines<B> {
                     continue;
                 }
                 let offset = self.start + from as u64;
-                return Ok(Some((offset, &self.buf[from..to])));
+                return Ok(Some((offset, Span::Buf(from, to))));
             }
             if self.start == 0 {
                 if self.end == 0 {
@@ -410,19 +541,26 @@ impl<B: Blocks> ReverseLines<B> {
                 }
                 let to = self.end;
                 self.end = 0;
-                return Ok(Some((0, &self.buf[..to])));
+                return Ok(Some((0, Span::Buf(0, to))));
             }
             if self.end >= self.long_line {
-                return self.long_line();
+                return self.long_line().map(Some);
             }
             self.prepend_block()?;
         }
     }
 
+    /// The source's next block, its parsed lines kept for [`ReverseLines::next_line_parsed`].
+    fn fetch(&mut self) -> io::Result<Option<Vec<u8>>> {
+        let block = self.blocks.next_block()?;
+        self.parsed.extend(self.blocks.take_parsed());
+        Ok(block)
+    }
+
     /// Puts the block before `start` in front of the unread part of the buffer (a
     /// short line's end, copied into the block's spare room).
     fn prepend_block(&mut self) -> io::Result<()> {
-        let Some(mut block) = self.blocks.next_block()? else {
+        let Some(mut block) = self.fetch()? else {
             return Err(short_source());
         };
         self.start -= block.len() as u64;
@@ -436,7 +574,7 @@ impl<B: Blocks> ReverseLines<B> {
     /// The rest of a line that began before `start`: the blocks before it are searched
     /// for its start and let go, then the line is read again at its own size, so it is
     /// held once. A line longer than the limit is passed over and yielded empty.
-    fn long_line(&mut self) -> io::Result<Option<(u64, &[u8])>> {
+    fn long_line(&mut self) -> io::Result<(u64, Span)> {
         let mut tail = std::mem::take(&mut self.buf);
         tail.truncate(self.end);
         let tail_start = self.start;
@@ -445,7 +583,7 @@ impl<B: Blocks> ReverseLines<B> {
             if self.start == 0 {
                 break (Vec::new(), 0);
             }
-            let Some(block) = self.blocks.next_block()? else {
+            let Some(block) = self.fetch()? else {
                 return Err(short_source());
             };
             self.start -= block.len() as u64;
@@ -469,7 +607,7 @@ impl<B: Blocks> ReverseLines<B> {
             self.blocks.recycle(tail);
             self.buf = head;
             self.end = head_end;
-            return Ok(Some((line_start, &[])));
+            return Ok((line_start, Span::Skipped));
         }
         self.long.reserve_exact(total);
         self.long.extend_from_slice(head_part);
@@ -481,8 +619,29 @@ impl<B: Blocks> ReverseLines<B> {
         self.blocks.recycle(tail);
         self.buf = head;
         self.end = head_end;
-        Ok(Some((line_start, &self.long)))
+        Ok((line_start, Span::Long))
     }
+}
+
+/// A line handed out by [`ReverseLines::next_line_parsed`].
+pub struct Line<'a, T> {
+    /// Where it starts in the file.
+    pub offset: u64,
+    /// Its bytes, without the line break.
+    pub bytes: &'a [u8],
+    /// What the source made of it, if it parsed it.
+    pub parsed: Option<T>,
+}
+
+/// Where a line handed out lies.
+#[derive(Clone, Copy)]
+enum Span {
+    /// In the buffer.
+    Buf(usize, usize),
+    /// In the long-line buffer.
+    Long,
+    /// Nowhere: a line over the limit, passed over.
+    Skipped,
 }
 
 /// The source gave fewer bytes than its length said: the file shrank while read.
@@ -529,10 +688,11 @@ mod tests {
         let end = data.len() as u64;
         if prefetch {
             let src = Arc::new(data.to_vec());
-            let blocks = Prefetched::with_geometry(src, end, block, capacity, 2).unwrap();
+            let blocks =
+                Prefetched::with_geometry(src, end, block, capacity, 2, |_| None::<()>).unwrap();
             collect(limited(blocks, end, long_line, max_line))
         } else {
-            let blocks = Sequential::new(Cursor::new(data.to_vec()), end, block, capacity);
+            let blocks = Sequential::<_>::new(Cursor::new(data.to_vec()), end, block, capacity);
             collect(limited(blocks, end, long_line, max_line))
         }
     }
@@ -637,7 +797,7 @@ mod tests {
     fn unread_stops_before_the_break_of_a_skipped_line() {
         let data = format!("ab\n{}\n", "x".repeat(40));
         let end = data.len() as u64;
-        let blocks = Sequential::new(Cursor::new(data.into_bytes()), end, 4, 12);
+        let blocks = Sequential::<_>::new(Cursor::new(data.into_bytes()), end, 4, 12);
         let mut r = limited(blocks, end, 8, 20);
         assert_eq!(
             r.next_line().unwrap().map(|(o, l)| (o, l.len())),
@@ -657,6 +817,61 @@ mod tests {
         assert!(r.next_line().is_err());
         let mut r = ReverseLines::prefetched(Arc::new(b"a\nb\n".to_vec()), 100).unwrap();
         assert!(r.next_line().is_err());
+    }
+
+    /// Lines parsed on the reader thread come back with the very line they were made
+    /// from, and a line whole inside a block (between two of its breaks) always does.
+    mod lines_parsed_by_the_reader {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(300))]
+            #[test]
+            fn match_their_lines(
+                parts in proptest::collection::vec((0usize..30, any::<bool>()), 0..40),
+                block in 1usize..40,
+            ) {
+                let mut data = Vec::new();
+                for (i, (len, newline)) in parts.iter().enumerate() {
+                    data.extend(std::iter::repeat_n(b'a' + (i % 26) as u8, *len));
+                    if *newline {
+                        data.push(b'\n');
+                    }
+                }
+                let end = data.len() as u64;
+                let src = Arc::new(data.clone());
+                let blocks = Prefetched::with_geometry(
+                    src, end, block, block_capacity(block, 8), 2, |line: &[u8]| Some(line.to_vec()),
+                ).unwrap();
+                let mut r = limited(blocks, end, 8, block + 8 + 100);
+                let mut got = Vec::new();
+                while let Some(Line { offset, bytes: line, parsed }) = r.next_line_parsed().unwrap() {
+                    if let Some(p) = &parsed {
+                        prop_assert_eq!(p.as_slice(), line);
+                    }
+                    got.push((offset, String::from_utf8_lossy(line).into_owned(), parsed.is_some()));
+                }
+                // The same lines as without parsing.
+                let plain: Vec<(u64, String)> = got.iter().map(|(o, l, _)| (*o, l.clone())).collect();
+                prop_assert_eq!(plain, naive(&data, block + 8 + 100));
+                // A line between two breaks of one block was parsed.
+                for (offset, line, parsed) in &got {
+                    let (from, to) = (*offset as usize, *offset as usize + line.len());
+                    // Block `k` holds the bytes `k * block` to `(k + 1) * block` back
+                    // from the end.
+                    let block_of = |at: usize| (data.len() - 1 - at) / block;
+                    // (A line over the limit comes back empty: nothing to parse.)
+                    let whole = !line.is_empty()
+                        && from > 0
+                        && to < data.len()
+                        && block_of(from - 1) == block_of(to);
+                    if whole {
+                        prop_assert!(*parsed, "line at {} not parsed", offset);
+                    }
+                }
+            }
+        }
     }
 
     /// Both sources, any block size and limits: the lines of a naive split.
