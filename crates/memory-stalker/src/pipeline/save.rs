@@ -10,7 +10,7 @@ use crate::config::Config;
 use crate::log::Log;
 use crate::memory::{FrontMatter, MemoryDoc, MemoryStore, Trigger};
 use crate::redact::redact_if;
-use crate::summary::facts::SessionFacts;
+use crate::summary::facts::{SegmentFacts, SessionFacts};
 use crate::summary::{self, Breaker, Choice, HEADLINE_CHARS, OFFLINE_SOURCE, Summary, offline};
 
 use super::job::SummaryJob;
@@ -307,9 +307,10 @@ pub fn render_memory(
     note: Option<&str>,
     earlier: &SessionFacts,
 ) -> RenderedMemory {
-    let extraction = transcript.extraction();
+    let (extraction, segment_facts) = extract_and_find_facts(transcript);
     let summary = offline::summarize(transcript, &extraction, config.lang);
-    let facts = SessionFacts::of_segment(transcript, &extraction, config.lang)
+    let facts = segment_facts
+        .with(&extraction, config.lang)
         .after(earlier, &extraction.files.modified);
     let mut front = front_matter(
         req,
@@ -337,6 +338,27 @@ pub fn render_memory(
         front: doc_front,
         extraction,
     }
+}
+
+/// The extraction of `transcript` and the facts of its segment, found side by side on
+/// two threads, each reading the whole segment: the extraction and the requests' facts
+/// here, the facts of the assistant's texts (the most costly: every sentence of every
+/// text with a cue word) beside them. Without a second thread, one after the other.
+fn extract_and_find_facts(transcript: &Transcript) -> (Extraction, SegmentFacts) {
+    std::thread::scope(|scope| {
+        let assistant = std::thread::Builder::new()
+            .name("facts".into())
+            .spawn_scoped(scope, || SegmentFacts::of_assistant(transcript));
+        let extraction = transcript.extraction();
+        let requests = SegmentFacts::of_requests(transcript);
+        let assistant = match assistant {
+            Ok(thread) => thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => SegmentFacts::of_assistant(transcript),
+        };
+        (extraction, requests.and(assistant))
+    })
 }
 
 /// The front matter of a memory of `extraction` summarised by `summary`.

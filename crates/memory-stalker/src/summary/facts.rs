@@ -43,22 +43,73 @@ pub struct SessionFacts {
     pub earlier_files: Vec<String>,
 }
 
-impl SessionFacts {
-    /// The facts of the segment `t` was read for.
-    pub fn of_segment(t: &Transcript, ex: &Extraction, lang: Lang) -> SessionFacts {
+/// The facts of a segment that are found without its extraction: the costly part (every
+/// request and every text of the assistant is read), so it can be found while the
+/// extraction is made.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SegmentFacts {
+    requests: Vec<String>,
+    constraints: Vec<String>,
+    stated_decisions: Vec<String>,
+    failed: Vec<String>,
+}
+
+impl SegmentFacts {
+    /// The facts of the segment `t` was read for, but the approved plan.
+    pub fn of(t: &Transcript) -> SegmentFacts {
+        SegmentFacts::of_requests(t).and(SegmentFacts::of_assistant(t))
+    }
+
+    /// What the user's requests in the segment give: the requests and the rules typed.
+    pub fn of_requests(t: &Transcript) -> SegmentFacts {
         let requests = t.segment_prompts();
-        let assistant = t.segment_assistant_texts();
-        SessionFacts {
+        SegmentFacts {
             requests: requests
                 .iter()
                 .filter(|r| !crate::transcript::is_continuation(r))
                 .map(|r| one_line(r, REQUEST_CHARS))
                 .collect(),
             constraints: offline::constraints(&requests),
-            decisions: offline::decisions(ex, &assistant, lang),
+            ..SegmentFacts::default()
+        }
+    }
+
+    /// What the assistant's texts in the segment give: decisions and failed approaches.
+    pub fn of_assistant(t: &Transcript) -> SegmentFacts {
+        let assistant = t.segment_assistant_texts();
+        SegmentFacts {
+            stated_decisions: offline::stated_decisions(&assistant),
             failed: offline::failed_approaches(&assistant),
+            ..SegmentFacts::default()
+        }
+    }
+
+    /// The facts of [`SegmentFacts::of_requests`] with those of
+    /// [`SegmentFacts::of_assistant`].
+    pub fn and(self, assistant: SegmentFacts) -> SegmentFacts {
+        SegmentFacts {
+            stated_decisions: assistant.stated_decisions,
+            failed: assistant.failed,
+            ..self
+        }
+    }
+
+    /// The segment's facts, with the plan the extraction `ex` found approved.
+    pub fn with(self, ex: &Extraction, lang: Lang) -> SessionFacts {
+        SessionFacts {
+            requests: self.requests,
+            constraints: self.constraints,
+            decisions: offline::with_plan(ex, self.stated_decisions, lang),
+            failed: self.failed,
             earlier_files: Vec::new(),
         }
+    }
+}
+
+impl SessionFacts {
+    /// The facts of the segment `t` was read for.
+    pub fn of_segment(t: &Transcript, ex: &Extraction, lang: Lang) -> SessionFacts {
+        SegmentFacts::of(t).with(ex, lang)
     }
 
     /// These facts after `earlier` (from the session's previous memory), without

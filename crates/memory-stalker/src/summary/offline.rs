@@ -191,21 +191,32 @@ pub(crate) fn constraints(requests: &[String]) -> Vec<String> {
     out
 }
 
-/// Decisions: the approved plan, then sentences of the assistant that state a choice
-/// (with their reasons), oldest first.
-pub(crate) fn decisions(ex: &Extraction, assistant_texts: &[&str], lang: Lang) -> Vec<String> {
-    let mut out = Vec::new();
-    if let Some(title) = ex
+/// Decisions: the plan `ex` found approved, if any, then `stated` (the assistant's, from
+/// [`stated_decisions`]), which are found without the extraction. A stated one that
+/// repeats the plan's line is left out.
+pub(crate) fn with_plan(ex: &Extraction, stated: Vec<String>, lang: Lang) -> Vec<String> {
+    let Some(title) = ex
         .plan
         .as_ref()
         .map(|p| p.title())
         .filter(|t| !t.is_empty())
-    {
-        out.push(match lang {
-            Lang::En => format!("Plan approved: {}", one_line(title, SENTENCE_CHARS)),
-            Lang::Zh => format!("已批准的计划：{}", one_line(title, SENTENCE_CHARS)),
-        });
-    }
+    else {
+        return stated;
+    };
+    let plan = match lang {
+        Lang::En => format!("Plan approved: {}", one_line(title, SENTENCE_CHARS)),
+        Lang::Zh => format!("已批准的计划：{}", one_line(title, SENTENCE_CHARS)),
+    };
+    let mut out = Vec::with_capacity(stated.len() + 1);
+    out.extend(stated.into_iter().filter(|s| *s != plan));
+    out.insert(0, plan);
+    out
+}
+
+/// The sentences of the assistant that state a choice (with their reasons), oldest
+/// first, without repeats.
+pub(crate) fn stated_decisions(assistant_texts: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
     // A sentence with a cue is in a text with it: most texts need no splitting.
     for text in assistant_texts
         .iter()
@@ -591,6 +602,30 @@ fn push_sentence(out: &mut Vec<String>, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The plan's line comes first and is not repeated, as when it was found first.
+    #[test]
+    fn the_approved_plan_leads_the_decisions_once() {
+        let mut ex = Extraction::empty();
+        let stated = vec![
+            "We chose SQLite because it needs no server.".to_string(),
+            "Plan approved: Cache the invoice totals".to_string(),
+            "I decided to keep the API.".to_string(),
+        ];
+        assert_eq!(with_plan(&ex, stated.clone(), Lang::En), stated);
+        ex.plan = Some(crate::transcript::Plan {
+            source: "input".into(),
+            text: "# Cache the invoice totals\n\n1. Add a cache".into(),
+        });
+        assert_eq!(
+            with_plan(&ex, stated, Lang::En),
+            vec![
+                "Plan approved: Cache the invoice totals",
+                "We chose SQLite because it needs no server.",
+                "I decided to keep the API.",
+            ]
+        );
+    }
 
     #[test]
     fn sentences_skip_code_and_list_markers() {

@@ -474,7 +474,9 @@ impl PreParsed {
     /// be of another kind, or broken, is left to this thread, whose options decide how
     /// far such a line is walked.
     fn of(line: &[u8], options: &record::LineOptions) -> Option<PreParsed> {
-        memchr::memmem::find(line, br#""tool_use_id""#)?;
+        static TOOL_RESULT: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+            std::sync::LazyLock::new(|| memchr::memmem::Finder::new(br#""tool_use_id""#));
+        TOOL_RESULT.find(line)?;
         let mut cost = skim::Cost::default();
         let record = record::parse(line, options, &mut cost).ok()?;
         matches!(record.entry, Entry::User(_)).then_some(PreParsed {
