@@ -819,6 +819,19 @@ mod tests {
         assert!(r.next_line().is_err());
     }
 
+    /// Runs of one letter (the next letter for each part), each part ending a line or
+    /// not.
+    fn text_of(parts: &[(usize, bool)]) -> Vec<u8> {
+        let mut data = Vec::new();
+        for (i, (len, newline)) in parts.iter().enumerate() {
+            data.extend(std::iter::repeat_n(b'a' + (i % 26) as u8, *len));
+            if *newline {
+                data.push(b'\n');
+            }
+        }
+        data
+    }
+
     /// Lines parsed on the reader thread come back with the very line they were made
     /// from, and a line whole inside a block (between two of its breaks) always does.
     mod lines_parsed_by_the_reader {
@@ -832,13 +845,7 @@ mod tests {
                 parts in proptest::collection::vec((0usize..30, any::<bool>()), 0..40),
                 block in 1usize..40,
             ) {
-                let mut data = Vec::new();
-                for (i, (len, newline)) in parts.iter().enumerate() {
-                    data.extend(std::iter::repeat_n(b'a' + (i % 26) as u8, *len));
-                    if *newline {
-                        data.push(b'\n');
-                    }
-                }
+                let data = text_of(&parts);
                 let end = data.len() as u64;
                 let src = Arc::new(data.clone());
                 let blocks = Prefetched::with_geometry(
@@ -891,13 +898,7 @@ mod tests {
                 max_extra in 0usize..80,
                 prefetch in any::<bool>(),
             ) {
-                let mut data = Vec::new();
-                for (i, (len, newline)) in parts.iter().enumerate() {
-                    data.extend(std::iter::repeat_n(b'a' + (i % 26) as u8, *len));
-                    if *newline {
-                        data.push(b'\n');
-                    }
-                }
+                let data = text_of(&parts);
                 let max_line = block + long_line + max_extra;
                 prop_assert_eq!(
                     small(&data, block, long_line, max_line, prefetch),
