@@ -157,12 +157,13 @@ impl Transcript {
             outputs: !options.output_heads_only,
             session_fields: true,
         };
-        let lines =
-            ReverseLines::prefetched_parsing(std::sync::Arc::new(file), size, move |line| {
-                PreParsed::of(line, &line_options)
-            })
-            .map_err(io_err)?;
-        Transcript::read_lines(path, lines, size, options)
+        let file = std::sync::Arc::new(file);
+        let parse = move |line: &[u8]| PreParsed::of(line, &line_options);
+        match ReverseLines::prefetched_parsing(std::sync::Arc::clone(&file), size, parse) {
+            Ok(lines) => Transcript::read_lines(path, lines, size, options),
+            // No second thread to be had: this one reads and parses it all.
+            Err(_) => Transcript::read_lines(path, ReverseLines::new(&*file, size), size, options),
+        }
     }
 
     /// Reads a transcript held in memory, as [`Transcript::read`] reads a file.

@@ -339,8 +339,11 @@ fn parse_whole_lines<T>(
     };
     for before in breaks {
         let line = &block[before + 1..after];
+        // A line whose parsing panics is left to the parser's thread, which then fails
+        // on it as it would have without this one.
         if !line.is_empty()
-            && let Some(value) = parse(line)
+            && let Ok(Some(value)) =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse(line)))
         {
             parsed.push((from + before as u64 + 1, line.len(), value));
         }
@@ -879,6 +882,35 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_line_whose_parsing_panics_is_left_to_the_parser() {
+        let data = b"first\nboom\nlast\n".to_vec();
+        let end = data.len() as u64;
+        let blocks = Prefetched::with_geometry(Arc::new(data), end, 64, 64, 2, |line: &[u8]| {
+            assert!(line != b"boom", "a parser bug");
+            Some(line.len())
+        })
+        .unwrap();
+        let mut r = limited(blocks, end, 8, 1000);
+        let mut got = Vec::new();
+        while let Some(line) = r.next_line_parsed().unwrap() {
+            got.push((
+                String::from_utf8_lossy(line.bytes).into_owned(),
+                line.parsed,
+            ));
+        }
+        // `first` has no break before it; `boom` and `last` lie between two, and only
+        // `boom`'s parsing failed.
+        assert_eq!(
+            got,
+            vec![
+                ("last".to_string(), Some(4)),
+                ("boom".to_string(), None),
+                ("first".to_string(), None)
+            ]
+        );
     }
 
     /// Both sources, any block size and limits: the lines of a naive split.
