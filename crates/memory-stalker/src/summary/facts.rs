@@ -55,11 +55,6 @@ pub struct SegmentFacts {
 }
 
 impl SegmentFacts {
-    /// The facts of the segment `t` was read for, but the approved plan.
-    pub fn of(t: &Transcript) -> SegmentFacts {
-        SegmentFacts::of_requests(t).and(SegmentFacts::of_assistant(t))
-    }
-
     /// What the user's requests in the segment give: the requests and the rules typed.
     pub fn of_requests(t: &Transcript) -> SegmentFacts {
         let requests = t.segment_prompts();
@@ -107,11 +102,6 @@ impl SegmentFacts {
 }
 
 impl SessionFacts {
-    /// The facts of the segment `t` was read for.
-    pub fn of_segment(t: &Transcript, ex: &Extraction, lang: Lang) -> SessionFacts {
-        SegmentFacts::of(t).with(ex, lang)
-    }
-
     /// These facts after `earlier` (from the session's previous memory), without
     /// repeats; `modified` (this memory's own files) is left out of the earlier files.
     pub fn after(self, earlier: &SessionFacts, modified: &[String]) -> SessionFacts {

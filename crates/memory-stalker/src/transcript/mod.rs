@@ -56,6 +56,17 @@ pub struct ReadOptions {
     pub output_heads_only: bool,
 }
 
+impl ReadOptions {
+    /// How far a line is read under these options, with or without the session fields.
+    fn line_options(&self, session_fields: bool) -> record::LineOptions {
+        record::LineOptions {
+            redact: self.redact,
+            outputs: !self.output_heads_only,
+            session_fields,
+        }
+    }
+}
+
 /// The task list at a known size of the transcript (from an earlier memory).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskCheckpoint {
@@ -152,11 +163,7 @@ impl Transcript {
         };
         let (file, len) = crate::fsutil::open_regular(path, true, None).map_err(io_err)?;
         let size = options.end.map_or(len, |e| e.min(len));
-        let line_options = record::LineOptions {
-            redact: options.redact,
-            outputs: !options.output_heads_only,
-            session_fields: true,
-        };
+        let line_options = options.line_options(true);
         let file = std::sync::Arc::new(file);
         let parse = move |line: &[u8]| PreParsed::of(line, &line_options);
         match ReverseLines::prefetched_parsing(std::sync::Arc::clone(&file), size, parse) {
@@ -237,11 +244,7 @@ impl Transcript {
             {
                 continue;
             }
-            let line_options = record::LineOptions {
-                redact: options.redact,
-                outputs: !options.output_heads_only,
-                session_fields: !newest.complete(),
-            };
+            let line_options = options.line_options(!newest.complete());
             let parsed = match parsed.map(Into::into) {
                 Some(PreParsed { record, json_bytes }) => {
                     cost.json_bytes += json_bytes;

@@ -124,34 +124,22 @@ impl ReadAt for std::fs::File {
 
 impl ReadAt for [u8] {
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
-        let from = usize::try_from(offset).map_err(|_| short_source())?;
-        let bytes = from
-            .checked_add(buf.len())
-            .and_then(|to| self.get(from..to))
-            .ok_or_else(short_source)?;
-        buf.copy_from_slice(bytes);
+        buf.copy_from_slice(bytes_at(self, offset, buf.len())?);
         Ok(())
     }
 
     fn append_at(&self, offset: u64, n: usize, buf: &mut Vec<u8>) -> io::Result<()> {
-        let from = usize::try_from(offset).map_err(|_| short_source())?;
-        let bytes = from
-            .checked_add(n)
-            .and_then(|to| self.get(from..to))
-            .ok_or_else(short_source)?;
-        buf.extend_from_slice(bytes);
+        buf.extend_from_slice(bytes_at(self, offset, n)?);
         Ok(())
     }
 }
 
-impl ReadAt for Vec<u8> {
-    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
-        self.as_slice().read_exact_at(buf, offset)
-    }
-
-    fn append_at(&self, offset: u64, n: usize, buf: &mut Vec<u8>) -> io::Result<()> {
-        self.as_slice().append_at(offset, n, buf)
-    }
+/// The `n` bytes of `bytes` at `offset`; fewer is an error, as for a file.
+fn bytes_at(bytes: &[u8], offset: u64, n: usize) -> io::Result<&[u8]> {
+    usize::try_from(offset)
+        .ok()
+        .and_then(|from| bytes.get(from..from.checked_add(n)?))
+        .ok_or_else(short_source)
 }
 
 /// Room left after a block in its buffer, so the end of a line that continues in the
@@ -173,19 +161,17 @@ fn read_block<R: Read + Seek>(
     src.read_exact(buf)
 }
 
-/// Blocks read when asked for, on the calling thread; it parses no line itself, so
-/// its `T` (what a parsed line would give) is only a type.
-pub struct Sequential<R, T = std::convert::Infallible> {
+/// Blocks read when asked for, on the calling thread; it parses no line itself.
+pub struct Sequential<R> {
     src: R,
     /// Offset where the next block ends.
     pos: u64,
     block: usize,
     capacity: usize,
     spare: Vec<Vec<u8>>,
-    parsed: std::marker::PhantomData<fn() -> T>,
 }
 
-impl<R: Read + Seek, T> Sequential<R, T> {
+impl<R: Read + Seek> Sequential<R> {
     fn new(src: R, end: u64, block: usize, capacity: usize) -> Self {
         Sequential {
             src,
@@ -193,13 +179,12 @@ impl<R: Read + Seek, T> Sequential<R, T> {
             block,
             capacity,
             spare: Vec::new(),
-            parsed: std::marker::PhantomData,
         }
     }
 }
 
-impl<R: Read + Seek, T> Blocks for Sequential<R, T> {
-    type Parsed = T;
+impl<R: Read + Seek> Blocks for Sequential<R> {
+    type Parsed = std::convert::Infallible;
 
     fn next_block(&mut self) -> io::Result<Option<Vec<u8>>> {
         if self.pos == 0 {
@@ -235,7 +220,7 @@ type BlockRead<T> = io::Result<(Vec<u8>, Vec<(u64, usize, T)>)>;
 ///
 /// The thread stops when the file's start is reached, on a read error (given as the
 /// next block), or when the source is dropped.
-pub struct Prefetched<F: ?Sized, T = std::convert::Infallible> {
+pub struct Prefetched<F: ?Sized, T> {
     src: Arc<F>,
     blocks: Option<Receiver<BlockRead<T>>>,
     returned: Option<SyncSender<Vec<u8>>>,
@@ -244,19 +229,12 @@ pub struct Prefetched<F: ?Sized, T = std::convert::Infallible> {
     parsed: Vec<(u64, usize, T)>,
 }
 
-impl<F: ReadAt + Send + Sync + ?Sized + 'static> Prefetched<F> {
-    /// Starts reading `[0, end)` of `src` backwards; a thread that cannot be started
-    /// is an error.
-    pub fn new(src: Arc<F>, end: u64) -> io::Result<Self> {
-        Prefetched::parsing(src, end, |_| None)
-    }
-}
-
 impl<F: ReadAt + Send + Sync + ?Sized + 'static, T: Send + 'static> Prefetched<F, T> {
-    /// [`Prefetched::new`], the reader thread also handing each line that lies whole
-    /// inside a block (between two line breaks) to `parse`: what it gives comes with
-    /// the block ([`Blocks::take_parsed`]). Parsing on that thread while this one parses
-    /// the rest puts both cores to work on a long segment.
+    /// Starts reading `[0, end)` of `src` backwards, the reader thread also handing each
+    /// line that lies whole inside a block (between two line breaks) to `parse`: what it
+    /// gives comes with the block ([`Blocks::take_parsed`]). Parsing on that thread
+    /// while this one parses the rest puts both cores to work on a long segment. A
+    /// thread that cannot be started is an error.
     pub fn parsing(
         src: Arc<F>,
         end: u64,
@@ -437,17 +415,10 @@ impl<R: Read + Seek> ReverseLines<Sequential<R>> {
     }
 }
 
-impl<F: ReadAt + Send + Sync + ?Sized + 'static> ReverseLines<Prefetched<F>> {
-    /// Starts reading `src` backwards from byte offset `end`, the blocks read ahead on
-    /// a second thread.
-    pub fn prefetched(src: Arc<F>, end: u64) -> io::Result<Self> {
-        Ok(ReverseLines::from_blocks(Prefetched::new(src, end)?, end))
-    }
-}
-
 impl<F: ReadAt + Send + Sync + ?Sized + 'static, T: Send + 'static> ReverseLines<Prefetched<F, T>> {
-    /// [`ReverseLines::prefetched`], the second thread also parsing the lines that lie
-    /// whole inside a block with `parse` (see [`Prefetched::parsing`]).
+    /// Starts reading `src` backwards from byte offset `end`, the blocks read ahead on
+    /// a second thread, which also parses the lines that lie whole inside a block with
+    /// `parse` (see [`Prefetched::parsing`]).
     pub fn prefetched_parsing(
         src: Arc<F>,
         end: u64,
@@ -482,10 +453,9 @@ impl<B: Blocks> ReverseLines<B> {
 
     /// The previous line and its byte offset in the file, or `None` at the start.
     pub fn next_line(&mut self) -> io::Result<Option<(u64, &[u8])>> {
-        let Some((offset, span)) = self.advance()? else {
-            return Ok(None);
-        };
-        Ok(Some((offset, self.slice(span))))
+        Ok(self
+            .next_line_parsed()?
+            .map(|line| (line.offset, line.bytes)))
     }
 
     /// [`ReverseLines::next_line`], with what the source made of the line when it
@@ -660,6 +630,11 @@ mod tests {
     use super::*;
     use std::io::Cursor;
 
+    /// A reader thread that parses no line.
+    fn no_parse(_: &[u8]) -> Option<std::convert::Infallible> {
+        None
+    }
+
     fn collect<B: Blocks>(mut r: ReverseLines<B>) -> Vec<(u64, String)> {
         let mut out = Vec::new();
         while let Some((off, line)) = r.next_line().unwrap() {
@@ -673,8 +648,10 @@ mod tests {
             Cursor::new(data.to_vec()),
             data.len() as u64,
         ));
-        let prefetched =
-            collect(ReverseLines::prefetched(Arc::new(data.to_vec()), data.len() as u64).unwrap());
+        let prefetched = collect(
+            ReverseLines::prefetched_parsing(Arc::<[u8]>::from(data), data.len() as u64, no_parse)
+                .unwrap(),
+        );
         assert_eq!(sequential, prefetched);
         sequential
     }
@@ -690,12 +667,11 @@ mod tests {
         let capacity = block_capacity(block, long_line);
         let end = data.len() as u64;
         if prefetch {
-            let src = Arc::new(data.to_vec());
-            let blocks =
-                Prefetched::with_geometry(src, end, block, capacity, 2, |_| None::<()>).unwrap();
+            let src: Arc<[u8]> = Arc::from(data);
+            let blocks = Prefetched::with_geometry(src, end, block, capacity, 2, no_parse).unwrap();
             collect(limited(blocks, end, long_line, max_line))
         } else {
-            let blocks = Sequential::<_>::new(Cursor::new(data.to_vec()), end, block, capacity);
+            let blocks = Sequential::new(Cursor::new(data.to_vec()), end, block, capacity);
             collect(limited(blocks, end, long_line, max_line))
         }
     }
@@ -800,7 +776,7 @@ mod tests {
     fn unread_stops_before_the_break_of_a_skipped_line() {
         let data = format!("ab\n{}\n", "x".repeat(40));
         let end = data.len() as u64;
-        let blocks = Sequential::<_>::new(Cursor::new(data.into_bytes()), end, 4, 12);
+        let blocks = Sequential::new(Cursor::new(data.into_bytes()), end, 4, 12);
         let mut r = limited(blocks, end, 8, 20);
         assert_eq!(
             r.next_line().unwrap().map(|(o, l)| (o, l.len())),
@@ -818,7 +794,8 @@ mod tests {
         // The length given is longer than the source: the first read comes up short.
         let mut r = ReverseLines::new(Cursor::new(b"a\nb\n".to_vec()), 100);
         assert!(r.next_line().is_err());
-        let mut r = ReverseLines::prefetched(Arc::new(b"a\nb\n".to_vec()), 100).unwrap();
+        let src: Arc<[u8]> = Arc::from(&b"a\nb\n"[..]);
+        let mut r = ReverseLines::prefetched_parsing(src, 100, no_parse).unwrap();
         assert!(r.next_line().is_err());
     }
 
@@ -850,7 +827,7 @@ mod tests {
             ) {
                 let data = text_of(&parts);
                 let end = data.len() as u64;
-                let src = Arc::new(data.clone());
+                let src: Arc<[u8]> = Arc::from(data.as_slice());
                 let blocks = Prefetched::with_geometry(
                     src, end, block, block_capacity(block, 8), 2, |line: &[u8]| Some(line.to_vec()),
                 ).unwrap();
@@ -888,7 +865,8 @@ mod tests {
     fn a_line_whose_parsing_panics_is_left_to_the_parser() {
         let data = b"first\nboom\nlast\n".to_vec();
         let end = data.len() as u64;
-        let blocks = Prefetched::with_geometry(Arc::new(data), end, 64, 64, 2, |line: &[u8]| {
+        let src: Arc<[u8]> = Arc::from(data);
+        let blocks = Prefetched::with_geometry(src, end, 64, 64, 2, |line: &[u8]| {
             assert!(line != b"boom", "a parser bug");
             Some(line.len())
         })
