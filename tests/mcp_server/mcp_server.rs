@@ -245,7 +245,7 @@ async fn show_answers() {
     );
     let latest = ok(&s, &client, "show_memory", json!({"target": "latest"})).await;
     assert!(
-        latest.starts_with("20260201_080000_c0ffee00.md (2026-02-01 08:00"),
+        latest.starts_with("Memory 20260201_080000_c0ffee00.md (2026-02-01 08:00"),
         "{latest}"
     );
     assert!(
@@ -265,12 +265,12 @@ async fn show_answers() {
     );
     let by_session = ok(&s, &client, "show_memory", json!({"target": "9b7282f9"})).await;
     assert!(
-        by_session.starts_with("20260130_091500_9b7282f9.md"),
+        by_session.starts_with("Memory 20260130_091500_9b7282f9.md"),
         "{by_session}"
     );
     let by_date = ok(&s, &client, "show_memory", json!({"target": "2026-02-01"})).await;
     assert!(
-        by_date.starts_with("20260201_080000_c0ffee00.md"),
+        by_date.starts_with("Memory 20260201_080000_c0ffee00.md"),
         "{by_date}"
     );
     client.cancel().await.unwrap();

@@ -7,6 +7,8 @@
 
 use crate::support;
 
+mod defects;
+
 use std::fs;
 use std::io::{Read, Write};
 use std::os::unix::fs::symlink;

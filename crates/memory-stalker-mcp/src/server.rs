@@ -169,7 +169,7 @@ impl MemoryServer {
                         }
                     )
                 } else {
-                    p.store.dir().display().to_string()
+                    memory_stalker::untrusted::path(p.store.dir())
                 };
                 return Ok(answer::nothing_matched(&query, &where_));
             }

@@ -66,12 +66,12 @@ impl Status {
         match &self.why {
             Why::File { file } => format!(
                 "{state}, set by {} ({{\"enabled\": {}}})",
-                file.display(),
+                crate::untrusted::path(file),
                 self.enabled
             ),
             Why::BadFile { file, problem } => format!(
                 "{state}, because {} cannot be read as {{\"enabled\": true}} or {{\"enabled\": false}} ({problem})",
-                file.display()
+                crate::untrusted::path(file)
             ),
             Why::Environment => {
                 format!("{state}, set by MEMORY_STALKER_ENABLED (no switch file applies)")

@@ -181,6 +181,11 @@ fn report_skipped(skipped: &[Skipped]) {
     let stderr = std::io::stderr();
     let mut err = stderr.lock();
     for s in skipped {
-        let _ = writeln!(err, "list-memories: skipped {}: {}", s.file, s.reason);
+        let _ = writeln!(
+            err,
+            "list-memories: skipped {}: {}",
+            memory_stalker::untrusted::terminal_line(&s.file, 300),
+            s.reason
+        );
     }
 }

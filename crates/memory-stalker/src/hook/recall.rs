@@ -15,8 +15,8 @@ use chrono::{DateTime, Local};
 use crate::memory::MemoryStore;
 use crate::memory::catalog::created_at;
 use crate::memory::store::read_front_matter;
-use crate::text::one_line;
 use crate::transcript::{TaskLine, TaskStatus, TodoItem};
+use crate::untrusted::line;
 
 /// The longest recall, in characters.
 pub const MAX_RECALL_CHARS: usize = 1_000;
@@ -73,9 +73,10 @@ pub fn recall_context(
     let _ = write!(
         out,
         "memory-stalker: this project's latest memory is from {} ({when}), session {}",
-        memory.date, memory.session
+        line(&memory.date, 40),
+        line(&memory.session, 20)
     );
-    let headline = one_line(&memory.summary, 140);
+    let headline = line(&memory.summary, 140);
     if headline.is_empty() {
         out.push_str(".\n");
     } else {
@@ -98,9 +99,9 @@ pub fn recall_context(
     let _ = write!(
         out,
         "Only this note is loaded. For what was done and decided, call the search_memories tool, or show_memory with target \"{}\"; the user can run /memory-stalker:resume.",
-        memory.file
+        line(&memory.file, 200)
     );
-    Some(crate::text::strip_controls(&clip(&out)).into_owned())
+    Some(clip(&out))
 }
 
 /// `text` cut to [`MAX_RECALL_CHARS`] at a line's end where possible.

@@ -7,7 +7,6 @@
 use std::cmp::Reverse;
 use std::fs;
 
-use crate::text::strip_controls;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -308,7 +307,10 @@ impl MemoryStore {
         read_opened(file, meta.len(), &mut bytes)?;
         let text = lossy(&bytes);
         let body = body_start(&text).map_or(&*text, |start| &text[start..]);
-        Some(strip_controls(&snippet(body, pos, len, SNIPPET_CHARS)).into_owned())
+        Some(crate::untrusted::line(
+            &snippet(body, pos, len, SNIPPET_CHARS),
+            2 * SNIPPET_CHARS,
+        ))
     }
 
     /// Searches one memory: read once, its body lower-cased once, each word counted
@@ -628,6 +630,19 @@ pub struct SearchHit {
     anchor: (usize, usize),
 }
 
+impl SearchHit {
+    /// A hit on `memory` with `hits` occurrences and its `snippet` (for searches that
+    /// rank memories themselves).
+    pub fn new(memory: MemoryEntry, hits: usize, snippet: String) -> SearchHit {
+        SearchHit {
+            memory,
+            hits,
+            snippet,
+            anchor: (0, 0),
+        }
+    }
+}
+
 const SNIPPET_CHARS: usize = 120;
 
 /// The words of a search, each with its substring search prepared once for every
@@ -923,7 +938,8 @@ fn entry_from(
         path: path.to_path_buf(),
         trigger: clean(fm.trigger.into()),
         tasks_total: fm.task_count,
-        tasks_open: fm.tasks_open,
+        // A hand-edited count cannot say "9 of 7 open".
+        tasks_open: fm.tasks_open.min(fm.task_count),
         summary: clean(fm.summary),
         summary_source: clean(fm.summary_source),
         size_bytes: size,
@@ -933,10 +949,10 @@ fn entry_from(
     })
 }
 
-/// `s` without control characters but newlines and tabs ([`strip_controls`]), kept
-/// as it is (no copy) when it has none.
+/// `s` as [`crate::untrusted::clean`] leaves it (no control, bidirectional or invisible
+/// character), kept as it is (no copy) when it has none.
 fn clean(s: String) -> String {
-    match strip_controls(&s) {
+    match crate::untrusted::clean(&s) {
         std::borrow::Cow::Owned(stripped) => Some(stripped),
         std::borrow::Cow::Borrowed(_) => None,
     }
@@ -1006,7 +1022,7 @@ fn legacy_from_text(text: &str) -> Result<FrontMatter, String> {
     for span in sections(text) {
         let body = &text[span.range.clone()];
         match span.section {
-            Some(Section::Tasks) => {
+            Section::Tasks => {
                 for l in body.lines().map(str::trim_start) {
                     if l.starts_with("- [x]") || l.starts_with("- [X]") {
                         total += 1;
@@ -1016,7 +1032,7 @@ fn legacy_from_text(text: &str) -> Result<FrontMatter, String> {
                     }
                 }
             }
-            Some(Section::AiSummary) if summary.is_empty() => {
+            Section::AiSummary if summary.is_empty() => {
                 summary = body
                     .lines()
                     .skip_while(|l| {

@@ -43,6 +43,11 @@ impl Section {
         Section::CompactionSummary,
     ];
 
+    /// Where the section comes in a memory our writer wrote (0 first).
+    pub fn order(self) -> usize {
+        Section::ALL.iter().position(|s| *s == self).unwrap_or(0)
+    }
+
     /// The stable key a user or skill names a section by (`show --section KEY`).
     pub fn key(self) -> &'static str {
         match self {

@@ -15,8 +15,8 @@ use crate::summary::{self, Breaker, Choice, HEADLINE_CHARS, OFFLINE_SOURCE, Summ
 
 use super::job::SummaryJob;
 use crate::memory::labels::{offline_note, pending_note};
-use crate::text::one_line;
 use crate::transcript::{Extraction, ReadOptions, Transcript};
+use crate::untrusted::line;
 
 /// What to save.
 #[derive(Debug, Clone)]
@@ -280,10 +280,11 @@ fn brief(front: &FrontMatter, extraction: &Extraction, lang: crate::Lang) -> Str
     let l = crate::memory::labels::Labels::of(lang);
     let mut front = front.clone();
     front.todos = None;
-    let prompt = extraction
-        .last_prompt
-        .as_ref()
-        .map_or_else(|| l.no_prompt.to_string(), |p| one_line(&p.text, 600));
+    // Quoted: the request is the user's text, and no line of it may be taken for ours.
+    let prompt = extraction.last_prompt.as_ref().map_or_else(
+        || l.no_prompt.to_string(),
+        |p| crate::untrusted::quote(&p.text, 600, "> "),
+    );
     format!(
         "{}\n# {} — {}\n\n> This is a shortened memory: the whole one could not be written (a full disk or a file-size limit).\n\n## {}\n\n{}\n## {}\n\n{}\n",
         front.render(),
@@ -381,7 +382,7 @@ pub(crate) fn front_matter(
         transcript: req.transcript.to_string_lossy().into_owned(),
         task_count,
         tasks_open,
-        summary: one_line(&summary.headline, HEADLINE_CHARS),
+        summary: line(&summary.headline, HEADLINE_CHARS),
         summary_source: source.to_string(),
         prompt_id: req.prompt_id.clone(),
         lang: config.lang,

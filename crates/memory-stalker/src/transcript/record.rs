@@ -25,7 +25,7 @@ pub(crate) const TEXT_KEEP_CHARS: usize = 32_000;
 
 /// A prompt's or reply's text as kept: redacted (when asked) before any cut.
 fn kept_text(text: String, redact: bool) -> String {
-    let text = match crate::text::strip_controls(&text) {
+    let text = match crate::untrusted::clean(&text) {
         Cow::Owned(clean) => clean,
         Cow::Borrowed(_) => text,
     };
@@ -849,7 +849,7 @@ fn describe_tool(name: &str, inp: &Input, redact: bool, cost: &mut Cost) -> (Str
     };
     let mut detail = detail;
     clean_detail(&mut detail, redact);
-    let summary = crate::text::strip_controls(&summary).into_owned();
+    let summary = crate::untrusted::clean(&summary).into_owned();
     (
         one_line(&redact_if(redact, &summary), SUMMARY_CHARS),
         detail,
@@ -860,7 +860,7 @@ fn describe_tool(name: &str, inp: &Input, redact: bool, cost: &mut Cost) -> (Str
 /// control characters out, and redacted when asked.
 fn clean_detail(detail: &mut ToolDetail, redact: bool) {
     let text = |t: &mut String| {
-        if let Cow::Owned(c) = crate::text::strip_controls(t) {
+        if let Cow::Owned(c) = crate::untrusted::clean(t) {
             *t = c;
         }
         if let Cow::Owned(r) = redact_if(redact, t) {
@@ -893,7 +893,7 @@ fn clean_detail(detail: &mut ToolDetail, redact: bool) {
             plan.as_mut().map(text);
         }
         ToolDetail::Modifies(path) | ToolDetail::Reads(path) => {
-            if let Cow::Owned(c) = crate::text::strip_controls(path) {
+            if let Cow::Owned(c) = crate::untrusted::clean(path) {
                 *path = c;
             }
         }

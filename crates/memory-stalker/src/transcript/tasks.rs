@@ -9,7 +9,7 @@ use std::time::SystemTime;
 use serde::{Deserialize, Serialize};
 
 use super::record::{Entry, Record, ToolDetail, UserMsg};
-use crate::text::one_line;
+use crate::untrusted::line;
 
 /// Which mechanism the task list came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -138,7 +138,7 @@ impl TodoItem {
     /// The task as a line in `style` (no line end), its content made one line of at
     /// most `max` characters.
     pub fn line(&self, style: TaskLine, max: usize) -> String {
-        let content = one_line(&self.content, max);
+        let content = line(&self.content, max);
         let bullet = match style {
             TaskLine::Inline | TaskLine::Inspect => "",
             TaskLine::Memory { .. } | TaskLine::Restore | TaskLine::Recall => "- ",
