@@ -236,6 +236,7 @@ fn input(values: &[String]) -> Input {
             summary: v.take(),
             summary_source: v.take(),
             size_bytes: 10,
+            too_large: false,
             format: 1,
             lang: Lang::En,
             order: Default::default(),

@@ -897,3 +897,45 @@ fn answers_snapshot() {
     ];
     insta::assert_snapshot!("answers", runs.join("\n"));
 }
+
+/// Issue 25, defect 4: a memory larger than the tools read is listed (marked), found
+/// and searched, and `show` says why it does not print it, instead of failing on it.
+#[test]
+fn a_memory_too_large_to_show_is_listed_and_said_so() {
+    let s = Sandbox::new();
+    fs::create_dir_all(s.memories()).unwrap();
+    let body = format!(
+        "# Session memory\n\n## Last complete interaction\n\n```text\nneedle {}\n```\n",
+        "x".repeat(9 << 20)
+    );
+    memory(
+        &s.memories(),
+        "20260129_173000_big00001.md",
+        "big00001-aaaa",
+        "2026-01-29T17:30:00+00:00",
+        (0, 0),
+        "A huge one",
+        "en",
+        &body,
+    );
+    let project = s.project().to_string_lossy().into_owned();
+    let run = |args: &[&str]| {
+        let mut all = vec!["--project", project.as_str()];
+        all.extend_from_slice(args);
+        let out = s.run(BIN, &all, b"");
+        let (stdout, stderr) = text(&out);
+        (out.status.code(), stdout, stderr)
+    };
+    let (code, table, _) = run(&[]);
+    assert_eq!(code, Some(0));
+    assert!(table.contains("(too large to show)"), "{table}");
+    let (_, json, _) = run(&["--json"]);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["memories"][0]["too_large"], true, "{json}");
+    let (code, out, err) = run(&["show", "latest"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(err.contains("over the 8 MiB list-memories reads"), "{err}");
+    let (code, found, _) = run(&["search", "needle"]);
+    assert_eq!(code, Some(0), "{found}");
+    assert!(found.contains("20260129_173000_big00001.md"), "{found}");
+}

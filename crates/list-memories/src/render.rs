@@ -136,6 +136,10 @@ pub fn table(entries: &[MemoryEntry], style: &Style) -> String {
         pad_into(&mut out, summary, summary_w);
         out.push_str("  ");
         out.push_str(&style.dim(&bytes(e.size_bytes)));
+        if e.too_large {
+            // Listed by its front matter, but `show` will not print it.
+            out.push_str(" (too large to show)");
+        }
         out.push('\n');
     }
     out

@@ -354,6 +354,16 @@ pub fn no_section(m: &MemoryEntry, section: Section) -> String {
     ))
 }
 
+/// The error of `show_memory` when the memory is larger than the tools read.
+pub fn too_large(m: &MemoryEntry) -> String {
+    bounded(format!(
+        "Memory {} is {} bytes, over the 8 MiB the tools read (it was not written by this version of memory-stalker); it is not shown. It is at {}.",
+        clean(&m.file, 200),
+        m.size_bytes,
+        path(&m.path)
+    ))
+}
+
 /// The error for a section name that is none of ours.
 pub fn unknown_section(name: &str) -> String {
     bounded(format!(

@@ -215,6 +215,7 @@ impl MemoryServer {
                 Shown::NotFound(found) => Err(answer::not_found(&found, p.store.dir())),
                 Shown::Ambiguous(found) => Err(answer::ambiguous(&target, &found)),
                 Shown::NoSection { memory, section } => Err(answer::no_section(&memory, section)),
+                Shown::TooLarge(memory) => Err(answer::too_large(&memory)),
             },
         )
         .await

@@ -59,6 +59,15 @@ pub fn run(ctx: Context<'_>, args: ShowArgs) -> anyhow::Result<ExitCode> {
             );
             return Ok(ExitCode::from(1));
         }
+        Shown::TooLarge(memory) => {
+            eprintln!(
+                "{} is {}, over the 8 MiB list-memories reads; it is not shown (open {} in an editor)",
+                memory_stalker::untrusted::terminal_line(&memory.file, 200),
+                memory_stalker::transcript::bytes(memory.size_bytes),
+                crate::render::shown(&memory.path)
+            );
+            return Ok(ExitCode::from(1));
+        }
         Shown::NoSection { memory, section } => {
             eprintln!(
                 "{} has no {} section",

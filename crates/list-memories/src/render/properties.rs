@@ -50,6 +50,7 @@ fn entry(v: &[String], at: usize) -> MemoryEntry {
         summary: v[at + 7].clone(),
         summary_source: v[at + 8].clone(),
         size_bytes: 1_234,
+        too_large: false,
         format: 1,
         lang: Lang::En,
         order: Default::default(),

@@ -49,6 +49,9 @@ pub struct MemoryEntry {
     pub summary_source: String,
     /// The file's size.
     pub size_bytes: u64,
+    /// Larger than the tools read (`MAX_MEMORY_BYTES`): listed and found by its front
+    /// matter, searched in its first 8 MiB, but `show` says so instead of printing it.
+    pub too_large: bool,
     /// Format version: 1, or 0 for the original design's files.
     pub format: u32,
     /// The language of its headings.
@@ -281,8 +284,9 @@ impl MemoryStore {
         let query = Query::new(&words);
         let mut hits: Vec<SearchHit> = in_parallel(&names, |scratch: &mut SearchScratch, name| {
             let path = self.dir().join(name);
-            let opened =
-                fsutil::open_regular_with_metadata(&path, false, Some(MAX_MEMORY_BYTES)).ok()?;
+            // A memory larger than the tools read is searched in its first
+            // `MAX_MEMORY_BYTES` (`read_opened` stops there), and found as too large.
+            let opened = fsutil::open_regular_with_metadata(&path, false, None).ok()?;
             Self::search_memory(&path, opened, &query, scratch)
         })
         .into_iter()
@@ -301,8 +305,7 @@ impl MemoryStore {
     /// The snippet at `anchor` of the memory at `path`, read again as the search read
     /// it (a memory is replaced by a new file, never rewritten in place).
     fn snippet_of(path: &Path, (pos, len): (usize, usize)) -> Option<String> {
-        let (file, meta) =
-            fsutil::open_regular_with_metadata(path, false, Some(MAX_MEMORY_BYTES)).ok()?;
+        let (file, meta) = fsutil::open_regular_with_metadata(path, false, None).ok()?;
         let mut bytes = Vec::new();
         read_opened(file, meta.len(), &mut bytes)?;
         let text = lossy(&bytes);
@@ -529,6 +532,9 @@ pub enum Shown {
     NotFound(Found),
     /// More than one memory matches: the target must name one of them.
     Ambiguous(Found),
+    /// The memory is larger than the tools read ([`MAX_MEMORY_BYTES`]): it is not one of
+    /// ours, or it was written before memories were bounded.
+    TooLarge(MemoryEntry),
     /// The memory has no such section (a memory of the original design, say).
     NoSection {
         /// The memory.
@@ -550,6 +556,9 @@ impl MemoryStore {
             });
         }
         let memory = found.matches.remove(0);
+        if memory.too_large {
+            return Ok(Shown::TooLarge(memory));
+        }
         let text = MemoryStore::read(&memory.path)?;
         Ok(match section {
             None => Shown::Memory {
@@ -943,6 +952,7 @@ fn entry_from(
         summary: clean(fm.summary),
         summary_source: clean(fm.summary_source),
         size_bytes: size,
+        too_large: size > MAX_MEMORY_BYTES,
         format: fm.format,
         lang: fm.lang,
         order,

@@ -24,6 +24,9 @@ pub const FORMAT_VERSION: u32 = 1;
 
 /// Most tool calls listed under the reply; the rest are counted.
 const MAX_LISTED_CALLS: usize = 40;
+/// Longest `todos` line written in a front matter, in bytes: the front matter is read
+/// whole (up to 256 KiB) to list a memory.
+const MAX_TODOS_JSON: usize = 64 * 1024;
 /// Longest `/compact` instructions kept, in characters.
 const CUSTOM_INSTRUCTIONS_CHARS: usize = 4_000;
 /// Longest Claude Code compaction summary kept, in characters.
@@ -162,9 +165,13 @@ impl FrontMatter {
             let _ = writeln!(out, "transcript_bytes: {b}");
         }
         if let Some(t) = &self.todos {
-            // JSON is valid YAML flow syntax, and keeps the list on one line.
+            // JSON is valid YAML flow syntax, and keeps the list on one line. A list too
+            // long for a front matter that listing reads whole is left out: later reads
+            // find it in the transcript instead of at this checkpoint.
             let json = untrusted::json_of(t).unwrap_or_else(|| "null".into());
-            let _ = writeln!(out, "todos: {json}");
+            if json.len() <= MAX_TODOS_JSON {
+                let _ = writeln!(out, "todos: {json}");
+            }
         }
         out.push_str("---\n");
         out
@@ -376,7 +383,8 @@ impl MemoryDoc<'_> {
             trigger_text(&self.front.trigger)
         );
         if let Some(ci) = self.custom_instructions.filter(|c| !c.trim().is_empty()) {
-            let ci = crate::text::prefix_chars(ci.trim(), CUSTOM_INSTRUCTIONS_CHARS);
+            let ci = clip(ci.trim(), CUSTOM_INSTRUCTIONS_CHARS);
+            let ci = ci.as_ref();
             if untrusted::clean(ci).contains('\n') {
                 let _ = writeln!(out, "- {}:\n\n{}", l.custom_instructions, block("text", ci));
             } else {
@@ -605,8 +613,22 @@ fn list<T>(out: &mut String, items: &[T], none: &str, f: impl Fn(&T) -> String) 
 /// The `## Claude Code compaction summary` section.
 pub fn render_compaction_summary(text: &str, lang: Lang) -> String {
     let l = Labels::of(lang);
-    let text = crate::text::prefix_chars(text.trim(), COMPACTION_SUMMARY_CHARS);
-    format!("## {}\n\n{}", l.compaction_summary, block("markdown", text))
+    let text = clip(text.trim(), COMPACTION_SUMMARY_CHARS);
+    format!(
+        "## {}\n\n{}",
+        l.compaction_summary,
+        block("markdown", &text)
+    )
+}
+
+/// `text` cut to its head and tail around a marker when over `max` characters. Text from
+/// a hook's input is redacted only with the memory, after this cut: a cut text is
+/// redacted before it is cut, so no piece of a secret is left on either side of it.
+fn clip(text: &str, max: usize) -> Cow<'_, str> {
+    if text.chars().count() <= max {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(crate::redact::Clipped::new(text, max).render(max, true))
 }
 
 /// A tool's name as a memory shows it: one line (a transcript can name a tool anything).

@@ -35,6 +35,12 @@ pub const GITIGNORE: &str = "\
 /// and replies are kept head and tail); a bigger file is not one of ours.
 pub const MAX_MEMORY_BYTES: u64 = 8 * 1024 * 1024;
 
+/// Largest memory written: every part of a memory is bounded (a prompt, a request, a
+/// reply, a plan, Claude Code's summary, the task list), which keeps one far below this;
+/// a memory rendered larger all the same is written in its short form, so that every
+/// memory stays readable by the tools ([`MAX_MEMORY_BYTES`]) after later edits too.
+pub const MAX_WRITTEN_BYTES: u64 = MAX_MEMORY_BYTES / 2;
+
 /// Temporary files older than this were left by a save that was killed.
 const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(3600);
 

@@ -123,7 +123,18 @@ pub fn save_memory(
         note.as_deref(),
         &earlier,
     );
-    let content = &memory.text;
+    let short;
+    let content = if memory.text.len() as u64 > crate::memory::store::MAX_WRITTEN_BYTES {
+        log.warn(&format!(
+            "the memory came to {} bytes, over the {} a memory may have; its short form is saved",
+            memory.text.len(),
+            crate::memory::store::MAX_WRITTEN_BYTES
+        ));
+        short = memory.brief(config);
+        &short
+    } else {
+        &memory.text
+    };
 
     let primary = if req.project.is_dir() {
         store.save_new(&now, &session_id, content)

@@ -258,7 +258,12 @@ pub(super) fn extract(t: &Transcript) -> Extraction {
                 .map(prompt_at);
         }
     }
-    ex.plan = plan(records, t.options.plans_dir.as_deref(), &results);
+    ex.plan = plan(
+        records,
+        t.options.plans_dir.as_deref(),
+        &results,
+        t.options.redact,
+    );
     ex
 }
 
@@ -393,11 +398,49 @@ fn reply(
         Some(i) if i < texts.len() => Some(texts[..i].iter().map(|t| t.len() + 2).sum()),
         Some(_) => None,
     };
+    let (text, closing_at) = within_budget(text, closing_at);
     (!texts.is_empty() || !tool_calls.is_empty()).then_some(Reply {
         text,
         tool_calls,
         closing_at,
     })
+}
+
+/// Longest reply kept, all its texts together (each was already cut to
+/// [`super::record::TEXT_KEEP_CHARS`]): one long autonomous turn of hundreds of texts
+/// keeps its head and its tail, where the assistant's last words are.
+pub(crate) const REPLY_KEEP_CHARS: usize = 32_000;
+
+/// `text` cut to its first and last [`REPLY_KEEP_CHARS`]` / 2` characters around a line
+/// that says how much was left out, and `closing_at` moved with it: into the kept tail
+/// when the closing block began in what was left out. The texts were redacted when they
+/// were read, so the cut leaves no piece of a secret.
+fn within_budget(text: String, closing_at: Option<usize>) -> (String, Option<usize>) {
+    let total = text.chars().count();
+    if total <= REPLY_KEEP_CHARS {
+        return (text, closing_at);
+    }
+    let half = REPLY_KEEP_CHARS / 2;
+    let head_end = text.char_indices().nth(half).map_or(text.len(), |(i, _)| i);
+    let tail_start = text
+        .char_indices()
+        .nth(total - half)
+        .map_or(text.len(), |(i, _)| i);
+    let marker = format!(
+        "\n\n[… {} characters of this reply omitted: it was {total} characters long …]\n\n",
+        total - 2 * half
+    );
+    let cut = format!("{}{marker}{}", &text[..head_end], &text[tail_start..]);
+    let closing_at = closing_at.map(|at| {
+        if at <= head_end {
+            at
+        } else if at >= tail_start {
+            at - tail_start + head_end + marker.len()
+        } else {
+            head_end + marker.len()
+        }
+    });
+    (cut, closing_at)
 }
 
 /// Whether a tool keeps the task list rather than doing the work: it ends no reply's
@@ -499,6 +542,7 @@ fn plan(
     records: &[Record],
     plans_dir: Option<&Path>,
     results: &HashMap<&str, bool>,
+    redact: bool,
 ) -> Option<Plan> {
     let (idx, call_id, inline) = records
         .iter()
@@ -527,19 +571,30 @@ fn plan(
                 .unwrap_or_else(|| format!("(plan kept by Claude Code in {file})"))
         }
     };
+    // An inline plan was redacted as it was read; a plan file is redacted with the
+    // memory. Either way the cut comes after redaction.
+    let text = if text.chars().count() > PLAN_KEEP_CHARS {
+        crate::redact::Clipped::new(&text, PLAN_KEEP_CHARS).render(PLAN_KEEP_CHARS, redact)
+    } else {
+        text
+    };
     Some(Plan {
         source: "ExitPlanMode".into(),
         text,
     })
 }
 
+/// Longest plan kept: a longer one keeps its head and tail around a marker.
+const PLAN_KEEP_CHARS: usize = 32_000;
+
 /// Reads a plan file, but only inside Claude Code's plans directory: the path comes
 /// from the transcript, which is not trusted to name arbitrary files.
 fn read_plan_file(file: &Path, plans_dir: Option<&Path>) -> Option<String> {
     let dir = fs::canonicalize(plans_dir?).ok()?;
     let file = fs::canonicalize(file).ok()?;
-    if !file.starts_with(&dir) || fs::metadata(&file).ok()?.len() > MAX_PLAN_FILE {
+    if !file.starts_with(&dir) {
         return None;
     }
-    fs::read_to_string(file).ok()
+    // A regular file only (a FIFO would never end), no larger than the cap.
+    crate::fsutil::read_regular(&file, MAX_PLAN_FILE).ok()
 }

@@ -926,3 +926,61 @@ fn a_large_segment_is_skimmed_not_parsed() {
         );
     }
 }
+
+/// Issue 25, defect 4: the cap was per text block, so one long autonomous turn of
+/// hundreds of texts made a memory larger than the tools read. The reply as a whole
+/// keeps its head and tail, says what it left out, and its closing words survive.
+#[test]
+fn a_long_reply_is_cut_as_a_whole_and_keeps_its_closing_words() {
+    let mut t = T::default();
+    t.prompt("Refactor every module");
+    for i in 0..300 {
+        t.say(&format!(
+            "Block {i}: {}",
+            "more and more refactoring. ".repeat(1_000)
+        ));
+        t.call(&format!("c{i}"), "Edit", json!({"file_path": "/proj/a.rs"}));
+        t.result(&format!("c{i}"), "ok", false);
+    }
+    t.say("All modules refactored; the tests pass.");
+    let reply = t.extract().reply.unwrap();
+    let chars = reply.text.chars().count();
+    assert!(chars <= 32_200, "{chars} characters");
+    assert!(reply.text.starts_with("Block 0: "), "{}", &reply.text[..40]);
+    assert!(reply.text.contains("characters of this reply omitted"));
+    assert_eq!(
+        reply.closing(),
+        Some("All modules refactored; the tests pass.")
+    );
+    assert_eq!(reply.tool_calls.len(), 300);
+    // A closing block that began in what was left out starts where the tail does.
+    let mut t = T::default();
+    t.prompt("Write the report");
+    t.call("c", "Edit", json!({"file_path": "/proj/a.rs"}));
+    t.result("c", "ok", false);
+    for i in 0..100 {
+        t.say(&format!("Part {i}: {}", "the report goes on. ".repeat(100)));
+    }
+    let reply = t.extract().reply.unwrap();
+    let closing = reply.closing().unwrap();
+    assert!(
+        closing.starts_with("the report goes on") || closing.starts_with("Part "),
+        "{}",
+        &closing[..40]
+    );
+    assert!(reply.text.ends_with(closing));
+}
+
+/// A plan of megabytes keeps its head and tail, like a prompt.
+#[test]
+fn a_huge_plan_is_kept_head_and_tail() {
+    let mut t = T::default();
+    t.prompt("plan it");
+    let plan = format!("# Big plan\n{}", "step\n".repeat(200_000));
+    t.call("p", "ExitPlanMode", json!({"plan": plan}));
+    t.result("p", "ok", false);
+    let ex = t.extract();
+    let text = ex.plan.unwrap().text;
+    assert!(text.chars().count() < 33_000, "{}", text.chars().count());
+    assert!(text.starts_with("# Big plan") && text.contains("characters omitted"));
+}
