@@ -237,6 +237,8 @@ fn input(values: &[String]) -> Input {
             summary_source: v.take(),
             size_bytes: 10,
             too_large: false,
+            provenance: Default::default(),
+            future: false,
             format: 1,
             lang: Lang::En,
             order: Default::default(),
@@ -481,8 +483,13 @@ fn a_hand_edited_memory_adds_no_line_to_the_recall() {
             .render()
         );
         let name = "20261120_120000_abcdef12.md";
-        std::fs::write(dir.path().join(name), text).unwrap();
-        let store = memory_stalker::memory::MemoryStore::new(dir.path());
+        // Signed as this machine's: the recall speaks only of the user's own memories.
+        let writer = std::sync::Arc::new(memory_stalker::memory::provenance::Writer::at(
+            dir.path().join(".key/writer.key"),
+        ));
+        let key = writer.key_or_create().unwrap();
+        std::fs::write(dir.path().join(name), key.sign(name, &text)).unwrap();
+        let store = memory_stalker::memory::MemoryStore::new(dir.path()).with_writer(Some(writer));
         let now =
             chrono::TimeZone::with_ymd_and_hms(&chrono::Local, 2026, 11, 21, 12, 0, 0).unwrap();
         memory_stalker::hook::recall::recall_context(&store, None, now, 7).unwrap_or_default()

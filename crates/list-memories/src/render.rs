@@ -129,6 +129,15 @@ pub fn table(entries: &[MemoryEntry], style: &Style) -> String {
         } else {
             &e.summary
         };
+        // Not the user's own (docs/design.md §4.10): said before the headline.
+        let marked;
+        let summary = match e.mark() {
+            Some(mark) => {
+                marked = format!("[{mark}] {summary}");
+                marked.as_str()
+            }
+            None => summary,
+        };
         let _ = write!(out, "{:>3}  ", i + 1);
         pad_into(&mut out, &e.date, 18);
         pad_into(&mut out, &e.session, 10);

@@ -49,13 +49,29 @@ fn tasks(e: &MemoryEntry) -> String {
     }
 }
 
-/// The memory's headline, or a placeholder when it has none.
+/// The memory's headline, or a placeholder when it has none; a memory that is not the
+/// user's own says so first (docs/design.md §4.10).
 fn headline(e: &MemoryEntry) -> String {
     let h = clean(&e.summary, HEADLINE_CHARS);
-    if h.is_empty() {
+    let h = if h.is_empty() {
         "(no summary)".into()
     } else {
         h
+    };
+    match e.mark() {
+        Some(_) => format!("{} {h}", provenance_note(e)),
+        None => h,
+    }
+}
+
+/// Why a memory is not the user's own, for a model to weigh it.
+fn provenance_note(e: &MemoryEntry) -> &'static str {
+    match e.mark() {
+        Some("future") => "[dated in the future: unverified]",
+        Some(_) => {
+            "[foreign: not written by memory-stalker on this machine (a repository's or another machine's, or edited); unverified]"
+        }
+        None => "",
     }
 }
 
@@ -247,11 +263,15 @@ pub fn listing(l: &Listing, filter: Option<&str>, dir: &Path) -> String {
 pub fn memory(m: &MemoryEntry, section: Option<Section>, text: &str) -> String {
     let file = clean(&m.file, 200);
     let head = format!(
-        "Memory {file} ({}, session {}, {}){}:\n\n",
+        "Memory {file} ({}, session {}, {}){}{}:\n\n",
         clean(&m.date, 40),
         clean(&m.session, 20),
         tasks(m),
-        section.map_or(String::new(), |s| format!(", section {}", s.key()))
+        section.map_or(String::new(), |s| format!(", section {}", s.key())),
+        match m.mark() {
+            Some(_) => format!(" {}", provenance_note(m)),
+            None => String::new(),
+        }
     );
     let text = untrusted::clean(text);
     let total = head.chars().count() + text.chars().count();

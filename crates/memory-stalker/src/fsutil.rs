@@ -252,6 +252,31 @@ pub fn create_new_atomic(
     result
 }
 
+/// [`create_new_atomic`], with a content made for each name tried (a memory's MAC covers
+/// its file name): a name already taken is passed over before anything is written for
+/// it, and one taken between that look and the link costs a second temporary file.
+pub fn create_new_atomic_with(
+    dir: &Path,
+    names: impl IntoIterator<Item = String>,
+    content: impl Fn(&str) -> String,
+) -> io::Result<PathBuf> {
+    for name in names {
+        let target = dir.join(&name);
+        if fs::symlink_metadata(&target).is_ok() {
+            continue;
+        }
+        match create_new_atomic(dir, [name.clone()], content(&name).as_bytes()) {
+            Ok(p) => return Ok(p),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        "every candidate name is taken",
+    ))
+}
+
 /// Atomically creates `path` with `content` unless something (a file, a link, anything)
 /// already has that name; returns whether it created the file.
 pub fn create_if_absent(path: &Path, content: &[u8]) -> io::Result<bool> {

@@ -6,17 +6,17 @@
 //! (nothing, when the defect is fixed). The table prints one line per row.
 
 use std::fs;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::os::unix::fs::symlink;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use super::{HOOK, SID, list_bin, mkfifo};
+use crate::support::mcp::{Mcp, call as mcp_call};
 use crate::support::{Sandbox, sample_transcript};
 
 /// One row: the defect it covers, what it does, and the check.
@@ -119,13 +119,6 @@ fn sandbox() -> Sandbox {
     let mut s = Sandbox::new();
     s.set("MEMORY_STALKER_SUMMARIZER", "offline");
     s
-}
-
-fn bin(name: &str) -> String {
-    Path::new(HOOK)
-        .with_file_name(name)
-        .to_string_lossy()
-        .into_owned()
 }
 
 fn hook(s: &Sandbox, input: &Value) -> Ran {
@@ -1102,87 +1095,6 @@ fn invisible_characters_pass_through() -> Vec<String> {
     failures
 }
 
-// ---------------------------------------------------------------------------------------
-// The MCP server, spoken to line by line.
-
-pub(super) struct Mcp {
-    child: std::process::Child,
-    stdin: std::process::ChildStdin,
-    lines: mpsc::Receiver<String>,
-}
-
-impl Mcp {
-    pub(super) fn start(s: &Sandbox) -> Mcp {
-        let mut child = Command::new(bin("memory-stalker-mcp"))
-            .env_clear()
-            .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .current_dir(s.project())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut mcp = Mcp {
-            child,
-            stdin,
-            lines: rx,
-        };
-        mcp.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "hostile", "version": "0"}}}).to_string());
-        let _ = mcp.recv(Duration::from_secs(10));
-        mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
-        mcp
-    }
-
-    pub(super) fn send(&mut self, line: &str) {
-        let _ = self.stdin.write_all(line.as_bytes());
-        let _ = self.stdin.write_all(b"\n");
-        let _ = self.stdin.flush();
-    }
-
-    pub(super) fn recv(&mut self, limit: Duration) -> Option<Value> {
-        let line = self.lines.recv_timeout(limit).ok()?;
-        serde_json::from_str(&line).ok()
-    }
-}
-
-impl Drop for Mcp {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Calls the MCP server's tools in turn; the text of each answer (error or not).
-pub(super) fn mcp_call(s: &Sandbox, calls: &[Value]) -> Vec<String> {
-    let mut mcp = Mcp::start(s);
-    let mut answers = Vec::new();
-    for (i, call) in calls.iter().enumerate() {
-        let id = 100 + i;
-        mcp.send(
-            &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": call})
-                .to_string(),
-        );
-        if let Some(v) = mcp.recv(Duration::from_secs(20)) {
-            let text = v["result"]["content"][0]["text"]
-                .as_str()
-                .map(String::from)
-                .unwrap_or_else(|| v.to_string());
-            answers.push(text);
-        }
-    }
-    answers
-}
-
 fn cases() -> Vec<Case> {
     vec![
         Case {
@@ -1213,19 +1125,19 @@ fn cases() -> Vec<Case> {
             defect: 5,
             name: "a time-zone change loses the newest",
             run: a_time_zone_change_loses_the_newest,
-            open: true,
+            open: false,
         },
         Case {
             defect: 6,
             name: "a clock falling back splits a compaction",
             run: a_clock_falling_back_splits_a_compaction,
-            open: true,
+            open: false,
         },
         Case {
             defect: 7,
             name: "a shipped future memory takes over",
             run: a_shipped_memory_takes_over,
-            open: true,
+            open: false,
         },
         Case {
             defect: 9,

@@ -51,6 +51,8 @@ fn entry(v: &[String], at: usize) -> MemoryEntry {
         summary_source: v[at + 8].clone(),
         size_bytes: 1_234,
         too_large: false,
+        provenance: Default::default(),
+        future: false,
         format: 1,
         lang: Lang::En,
         order: Default::default(),

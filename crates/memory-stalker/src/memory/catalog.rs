@@ -13,9 +13,11 @@ use serde::Serialize;
 
 use super::document::{FrontMatter, body_start, sections};
 use super::labels::Section;
+use super::ordered::Ordered;
+use super::provenance::{Provenance, WriterKey, verdict};
 use super::store::{
-    MAX_MEMORY_BYTES, MemoryStore, OrderKey, is_memory_file_name, lossy, parse_file_name,
-    read_head_bytes,
+    MAX_MEMORY_BYTES, MemoryStore, NamedFile, OrderKey, is_memory_file_name, lossy,
+    parse_file_name, read_head_bytes,
 };
 use crate::Error;
 use crate::fsutil;
@@ -56,9 +58,33 @@ pub struct MemoryEntry {
     pub format: u32,
     /// The language of its headings.
     pub lang: Lang,
+    /// Whether this machine's memory-stalker wrote it (docs/design.md §4.10): a foreign
+    /// memory is listed and found, never recalled or counted by `prune --keep`.
+    pub provenance: Provenance,
+    /// Dated more than ten minutes after now: never `latest`, never recalled (§4.9).
+    pub future: bool,
     /// Where it goes among the memories (the time of writing); not in the JSON.
     #[serde(skip)]
     pub order: OrderKey,
+}
+
+impl MemoryEntry {
+    /// Whether it counts as the user's own: written here and not dated in the future.
+    pub fn is_own(&self) -> bool {
+        self.provenance == Provenance::Ours && !self.future
+    }
+
+    /// What listings mark it with when it is not the user's own: `foreign` (not written
+    /// by memory-stalker on this machine), `future` (dated more than ten minutes ahead),
+    /// or both.
+    pub fn mark(&self) -> Option<&'static str> {
+        match (self.provenance, self.future) {
+            (Provenance::Ours, false) => None,
+            (Provenance::Ours, true) => Some("future"),
+            (Provenance::Foreign, false) => Some("foreign"),
+            (Provenance::Foreign, true) => Some("foreign, future"),
+        }
+    }
 }
 
 /// A file in the memories directory that is not a readable memory.
@@ -88,47 +114,34 @@ const MAX_LEGACY_LEN: usize = 1024 * 1024;
 const MAX_LEGACY_BYTES: u64 = MAX_LEGACY_LEN as u64;
 
 impl MemoryStore {
-    /// Lists memories, newest first. Only front matter is read, and only for as many
-    /// files as needed when there is a `limit` and no `filter`.
+    /// Lists memories, newest first (by the time of writing, [`OrderKey`]). Only front
+    /// matter is read, and only for as many files as needed when there is a `limit` and
+    /// no `filter`.
     pub fn list(&self, limit: Option<usize>, filter: Option<&str>) -> Result<Listing, Error> {
         let (names, mut skipped) = self.scan()?;
         let filter = filter.map(str::to_lowercase).filter(|f| !f.is_empty());
         let mut listing = Listing::default();
-        let mut next = 0;
-        while next < names.len() {
-            // Without a filter, a limit says how many more files are needed, if all of
-            // them can be read: only those are read (in parallel), and then more, one
-            // batch at a time, for those that could not.
-            let needed = match limit {
-                Some(l) if filter.is_none() => l.saturating_sub(listing.memories.len()),
-                _ => names.len(),
-            };
-            if needed == 0 {
-                // Unread files still count, as long as their names are memory names.
-                listing.total += names.len() - next;
-                break;
-            }
-            let batch = &names[next..names.len().min(next + needed)];
-            next += batch.len();
-            for (name, read) in batch.iter().zip(self.read_entries(batch)) {
-                match read {
-                    Ok(entry) => {
-                        if filter
-                            .as_deref()
-                            .is_some_and(|f| !matches_filter(&entry, f))
-                        {
-                            continue;
-                        }
-                        listing.total += 1;
-                        if limit.is_none_or(|l| listing.memories.len() < l) {
-                            listing.memories.push(entry);
-                        }
+        let mut ordered = Ordered::new(self, names);
+        while let Some((name, read)) = ordered.next() {
+            match read {
+                Ok(entry) => {
+                    if filter
+                        .as_deref()
+                        .is_some_and(|f| !matches_filter(&entry, f))
+                    {
+                        continue;
                     }
-                    Err(reason) => skipped.push(Skipped {
-                        file: name.clone(),
-                        reason,
-                    }),
+                    listing.total += 1;
+                    if limit.is_none_or(|l| listing.memories.len() < l) {
+                        listing.memories.push(entry);
+                    } else if filter.is_none() {
+                        // Unread files still count, as long as their names are memory
+                        // names.
+                        listing.total += ordered.left();
+                        break;
+                    }
                 }
+                Err(reason) => skipped.push(Skipped { file: name, reason }),
             }
         }
         listing.skipped = skipped;
@@ -136,17 +149,22 @@ impl MemoryStore {
     }
 
     /// The listing entries of the memories named `names`, in their order.
-    fn read_entries(&self, names: &[impl AsRef<str> + Sync]) -> Vec<Result<MemoryEntry, String>> {
+    pub(crate) fn read_entries(
+        &self,
+        names: &[impl AsRef<str> + Sync],
+    ) -> Vec<Result<MemoryEntry, String>> {
+        let key = self.writer_key();
         in_parallel(names, |buf: &mut Vec<u8>, name| {
             let path = self.dir().join(name.as_ref());
             let opened = fsutil::open_regular_with_metadata(&path, false, None);
-            read_opened_entry(&path, opened, buf)
+            read_opened_entry(&path, opened, buf, key.as_ref())
         })
     }
 
-    /// Names of the memory files, newest first, and the `.md` files that are not
-    /// memories: one pass over the directory. Paths are made only for the files read.
-    fn scan(&self) -> Result<(Vec<String>, Vec<Skipped>), Error> {
+    /// Names of the memory files by the second in their names, newest first, and the
+    /// `.md` files that are not memories: one pass over the directory. Paths are made
+    /// only for the files read.
+    fn scan(&self) -> Result<(Vec<NamedFile>, Vec<Skipped>), Error> {
         let mut skipped = Vec::new();
         let names = self.memory_names(|name, is_file| {
             let reason = if is_file {
@@ -161,6 +179,15 @@ impl MemoryStore {
         })?;
         skipped.sort_by(|a, b| a.file.cmp(&b.file));
         Ok((names, skipped))
+    }
+
+    /// The newest memory that counts as the user's own ([`MemoryEntry::is_own`]): what the
+    /// recall at session start may speak of.
+    pub fn newest_own(&self) -> Result<Option<MemoryEntry>, Error> {
+        let (names, _) = self.scan()?;
+        Ok(Ordered::new(self, names)
+            .filter_map(|(_, read)| read.ok())
+            .find(MemoryEntry::is_own))
     }
 
     /// Resolves a `find` target (docs/design.md §7.3) to the memories it names, newest
@@ -184,80 +211,81 @@ impl MemoryStore {
         Ok(found)
     }
 
-    /// The memories among `scanned` ([`MemoryStore::scan`]) that `kind` names.
+    /// The memories among `scanned` ([`MemoryStore::scan`]) that `kind` names, newest
+    /// first. `latest` is the newest memory not dated in the future (§4.9); `#N` the N-th
+    /// of the listing.
     fn find_target(
         &self,
-        (names, skipped): &(Vec<String>, Vec<Skipped>),
+        (names, skipped): &(Vec<NamedFile>, Vec<Skipped>),
         target: &str,
         kind: Target,
     ) -> Found {
         let mut skipped = skipped.clone();
-        let candidates: Vec<&String> = match &kind {
-            Target::Latest | Target::Index(_) => names.iter().collect(),
-            Target::File(name) => {
-                let want = if name.ends_with(".md") {
-                    name.clone()
-                } else {
-                    format!("{name}.md")
-                };
-                names.iter().filter(|n| **n == want).collect()
-            }
-            Target::Date(prefix) => names
-                .iter()
-                .filter(|n| {
-                    parse_file_name(n).is_some_and(|(ts, _, _)| ts.starts_with(prefix.as_str()))
-                })
-                .collect(),
-            Target::Session(prefix) => {
-                // The file name holds the first 8 characters of the id; the front
-                // matter is checked for longer prefixes below.
-                let short: String = prefix.to_lowercase().chars().take(8).collect();
-                names
-                    .iter()
-                    .filter(|n| {
-                        parse_file_name(n).is_some_and(|(_, sid, _)| {
-                            // A name's sid is ASCII: lower-cased byte by byte, as
-                            // `to_lowercase` would, without a copy of each.
-                            sid.get(..short.len())
-                                .is_some_and(|p| p.eq_ignore_ascii_case(&short))
-                        })
-                    })
-                    .collect()
-            }
-        };
-        // Latest and #N stop reading as soon as they have what they need.
-        let wanted = match kind {
-            Target::Latest => Some(1),
-            Target::Index(n) => Some(n),
-            _ => None,
-        };
         let mut matches = Vec::new();
-        let mut next = 0;
-        while next < candidates.len() {
-            // As many as are still wanted, if all can be read (see `list`).
-            let needed = wanted.map_or(candidates.len(), |w| w.saturating_sub(matches.len()));
-            if needed == 0 {
-                break;
-            }
-            let batch = &candidates[next..candidates.len().min(next + needed)];
-            next += batch.len();
-            for (name, read) in batch.iter().zip(self.read_entries(batch)) {
+        if let Target::Latest | Target::Index(_) = kind {
+            let mut seen = 0;
+            for (name, read) in Ordered::new(self, names.clone()) {
                 match read {
-                    Ok(e) => matches.push(e),
-                    Err(reason) => skipped.push(Skipped {
-                        file: name.to_string(),
-                        reason,
-                    }),
+                    Ok(e) if kind == Target::Latest && e.future => {}
+                    Ok(e) => {
+                        seen += 1;
+                        if kind == Target::Latest || kind == Target::Index(seen) {
+                            matches.push(e);
+                            break;
+                        }
+                    }
+                    Err(reason) => skipped.push(Skipped { file: name, reason }),
                 }
             }
+            return Found {
+                target: target.to_string(),
+                kind,
+                matches,
+                skipped,
+            };
         }
-        match &kind {
-            Target::Index(n) => matches = matches.into_iter().skip(n - 1).collect(),
-            Target::Session(prefix) => {
-                let prefix = prefix.to_lowercase();
-                matches.retain(|e| e.session_id.to_lowercase().starts_with(&prefix));
+        let candidates: Vec<&str> = names
+            .iter()
+            .map(|(_, _, n)| n.as_str())
+            .filter(|n| match &kind {
+                Target::File(name) => {
+                    let want = if name.ends_with(".md") {
+                        name.clone()
+                    } else {
+                        format!("{name}.md")
+                    };
+                    *n == want
+                }
+                Target::Date(prefix) => {
+                    parse_file_name(n).is_some_and(|(ts, _, _)| ts.starts_with(prefix.as_str()))
+                }
+                Target::Session(prefix) => {
+                    // The file name holds the first 8 characters of the id; the front
+                    // matter is checked for longer prefixes below.
+                    let short: String = prefix.to_lowercase().chars().take(8).collect();
+                    parse_file_name(n).is_some_and(|(_, sid, _)| {
+                        // A name's sid is ASCII: lower-cased byte by byte, as
+                        // `to_lowercase` would, without a copy of each.
+                        sid.get(..short.len())
+                            .is_some_and(|p| p.eq_ignore_ascii_case(&short))
+                    })
+                }
+                Target::Latest | Target::Index(_) => false,
+            })
+            .collect();
+        for (name, read) in candidates.iter().zip(self.read_entries(&candidates)) {
+            match read {
+                Ok(e) => matches.push(e),
+                Err(reason) => skipped.push(Skipped {
+                    file: name.to_string(),
+                    reason,
+                }),
             }
-            _ => {}
+        }
+        matches.sort_by(|a, b| b.order.cmp(&a.order));
+        if let Target::Session(prefix) = &kind {
+            let prefix = prefix.to_lowercase();
+            matches.retain(|e| e.session_id.to_lowercase().starts_with(&prefix));
         }
         Found {
             target: target.to_string(),
@@ -281,13 +309,15 @@ impl MemoryStore {
             return Ok(Vec::new());
         }
         let (names, _) = self.scan()?;
+        let names: Vec<String> = names.into_iter().map(|(_, _, n)| n).collect();
+        let key = self.writer_key();
         let query = Query::new(&words);
         let mut hits: Vec<SearchHit> = in_parallel(&names, |scratch: &mut SearchScratch, name| {
             let path = self.dir().join(name);
             // A memory larger than the tools read is searched in its first
             // `MAX_MEMORY_BYTES` (`read_opened` stops there), and found as too large.
             let opened = fsutil::open_regular_with_metadata(&path, false, None).ok()?;
-            Self::search_memory(&path, opened, &query, scratch)
+            Self::search_memory(&path, opened, &query, scratch, key.as_ref())
         })
         .into_iter()
         .flatten()
@@ -324,6 +354,7 @@ impl MemoryStore {
         (file, meta): (std::fs::File, std::fs::Metadata),
         query: &Query,
         scratch: &mut SearchScratch,
+        key: Option<&WriterKey>,
     ) -> Option<SearchHit> {
         let bytes = &mut scratch.file;
         read_opened(file, meta.len(), bytes)?;
@@ -360,7 +391,16 @@ impl MemoryStore {
                 (legacy_from_text(&lossy(legacy)).ok()?, None)
             }
         };
-        let memory = entry_from(path, meta.len(), meta.modified().ok(), fm, written_ns).ok()?;
+        let provenance = verdict(key, &file_name(path), &lossy(bytes));
+        let memory = entry_from(
+            path,
+            meta.len(),
+            meta.modified().ok(),
+            fm,
+            written_ns,
+            provenance,
+        )
+        .ok()?;
         Some(SearchHit {
             snippet: String::new(),
             hits: count,
@@ -369,8 +409,9 @@ impl MemoryStore {
         })
     }
 
-    /// Deletes memories beyond the newest `keep`, or created more than `older_than_days`
-    /// ago (whichever are given). Only files recognised as memories are ever touched.
+    /// Deletes the user's own memories beyond their newest `keep`, and any memory created
+    /// more than `older_than_days` ago (whichever are given). Only files recognised as
+    /// memories are ever touched.
     pub fn prune(
         &self,
         keep: Option<usize>,
@@ -380,16 +421,23 @@ impl MemoryStore {
     ) -> Result<Vec<MemoryEntry>, Error> {
         let listing = self.list(None, None)?;
         let cutoff = older_than_days.map(|d| now - chrono::Duration::days(d as i64));
-        let doomed: Vec<MemoryEntry> = listing
-            .memories
-            .into_iter()
-            .enumerate()
-            .filter(|(i, e)| {
-                keep.is_some_and(|k| *i >= k)
-                    || cutoff.is_some_and(|c| created_at(e).is_some_and(|t| t < c))
-            })
-            .map(|(_, e)| e)
-            .collect();
+        // `--keep N` keeps the user's own N newest and deletes their older ones; it never
+        // counts or deletes a foreign memory (or one dated in the future), which a
+        // repository could ship to push the user's own out. `--older-than` names
+        // memories by their age, foreign ones too (docs/design.md §7.5).
+        let mut own = 0;
+        let mut doomed: Vec<MemoryEntry> = Vec::new();
+        for e in listing.memories {
+            let beyond_keep = e.is_own()
+                && keep.is_some_and(|k| {
+                    own += 1;
+                    own > k
+                });
+            let too_old = cutoff.is_some_and(|c| created_at(&e).is_some_and(|t| t < c));
+            if beyond_keep || too_old {
+                doomed.push(e);
+            }
+        }
         if !dry_run {
             for e in &doomed {
                 // Under the memory's lock: a summary worker in the middle of rewriting
@@ -875,10 +923,11 @@ fn file_name(p: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// Reads a memory's listing entry: its front matter, or the header of an old memory.
-pub fn read_entry(path: &Path) -> Result<MemoryEntry, String> {
+/// Reads a memory's listing entry: its front matter, or the header of an old memory;
+/// its provenance under `key`.
+pub fn read_entry(path: &Path, key: Option<&WriterKey>) -> Result<MemoryEntry, String> {
     let opened = fsutil::open_regular_with_metadata(path, false, None);
-    read_opened_entry(path, opened, &mut Vec::new())
+    read_opened_entry(path, opened, &mut Vec::new(), key)
 }
 
 /// [`read_entry`] of the file at `path`, already `opened` (as [`fsutil::open_regular`]
@@ -887,27 +936,39 @@ fn read_opened_entry(
     path: &Path,
     opened: std::io::Result<(std::fs::File, std::fs::Metadata)>,
     buf: &mut Vec<u8>,
+    key: Option<&WriterKey>,
 ) -> Result<MemoryEntry, String> {
     // One open gives both the metadata and the front matter. A file that cannot be
     // opened as a regular file goes the way it always went, for the same error: its
     // metadata by path, then the reader of old memories.
-    let (meta, head) = match opened {
+    let (meta, head, provenance) = match opened {
         Ok((file, meta)) => {
+            let mut provenance = Provenance::Foreign;
             let head = read_head_bytes(file, buf).and_then(|end| {
-                FrontMatter::parse_for_listing(&lossy(&buf[..end])).map(|(fm, ns, _)| (fm, ns))
+                let text = lossy(&buf[..end]);
+                provenance = verdict(key, &file_name(path), &text);
+                FrontMatter::parse_for_listing(&text).map(|(fm, ns, _)| (fm, ns))
             });
-            (meta, head)
+            (meta, head, provenance)
         }
         Err(_) => (
             fs::symlink_metadata(path).map_err(|e| format!("cannot read: {e}"))?,
             None,
+            Provenance::Foreign,
         ),
     };
     let (fm, written_ns) = match head {
         Some(head) => head,
         None => (legacy_front_matter(path, meta.len())?, None),
     };
-    entry_from(path, meta.len(), meta.modified().ok(), fm, written_ns)
+    entry_from(
+        path,
+        meta.len(),
+        meta.modified().ok(),
+        fm,
+        written_ns,
+        provenance,
+    )
 }
 
 /// The listing entry of the memory at `path` from what was read of it.
@@ -917,12 +978,14 @@ fn entry_from(
     modified: Option<std::time::SystemTime>,
     fm: FrontMatter,
     written_ns: Option<u64>,
+    provenance: Provenance,
 ) -> Result<MemoryEntry, String> {
     let name = file_name(path);
     if fm.session_id.is_empty() && fm.created.is_empty() {
         return Err("front matter without session_id or created".into());
     }
-    let order = OrderKey::new(&name, written_ns, modified);
+    let order = OrderKey::new(&name, &fm.created, written_ns, modified);
+    let future = super::order::is_future(&fm.created, written_ns, std::time::SystemTime::now());
     let created = if fm.created.is_empty() {
         created_from_name(&name).unwrap_or_default()
     } else {
@@ -955,6 +1018,8 @@ fn entry_from(
         too_large: size > MAX_MEMORY_BYTES,
         format: fm.format,
         lang: fm.lang,
+        provenance,
+        future,
         order,
     })
 }
@@ -1082,7 +1147,9 @@ mod tests {
     #[test]
     fn prune_waits_for_a_rewrite_and_the_memory_stays_deleted() {
         let dir = tempfile::tempdir().unwrap();
-        let store = MemoryStore::new(dir.path());
+        let writer = super::super::provenance::Writer::at(dir.path().join(".key/writer.key"));
+        writer.key_or_create().unwrap();
+        let store = MemoryStore::new(dir.path()).with_writer(Some(std::sync::Arc::new(writer)));
         let t = chrono::DateTime::parse_from_rfc3339("2026-01-29T17:30:00+00:00").unwrap();
         let fm = "---\nsession_id: \"s\"\ncreated: \"2026-01-29T17:30:00+00:00\"\n---\nbody\n";
         let path = store.save_new(&t, "s", fm).unwrap();
@@ -1235,7 +1302,7 @@ mod tests {
         let hits = store.search("NEEDLE", usize::MAX).unwrap();
         assert_eq!(hits.len(), files.len());
         for hit in &hits {
-            assert_eq!(hit.memory, read_entry(&hit.memory.path).unwrap());
+            assert_eq!(hit.memory, read_entry(&hit.memory.path, None).unwrap());
             assert!(hit.snippet.to_lowercase().contains("needle"), "{hit:?}");
         }
         // Only the best hits get a snippet, and the same one.

@@ -239,10 +239,27 @@ pub(crate) fn body_start(text: &str) -> Option<usize> {
     front_matter_lines(text, |_| {})
 }
 
+/// The raw values (the text after `key:`, as written) of `keys` in the front matter of
+/// `text`: of a key on several lines, the last, which is the one [`FrontMatter::parse`]
+/// reads; `None` for a key it does not have.
+pub(crate) fn front_matter_raw<'a>(text: &'a str, keys: &[&str]) -> Vec<Option<&'a str>> {
+    let mut found = vec![None; keys.len()];
+    front_matter_lines(text, |line| {
+        let Some(colon) = line.bytes().position(|b| b == b':') else {
+            return;
+        };
+        let key = line[..colon].trim();
+        if let Some(i) = keys.iter().position(|k| *k == key) {
+            found[i] = Some(&line[colon + 1..]);
+        }
+    });
+    found
+}
+
 /// Calls `field` with each line of the front matter at the start of `text` (an opening
 /// `---` line, after a byte order mark if any, to a closing one), line ends trimmed;
 /// returns where the body starts, or `None` when there is no opening or closing line.
-fn front_matter_lines(text: &str, mut field: impl FnMut(&str)) -> Option<usize> {
+fn front_matter_lines<'a>(text: &'a str, mut field: impl FnMut(&'a str)) -> Option<usize> {
     let given = text.len();
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let rest = text
@@ -808,15 +825,25 @@ pub fn set_front_matter_field(text: &str, key: &str, value: &str) -> String {
         return text.to_string();
     };
     let (head, body) = text.split_at(body_start);
-    let mut lines: Vec<String> = head.lines().map(str::to_string).collect();
-    let prefix = format!("{key}:");
     let new_line = format!("{key}: {value}");
-    match lines.iter().position(|l| l.starts_with(&prefix)) {
-        Some(i) => lines[i] = new_line,
-        None => {
-            let close = lines.len() - 1;
-            lines.insert(close, new_line);
+    // Every line of the key (a hand edit can repeat one) gives way to the one new line:
+    // what readers read and what a MAC covers stay the same value.
+    let is_key = |l: &str| l.split_once(':').is_some_and(|(k, _)| k.trim() == key);
+    let mut lines: Vec<String> = Vec::new();
+    let mut placed = false;
+    for l in head.lines() {
+        if is_key(l) {
+            if !placed {
+                lines.push(new_line.clone());
+                placed = true;
+            }
+        } else {
+            lines.push(l.to_string());
         }
+    }
+    if !placed {
+        let close = lines.len() - 1;
+        lines.insert(close, new_line);
     }
     let mut out = lines.join("\n");
     out.push('\n');

@@ -63,8 +63,9 @@ pub fn render_index(newest: &[MemoryEntry], total: usize) -> String {
         } else {
             format!("{}/{} open", e.tasks_open, e.tasks_total)
         };
+        let mark = e.mark().map_or(String::new(), |m| format!("[{m}] "));
         let entry = format!(
-            "- {} · {} · {} · {}\n",
+            "- {} · {} · {} · {mark}{}\n",
             line(&e.date, 40),
             line(&e.file, 200),
             tasks,

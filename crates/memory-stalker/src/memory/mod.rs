@@ -6,6 +6,9 @@ pub mod document;
 pub mod edit;
 pub mod index;
 pub mod labels;
+pub mod order;
+mod ordered;
+pub mod provenance;
 pub mod store;
 
 pub use catalog::{

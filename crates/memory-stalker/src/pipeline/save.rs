@@ -113,6 +113,15 @@ pub fn save_memory(
     if let Choice::Offline(Some(reason)) = &choice {
         log.warn(reason);
     }
+    // The key that signs the memory as this user's (§4.10): made by the first save.
+    if let Some(writer) = &config.writer
+        && let Err(e) = writer.key_or_create()
+    {
+        log.warn(&format!(
+            "cannot make the key that marks memories as yours ({}: {e}); this memory will read as foreign",
+            writer.path().display()
+        ));
+    }
     let earlier = earlier_facts(&store, &session_id);
     let memory = render_memory(
         req,
@@ -145,7 +154,7 @@ pub fn save_memory(
             std::io::Error::from(std::io::ErrorKind::NotFound),
         ))
     };
-    let fallback = MemoryStore::new(unsaved_dir(config, &req.project));
+    let fallback = config.store_at(&unsaved_dir(config, &req.project));
     let path = match primary {
         Ok(p) => p,
         Err(primary) => match fallback.save_new(&now, &session_id, content) {
