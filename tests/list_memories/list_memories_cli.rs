@@ -783,6 +783,7 @@ fn status_off_and_on() {
       "dir": "<root>/project/.claude/memories",
       "enabled": true,
       "file": "<root>/project/.claude/memory-stalker.json",
+      "ignored": [],
       "memories": 7,
       "newest": "20260201_080000_c0ffee00.md",
       "project": "<root>/project",

@@ -106,8 +106,14 @@ pub fn open_regular_with_metadata(
 /// Reads a regular file (never a link, FIFO or device) of at most `max` bytes as text;
 /// invalid UTF-8 is replaced rather than refused.
 pub fn read_regular(path: &Path, max: u64) -> io::Result<String> {
+    read_regular_file(path, false, max)
+}
+
+/// [`read_regular`], following a symbolic link when `follow` (for files the user names,
+/// or Claude Code's own): still a regular file only, opened without blocking, capped.
+pub fn read_regular_file(path: &Path, follow: bool, max: u64) -> io::Result<String> {
     use std::io::Read;
-    let (file, len) = open_regular(path, false, Some(max))?;
+    let (file, len) = open_regular(path, follow, Some(max))?;
     let mut bytes = Vec::with_capacity(len as usize);
     // The size can grow after the check: never read past the cap.
     file.take(max).read_to_end(&mut bytes)?;

@@ -906,7 +906,7 @@ fn a_byte_order_mark_hides_a_memory() -> Vec<String> {
     let mut failures = Vec::new();
     for args in [
         &["--json"][..],
-        &["find", "latest"],
+        &["find", "latest", "--json"],
         &["show", "latest"],
         &["search", "retry"],
     ] {
@@ -1143,31 +1143,31 @@ fn cases() -> Vec<Case> {
             defect: 9,
             name: "on/off: FIFO, /dev/zero, 256 MB, linked .claude",
             run: the_switch_file_hangs_or_follows,
-            open: true,
+            open: false,
         },
         Case {
             defect: 10,
             name: "another user's switch file decides",
             run: another_users_switch_file_decides,
-            open: true,
+            open: false,
         },
         Case {
             defect: 11,
             name: "notes and claims: links, FIFOs, size",
             run: notes_and_claims_are_trusted,
-            open: true,
+            open: false,
         },
         Case {
             defect: 12,
             name: "a project path over 255 bytes saves nothing",
             run: a_long_project_path_saves_nothing,
-            open: true,
+            open: false,
         },
         Case {
             defect: 13,
             name: "a byte order mark hides a memory",
             run: a_byte_order_mark_hides_a_memory,
-            open: true,
+            open: false,
         },
         Case {
             defect: 14,

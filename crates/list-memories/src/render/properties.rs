@@ -89,6 +89,10 @@ fn outputs(v: &[String]) -> Vec<(&'static str, String)> {
             file: project.join(".claude/memory-stalker.json"),
             problem: v[23].clone(),
         },
+        ignored: vec![memory_stalker::switch::Ignored {
+            file: project.join("../.claude/memory-stalker.json"),
+            reason: v[16].clone(),
+        }],
     };
     let config = memory_stalker::Config::from_lookup(|_| None);
     vec![

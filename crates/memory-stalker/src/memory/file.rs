@@ -106,7 +106,13 @@ pub(crate) fn read_head_bytes(mut reader: impl Read, buf: &mut Vec<u8>) -> Optio
                     break;
                 }
             };
-            let dashes = buf[line..end].trim_ascii_end() == b"---";
+            // A byte order mark (Windows editors write one) before the opening line is
+            // not part of it.
+            let text = match &buf[line..end] {
+                [0xef, 0xbb, 0xbf, rest @ ..] if line == 0 => rest,
+                all => all,
+            };
+            let dashes = text.trim_ascii_end() == b"---";
             // The first line must be `---` to open a front matter; a later one closes it.
             if (line == 0) != dashes {
                 return Some(end);
@@ -143,8 +149,8 @@ pub(crate) fn lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    /// Where the head ends read as it was before `read_head_bytes`: `read_until` line by
-    /// line on the first `MAX_FRONT_MATTER` bytes.
+    /// Where the head ends read line by line with `read_until` on the first
+    /// `MAX_FRONT_MATTER` bytes, as the front matter parser judges lines.
     fn head_by_lines(bytes: &[u8]) -> Option<usize> {
         use std::io::{BufRead, BufReader};
         let mut reader = BufReader::new(bytes.take(MAX_FRONT_MATTER as u64));
@@ -155,8 +161,14 @@ mod tests {
                 return None;
             }
             head += line.len();
-            let dashes = line.trim_ascii_end() == b"---";
-            if (head == line.len()) != dashes {
+            // The opening line may follow a byte order mark (issue 25, defect 13).
+            let first = head == line.len();
+            let text = line
+                .strip_prefix(b"\xef\xbb\xbf".as_slice())
+                .filter(|_| first)
+                .unwrap_or(&line);
+            let dashes = text.trim_ascii_end() == b"---";
+            if first != dashes {
                 return Some(head);
             }
         }

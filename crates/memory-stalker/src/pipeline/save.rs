@@ -259,15 +259,30 @@ pub fn earlier_facts(store: &MemoryStore, session_id: &str) -> SessionFacts {
         .unwrap_or_default()
 }
 
-/// Where memories go when a project's own directory cannot be written.
+/// Where memories go when a project's own directory cannot be written: one directory per
+/// project, named after its path with every other character than `[A-Za-z0-9]` a `-`.
+/// A name over [`MAX_SLUG`] bytes (a file system takes 255) keeps the path's end and a
+/// hash of the whole path, so that a deep project still gets a directory of its own.
 pub fn unsaved_dir(config: &Config, project: &Path) -> PathBuf {
-    let slug: String = project
-        .to_string_lossy()
+    let path = project.to_string_lossy();
+    let slug: String = path
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect();
+    let slug = if slug.len() <= MAX_SLUG {
+        slug
+    } else {
+        use sha2::Digest;
+        let hash = sha2::Sha256::digest(path.as_bytes());
+        let hex: String = hash.iter().take(8).map(|b| format!("{b:02x}")).collect();
+        // The slug is ASCII: any byte is a character boundary.
+        format!("{}-{hex}", &slug[slug.len() - (MAX_SLUG - 17)..])
+    };
     config.data_dir.join("unsaved").join(slug)
 }
+
+/// Longest name of a fallback directory, in bytes.
+const MAX_SLUG: usize = 120;
 
 /// A rendered (and redacted) memory, not yet written.
 #[derive(Debug, Clone)]
@@ -408,5 +423,30 @@ pub(crate) fn front_matter(
         lang: config.lang,
         transcript_bytes: None,
         todos: Some(extraction.todos.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 25, defect 12: a deep project's fallback directory was its whole path as one
+    /// name, which no file system takes over 255 bytes.
+    #[test]
+    fn a_fallback_directory_name_stays_short_and_distinct() {
+        let config = Config::from_lookup(|k| (k == "CLAUDE_PLUGIN_DATA").then(|| "/d".into()));
+        let short = unsaved_dir(&config, Path::new("/home/me/p"));
+        assert_eq!(short, Path::new("/d/unsaved/-home-me-p"));
+        let deep = |end: &str| {
+            let p = format!("/home/me/{}/{end}", "very-long-directory/".repeat(20));
+            unsaved_dir(&config, Path::new(&p))
+        };
+        let (a, b) = (deep("a"), deep("b"));
+        let name = a.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name.len() <= 120, "{name}");
+        let hash = &name[name.len() - 16..];
+        assert!(hash.bytes().all(|b| b.is_ascii_hexdigit()), "{name}");
+        assert!(name.contains("-a-"), "the path's end is kept: {name}");
+        assert_ne!(a, b);
     }
 }

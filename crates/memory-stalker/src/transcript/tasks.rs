@@ -493,8 +493,10 @@ pub(crate) fn load_task_files(dir: &Path) -> TaskFiles {
         if !meta.is_file() || meta.len() > MAX_TASK_FILE {
             continue;
         }
-        let Ok(bytes) = fs::read(&path) else { continue };
-        let Ok(task) = serde_json::from_slice::<TaskFile>(&bytes) else {
+        let Ok(text) = crate::fsutil::read_regular(&path, MAX_TASK_FILE) else {
+            continue;
+        };
+        let Ok(task) = serde_json::from_str::<TaskFile>(&text) else {
             continue;
         };
         let id = task.id.unwrap_or_else(|| {
