@@ -172,6 +172,7 @@ fn input(values: &[String]) -> Input {
                 call(&mut v, true, false),
                 call(&mut v, true, true),
             ],
+            calls_not_listed: 0,
             closing_at: Some(0),
         }),
         stopped: Some(Stop::Rejected {

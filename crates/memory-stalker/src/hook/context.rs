@@ -405,6 +405,7 @@ mod tests {
             reply: Some(Reply {
                 text: "First part.\n\nAll 6 tests pass; README is next.".into(),
                 tool_calls: vec![],
+                calls_not_listed: 0,
                 closing_at: Some(0),
             }),
             todos: Some(TodoList {

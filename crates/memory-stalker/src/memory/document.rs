@@ -452,11 +452,12 @@ impl MemoryDoc<'_> {
                         "{}**{}** ({}):\n",
                         if r.text.is_empty() { "" } else { "\n" },
                         l.tool_calls,
-                        r.tool_calls.len()
+                        r.calls_total()
                     );
                     let skip = r.tool_calls.len().saturating_sub(MAX_LISTED_CALLS);
-                    if skip > 0 {
-                        let _ = writeln!(out, "- … {skip} {}", l.earlier_calls);
+                    let unlisted = skip + r.calls_not_listed;
+                    if unlisted > 0 {
+                        let _ = writeln!(out, "- … {unlisted} {}", l.earlier_calls);
                     }
                     for c in &r.tool_calls[skip..] {
                         let outcome = if c.rejected {

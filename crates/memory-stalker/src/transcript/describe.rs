@@ -49,7 +49,7 @@ pub fn describe(ex: &Extraction, read: u64, size: u64, elapsed: Duration) -> Str
                 out,
                 "reply:       {} characters, {} tool calls{}",
                 r.text.chars().count(),
-                r.tool_calls.len(),
+                r.calls_total(),
                 if tools.is_empty() {
                     String::new()
                 } else {

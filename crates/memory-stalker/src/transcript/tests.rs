@@ -259,7 +259,7 @@ fn task_replay_reads_back_to_the_first_task() {
         .collect();
     assert_eq!(got, [("One", "completed"), ("Two", "pending")]);
     // Reading stopped at TaskCreate #1: the Write before it was not parsed.
-    assert!(!tr.records.iter().any(|r| matches!(&r.entry, Entry::Assistant(a) if a.tool_calls.iter().any(|c| c.name == "Write"))));
+    assert!(!tr.records.iter().any(|r| matches!(&r.entry, Entry::Assistant(a) if a.tool_calls.iter().any(|c| &*c.name == "Write"))));
 }
 
 #[test]
@@ -983,4 +983,23 @@ fn a_huge_plan_is_kept_head_and_tail() {
     let text = ex.plan.unwrap().text;
     assert!(text.chars().count() < 33_000, "{}", text.chars().count());
     assert!(text.starts_with("# Big plan") && text.contains("characters omitted"));
+}
+
+/// Issue 25, defect 17: a turn of hundreds of thousands of calls keeps the last
+/// `MAX_REPLY_CALLS` and the failed ones, and counts the rest.
+#[test]
+fn a_reply_keeps_its_last_calls_and_its_failures_and_counts_the_rest() {
+    let mut t = T::default();
+    t.prompt("check everything");
+    for i in 0..3_000 {
+        let id = format!("c{i}");
+        t.call(&id, "Bash", json!({"command": format!("check {i}")}));
+        t.result(&id, "ok", i == 7);
+    }
+    let reply = t.extract().reply.unwrap();
+    assert_eq!(reply.calls_total(), 3_000);
+    assert_eq!(reply.tool_calls.len(), extract::MAX_REPLY_CALLS + 1);
+    assert_eq!(reply.tool_calls[0].summary, "check 7");
+    assert!(reply.tool_calls[0].failed);
+    assert_eq!(reply.tool_calls.last().unwrap().summary, "check 2999");
 }
