@@ -197,12 +197,23 @@ pub fn json(text: &str) -> String {
 /// cannot be written as JSON).
 pub fn json_of(value: &impl serde::Serialize) -> Option<String> {
     let quoted = serde_json::to_string(value).ok()?;
-    if quoted.chars().all(plain) {
-        return Some(quoted);
+    Some(escape_json(&quoted).into_owned())
+}
+
+/// JSON text (as serde writes it, any layout) with every character a reader could take
+/// for a line break, and every control, bidirectional and invisible character left
+/// raw in its strings, written as a `\u` escape: the same value, shown (the `--json`
+/// outputs, and front matter values).
+pub fn escape_json(json: &str) -> Cow<'_, str> {
+    // serde escapes C0 controls and quotes; what is left raw is only ever inside a
+    // string, where an escape means the same. Line feeds serde writes between tokens
+    // of a pretty layout are kept.
+    if json.chars().all(|c| plain(c) || c == '\n') {
+        return Cow::Borrowed(json);
     }
-    let mut out = String::with_capacity(quoted.len() + 16);
-    for c in quoted.chars() {
-        if plain(c) {
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if plain(c) || c == '\n' {
             out.push(c);
         } else {
             let mut units = [0u16; 2];
@@ -211,7 +222,7 @@ pub fn json_of(value: &impl serde::Serialize) -> Option<String> {
             }
         }
     }
-    Some(out)
+    Cow::Owned(out)
 }
 
 /// Text for a terminal, its lines kept: control characters removed, line breaks made
@@ -296,6 +307,11 @@ mod tests {
         let back: String = serde_json::from_str(&v).unwrap();
         assert_eq!(back, "a\u{2028}b\u{85}c\u{202e}d\u{e0041}\n");
         assert_eq!(json("plain 灰度"), "\"plain 灰度\"");
+        let pretty = "{\n  \"p\": \"/x\u{202e}y\u{85}\"\n}";
+        let escaped = escape_json(pretty);
+        assert_eq!(escaped, "{\n  \"p\": \"/x\\u202ey\\u0085\"\n}");
+        let v: serde_json::Value = serde_json::from_str(&escaped).unwrap();
+        assert_eq!(v["p"], "/x\u{202e}y\u{85}");
     }
 
     #[test]
