@@ -444,6 +444,34 @@ mod tests {
         assert!(order.contains(&z));
     }
 
+    /// Issue 25, defect 7: an edit of one of ours (the worker's headline, PostCompact's
+    /// trigger) keeps it ours; an edit never makes a foreign memory ours.
+    #[test]
+    fn edits_sign_again_only_what_was_ours() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = signed(dir.path());
+        let t = DateTime::parse_from_rfc3339("2026-01-29T17:30:00+08:00").unwrap();
+        let text = memory("s").replace("---\nbody", "summary: \"old\"\n---\nbody");
+        let ours = store.save_new(&t, "s", &text).unwrap();
+        store
+            .update(&ours, |t| {
+                Some(super::super::document::set_front_matter_field(
+                    t, "summary", "\"new\"",
+                ))
+            })
+            .unwrap();
+        let key = store.writer_key().unwrap();
+        let name = |p: &Path| p.file_name().unwrap().to_string_lossy().into_owned();
+        let edited = fs::read_to_string(&ours).unwrap();
+        assert!(edited.contains("summary: \"new\"") && key.verifies(&name(&ours), &edited));
+        let foreign = dir.path().join("20260129_173001_other.md");
+        fs::write(&foreign, memory("other")).unwrap();
+        store
+            .update(&foreign, |t| Some(format!("{t}more\n")))
+            .unwrap();
+        assert!(!key.verifies(&name(&foreign), &fs::read_to_string(&foreign).unwrap()));
+    }
+
     /// Issue 12, defect 8: temp files of killed saves (21 MB of them) and locks of
     /// pruned memories were never cleaned.
     #[test]
