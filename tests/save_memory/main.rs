@@ -14,6 +14,7 @@ mod support {
     pub mod anthropic;
     pub mod claude;
     pub mod http;
+    pub mod mcp;
 }
 
 mod compaction_hooks;
@@ -24,4 +25,6 @@ mod hostile;
 mod plugin_bundle;
 mod save_memory_hook;
 mod secrets;
+mod shipped;
 mod summaries;
+mod time_zones;
