@@ -187,6 +187,9 @@ pub(crate) struct LineOptions {
     /// not, they are not decoded, and the line of a record of no kind extraction reads
     /// is read only up to its `type`.
     pub session_fields: bool,
+    /// The file is a sub-agent's own transcript: its sidechain records are its main
+    /// chain.
+    pub sidechain_is_main: bool,
 }
 
 impl Default for LineOptions {
@@ -195,6 +198,7 @@ impl Default for LineOptions {
             redact: false,
             outputs: true,
             session_fields: true,
+            sidechain_is_main: false,
         }
     }
 }
@@ -385,7 +389,7 @@ impl<'a> Top<'a> {
             cwd,
             version,
             git_branch,
-            sidechain: skim::is_true(self.is_sidechain),
+            sidechain: skim::is_true(self.is_sidechain) && !opts.sidechain_is_main,
         };
         let kind = string(self.kind, cost);
         let entry = match kind.as_deref() {
