@@ -180,7 +180,7 @@ pub fn nothing_found(f: &Found, dir: &Path) -> String {
     )
 }
 
-/// Search results, best first.
+/// Search results, best first: one session a result, its best memory.
 pub fn search(
     query: &str,
     hits: &[ProjectHit],
@@ -192,28 +192,59 @@ pub fn search(
         "{} match {query:?}{}:\n",
         plural(total, "memory", "memories"),
         if hits.len() < total {
-            format!(" (best {})", hits.len())
+            format!(" (best {})", plural(hits.len(), "session", "sessions"))
         } else {
             String::new()
         }
     );
+    let w = style.width.saturating_sub(5);
     for (i, ProjectHit { hit: h, project }) in hits.iter().enumerate() {
+        let m = &h.memory;
+        let agent = if h.agent == "claude-code" {
+            String::new()
+        } else {
+            format!(" · {}", one_line(&h.agent, 20))
+        };
         let _ = writeln!(
             out,
             "{:>3}. {}  {}  {}",
             i + 1,
-            h.memory.date,
-            style.bold(&h.memory.file),
-            style.dim(&format!("({})", plural(h.hits, "hit", "hits")))
+            m.date,
+            style.bold(&m.file),
+            style.dim(&format!(
+                "session {}{agent} · {}/{} terms",
+                one_line(&m.session, 8),
+                h.hits,
+                h.terms
+            ))
         );
         if all_projects {
             let _ = writeln!(out, "     {}", style.dim(&project.display().to_string()));
         }
-        let _ = writeln!(
-            out,
-            "     {}",
-            one_line(&h.snippet, style.width.saturating_sub(5))
-        );
+        let _ = writeln!(out, "     {}", one_line(&m.summary, w));
+        if let Some(s) = &h.snippet_parts {
+            let label = h.section.unwrap_or("memory");
+            let s = s.fit(w.saturating_sub(label.len() + 2).max(20));
+            let marked = if style.color {
+                s.marked("\x1b[1m", "\x1b[0m")
+            } else {
+                s.marked("**", "**")
+            };
+            let _ = writeln!(out, "     {}: {marked}", style.dim(label));
+        }
+        if let Some(p) = &h.problem {
+            let _ = writeln!(out, "     {}", style.dim(&one_line(p, w)));
+        }
+        if !h.more_in_session.is_empty() {
+            let _ = writeln!(
+                out,
+                "     {}",
+                style.dim(&format!(
+                    "+ {} of this session",
+                    plural(h.more_in_session.len(), "more memory", "more memories")
+                ))
+            );
+        }
     }
     out
 }

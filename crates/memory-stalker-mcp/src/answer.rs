@@ -112,9 +112,22 @@ pub fn search(
                 tasks(m),
                 headline(m)
             );
-            let snippet = clean(&h.hit.snippet, 200);
-            if !snippet.is_empty() {
-                let _ = writeln!(e, "   > {snippet}");
+            if let Some(s) = &h.hit.snippet_parts {
+                let s = s.fit(200);
+                let _ = writeln!(
+                    e,
+                    "   matched in {}: {}",
+                    h.hit.section.unwrap_or("memory"),
+                    clean(&s.marked("**", "**"), 240)
+                );
+            }
+            if !h.hit.more_in_session.is_empty() {
+                let n = h.hit.more_in_session.len();
+                let _ = writeln!(
+                    e,
+                    "   ({n} more {} of this session matched)",
+                    if n == 1 { "memory" } else { "memories" }
+                );
             }
             if all_projects {
                 if h.project == this_project {
@@ -153,7 +166,7 @@ pub fn search(
 /// The answer of `search_memories` when nothing matched: not an error.
 pub fn nothing_matched(query: &str, searched: &str) -> String {
     bounded(format!(
-        "No memory matches {} (searched {searched}). Every word of the query must occur; try fewer or other words, or list_memories for the newest.\n",
+        "No memory matches {} (searched {searched}). Search again with other words: synonyms, the names of files, functions or tools, the text of an error; or list_memories for the newest.\n",
         quoted(query)
     ))
 }

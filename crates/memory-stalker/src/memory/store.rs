@@ -11,10 +11,11 @@ pub use super::file::{
     MAX_MEMORY_BYTES, OrderKey, is_memory_file_name, parse_file_name, read_front_matter, read_head,
     sid8,
 };
-pub(crate) use super::file::{lossy, read_head_bytes};
 use crate::Error;
 use crate::fsutil::{self, Lock};
+use crate::search::{Index, IndexError, OpenOptions, note_change};
 use crate::transcript::TaskCheckpoint;
+use std::sync::{Arc, Mutex};
 
 /// The memories directory inside a project.
 pub const MEMORIES_DIR: &str = ".claude/memories";
@@ -45,6 +46,15 @@ pub struct MemoryStore {
     /// The project when `dir` is inside it by default (not chosen by the user): then no
     /// symbolic link on the way from the project to `dir` is followed.
     project: Option<PathBuf>,
+    /// The project whose memories this store is about, when `dir` may hold other
+    /// projects' too (`MEMORY_STALKER_DIR` shared by several): prune and the recall
+    /// keep to its own.
+    scope: Option<PathBuf>,
+    /// How the search index is opened: a hook waits less and catches up less.
+    index_options: OpenOptions,
+    /// What went wrong with the search index while writing (it catches up on its own;
+    /// the caller logs these).
+    warnings: Arc<Mutex<Vec<String>>>,
 }
 
 impl MemoryStore {
@@ -53,6 +63,9 @@ impl MemoryStore {
         MemoryStore {
             dir: dir.into(),
             project: None,
+            scope: None,
+            index_options: OpenOptions::INTERACTIVE,
+            warnings: Arc::default(),
         }
     }
 
@@ -60,9 +73,56 @@ impl MemoryStore {
     /// directories, not links (the project's files are not trusted).
     pub fn for_project(project: &Path) -> MemoryStore {
         MemoryStore {
-            dir: project.join(MEMORIES_DIR),
             project: Some(project.to_path_buf()),
+            ..MemoryStore::new(project.join(MEMORIES_DIR))
         }
+    }
+
+    /// This store as the memories of `project` in a directory other projects may share.
+    pub fn scoped_to(mut self, project: &Path) -> MemoryStore {
+        self.scope = Some(project.to_path_buf());
+        self
+    }
+
+    /// The project this store keeps to in a shared directory, if any.
+    pub fn scope(&self) -> Option<&Path> {
+        self.scope.as_deref()
+    }
+
+    /// This store as a hook uses it: the search index is waited for briefly and
+    /// brought up to date only when little changed behind its back.
+    pub fn in_hook(mut self) -> MemoryStore {
+        self.index_options = OpenOptions::HOOK;
+        self
+    }
+
+    /// How this store opens its search index.
+    pub fn index_options(&self) -> OpenOptions {
+        self.index_options
+    }
+
+    /// The search index's problems met while writing, for the caller to log; cleared.
+    pub fn take_warnings(&self) -> Vec<String> {
+        self.warnings
+            .lock()
+            .map(|mut w| std::mem::take(&mut *w))
+            .unwrap_or_default()
+    }
+
+    /// Tells the search index that this store changed the directory (see
+    /// [`note_change`]); a failure is kept as a warning: the index catches up later.
+    pub(crate) fn note_change(&self, before: Option<i64>, changed: &[&str], removed: &[&str]) {
+        if let Err(e) = note_change(&self.dir, before, changed, removed)
+            && let Ok(mut w) = self.warnings.lock()
+        {
+            w.push(format!("{e}; it will catch up when next read"));
+        }
+    }
+
+    /// The directory's modification time now, taken before a change (see
+    /// [`note_change`]).
+    pub(crate) fn mtime_before_change(&self) -> Option<i64> {
+        crate::search::index::dir_mtime(&self.dir).ok()
     }
 
     /// Creates the directory (privately), refusing links inside the project.
@@ -95,10 +155,33 @@ impl MemoryStore {
             .map_err(|e| Error::store("cannot read", path, e))
     }
 
+    /// [`MemoryStore::sweep`], when it may have something to do: in a directory of many
+    /// memories, listing it costs more than the save itself, so the sweep runs with
+    /// about one save in 64 there (temporary files wait an hour anyway).
+    fn sweep_now_and_then(&self) {
+        let busy = self
+            .open_index()
+            .ok()
+            .flatten()
+            .and_then(|i| i.count(&crate::search::RowFilter::default()).ok())
+            .is_some_and(|n| n > 2_000);
+        let roll = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        if !busy || roll % 64 == 0 {
+            let before = self.mtime_before_change();
+            if self.sweep() {
+                self.note_change(before, &[], &[]);
+            }
+        }
+    }
+
     /// Removes what killed saves left behind: temporary files older than an hour, and
     /// lock files of memories that no longer exist (unless someone holds them).
-    pub fn sweep(&self) {
+    /// Returns whether a file of the memories directory itself was removed.
+    pub fn sweep(&self) -> bool {
         let now = SystemTime::now();
+        let mut removed = false;
         for e in fs::read_dir(&self.dir).into_iter().flatten().flatten() {
             let name = e.file_name();
             let stale = name.to_string_lossy().starts_with(".tmp-")
@@ -107,7 +190,7 @@ impl MemoryStore {
                     .and_then(|m| m.modified())
                     .is_ok_and(|m| now.duration_since(m).unwrap_or_default() > STALE_TEMP);
             if stale {
-                let _ = fs::remove_file(e.path());
+                removed |= fs::remove_file(e.path()).is_ok();
             }
         }
         let locks = self.dir.join(LOCKS_DIR);
@@ -124,6 +207,32 @@ impl MemoryStore {
                 if orphan && fs::File::open(e.path()).is_ok_and(|f| f.try_lock().is_ok()) {
                     let _ = fs::remove_file(e.path());
                 }
+            }
+        }
+        removed
+    }
+
+    /// The search index of this store, up to date with its files, opened as
+    /// [`MemoryStore::in_hook`] says; `None` when the directory does not exist. When no
+    /// index can be kept on disk (a read-only directory), one is built in memory.
+    pub fn open_index(&self) -> Result<Option<Index>, Error> {
+        self.check_dir()?;
+        if !self.dir.is_dir() {
+            return Ok(None);
+        }
+        match Index::open(&self.dir, self.index_options) {
+            Ok(index) => Ok(Some(index)),
+            Err(e @ IndexError::Behind { .. }) => Err(e.into()),
+            Err(e) => {
+                // A read-only directory, a full disk, a lock held too long: the files
+                // are the truth, read into an index that lasts this process.
+                if let Ok(mut w) = self.warnings.lock() {
+                    w.push(format!("{e}; searched without it"));
+                }
+                Ok(Some(Index::in_memory(
+                    &self.dir,
+                    self.index_options.max_catch_up,
+                )?))
             }
         }
     }
@@ -147,6 +256,7 @@ impl MemoryStore {
         content: &str,
     ) -> Result<PathBuf, Error> {
         self.ensure_dir()?;
+        let before = self.mtime_before_change();
         // Before the memory, so it is never in the directory unprotected. A failure
         // here must not cost the memory: the next save tries again.
         let _ = self.ensure_gitignore();
@@ -158,7 +268,10 @@ impl MemoryStore {
             .chain((2..10_000).map(move |n| format!("{stem}_{n}.md")));
         let saved = fsutil::create_new_atomic(&self.dir, names, content.as_bytes())
             .map_err(|e| Error::store("cannot write a memory in", &self.dir, e))?;
-        self.sweep();
+        if let Some(name) = saved.file_name().and_then(|n| n.to_str()) {
+            self.note_change(before, &[name], &[]);
+        }
+        self.sweep_now_and_then();
         Ok(saved)
     }
 
@@ -170,21 +283,38 @@ impl MemoryStore {
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
         let prefix = format!("{second}_");
-        let newest_sibling = fs::read_dir(&self.dir)
+        let from_index = self.open_index().ok().flatten().and_then(|index| {
+            let filter = crate::search::RowFilter {
+                name_prefix: Some(prefix.clone()),
+                ..Default::default()
+            };
+            let rows = index.rows(&filter, usize::MAX, 0).ok()?;
+            Some(rows.iter().filter_map(|r| r.entry.order.written_ns).max())
+        });
+        let newest_sibling = match from_index {
+            Some(newest) => newest,
+            None => self.newest_sibling_by_listing(&prefix),
+        };
+        match newest_sibling {
+            Some(n) if n >= now => n.saturating_add(1),
+            _ => now,
+        }
+    }
+
+    /// The newest `created_ns` of the memories named with `prefix`, from the directory
+    /// itself (when the index cannot say).
+    fn newest_sibling_by_listing(&self, prefix: &str) -> Option<u64> {
+        fs::read_dir(&self.dir)
             .into_iter()
             .flatten()
             .flatten()
             .filter(|e| {
                 let name = e.file_name();
                 let name = name.to_string_lossy();
-                name.starts_with(&prefix) && is_memory_file_name(&name)
+                name.starts_with(prefix) && is_memory_file_name(&name)
             })
             .filter_map(|e| read_head(&e.path()).and_then(|(_, ns)| ns))
-            .max();
-        match newest_sibling {
-            Some(n) if n >= now => n.saturating_add(1),
-            _ => now,
-        }
+            .max()
     }
 
     /// Writes the `.gitignore` that keeps the memories out of git, unless the directory
@@ -221,8 +351,10 @@ impl MemoryStore {
         if new == text {
             return Ok(false);
         }
+        let before = self.mtime_before_change();
         fsutil::replace_atomic(path, new.as_bytes())
             .map_err(|e| Error::store("cannot rewrite", path, e))?;
+        self.note_change(before, &[&name], &[]);
         Ok(true)
     }
 
@@ -295,20 +427,39 @@ impl MemoryStore {
         &self,
         session_id: &'a str,
     ) -> impl Iterator<Item = (PathBuf, FrontMatter)> + 'a {
-        let sid = sid8(session_id);
-        self.memory_files()
-            .unwrap_or_default()
-            .into_iter()
-            .filter(move |p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .and_then(parse_file_name)
-                    .is_some_and(|(_, s, _)| s == sid)
-            })
-            .filter_map(move |p| {
-                let fm = read_front_matter(&p)?;
-                (fm.session_id == session_id).then_some((p, fm))
-            })
+        let files = match self.open_index() {
+            Ok(Some(index)) => {
+                let filter = crate::search::RowFilter {
+                    session: Some(session_id.to_string()),
+                    ..Default::default()
+                };
+                index
+                    .rows(&filter, usize::MAX, 0)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|r| r.entry.path)
+                    .collect()
+            }
+            Ok(None) => Vec::new(),
+            // The index is behind (a hook may not wait for it): the directory itself.
+            Err(_) => {
+                let sid = sid8(session_id);
+                self.memory_files()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|p| {
+                        p.file_name()
+                            .and_then(|n| n.to_str())
+                            .and_then(parse_file_name)
+                            .is_some_and(|(_, s, _)| s == sid)
+                    })
+                    .collect()
+            }
+        };
+        files.into_iter().filter_map(move |p: PathBuf| {
+            let fm = read_front_matter(&p)?;
+            (fm.session_id == session_id).then_some((p, fm))
+        })
     }
 
     /// What earlier memories of this session recorded about the task list, by transcript

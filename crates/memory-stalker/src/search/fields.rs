@@ -118,6 +118,14 @@ impl Fields {
         &self.text[field.index()]
     }
 
+    /// The fields of a memory of which only the headline is known (one too large to
+    /// read whole).
+    pub fn headline_only(headline: &str) -> Fields {
+        let mut f = Fields::default();
+        f.push(Field::Headline, headline);
+        f
+    }
+
     fn push(&mut self, field: Field, line: &str) {
         let t = &mut self.text[field.index()];
         if !t.is_empty() {
@@ -191,7 +199,6 @@ fn collect<'a>(
     field_of: impl Fn(Option<&str>) -> Field,
     out: &mut Vec<FieldLine<'a>>,
 ) {
-    let mut sub: Option<&str> = None;
     let mut fence: Option<(char, usize)> = None;
     let mut field = field_of(None);
     for line in section.lines().skip(1) {
@@ -206,8 +213,7 @@ fn collect<'a>(
         }
         if fence.is_none() {
             if let Some(h) = trimmed.strip_prefix("### ") {
-                sub = Some(h.trim());
-                field = field_of(sub);
+                field = field_of(Some(h.trim()));
                 continue;
             }
             if is_our_note(trimmed) {
@@ -274,8 +280,15 @@ fn by_keyword(heading: &str, section: Section) -> Field {
     let has = |words: &[&str]| words.iter().any(|w| h.contains(w));
     if has(&["answer", "decision", "decided", "回答", "决定", "决策"]) {
         Field::Decisions
-    } else if has(&["instruction", "preference", "requirement", "rule", "指示", "偏好", "要求"])
-    {
+    } else if has(&[
+        "instruction",
+        "preference",
+        "requirement",
+        "rule",
+        "指示",
+        "偏好",
+        "要求",
+    ]) {
         Field::Instructions
     } else if has(&["fail", "失败"]) {
         Field::Failures
@@ -298,8 +311,14 @@ fn is_our_note(line: &str) -> bool {
     (line.starts_with('(') && line.ends_with(')'))
         || (line.starts_with('_') && line.ends_with('_') && line.len() > 1)
         || line == "---"
-        || line.trim_start_matches('|').trim_start().starts_with("file | action")
-        || line.trim_start_matches('|').trim_start().starts_with("文件 |")
+        || line
+            .trim_start_matches('|')
+            .trim_start()
+            .starts_with("file | action")
+        || line
+            .trim_start_matches('|')
+            .trim_start()
+            .starts_with("文件 |")
         || (line.starts_with('|') && line.chars().all(|c| matches!(c, '|' | '-' | ' ' | ':')))
 }
 
@@ -394,15 +413,18 @@ mod tests {
         let f = fields_of(MEMORY, Some(&fm));
         assert_eq!(f.get(Field::Headline), "Retry budget for the uploader");
         assert_eq!(f.get(Field::Requests), "add retries to the uploader");
-        assert!(f.get(Field::Body).contains("Done: the uploader retries 429s."));
+        assert!(
+            f.get(Field::Body)
+                .contains("Done: the uploader retries 429s.")
+        );
         assert!(f.get(Field::Body).contains("## Not a heading"));
         assert!(f.get(Field::Body).contains("Edit `src/upload.rs`"));
-        assert_eq!(
-            f.get(Field::Tasks),
-            "**in progress**: Write the tests"
-        );
+        assert_eq!(f.get(Field::Tasks), "**in progress**: Write the tests");
         assert!(f.get(Field::Files).contains("`src/upload.rs`"));
-        assert!(f.get(Field::Files).contains("src/upload.rs | modified | retries"));
+        assert!(
+            f.get(Field::Files)
+                .contains("src/upload.rs | modified | retries")
+        );
         assert_eq!(f.get(Field::Instructions), "never add a dependency");
         assert_eq!(
             f.get(Field::Decisions),
@@ -410,7 +432,13 @@ mod tests {
         );
         assert_eq!(f.get(Field::Summary), "Added retries");
         let all: String = Field::ALL.iter().map(|x| f.get(*x)).collect();
-        for ours in ["Trigger", "Session ID", "(none)", "Summary by", "file | action"] {
+        for ours in [
+            "Trigger",
+            "Session ID",
+            "(none)",
+            "Summary by",
+            "file | action",
+        ] {
             assert!(!all.contains(ours), "{ours} indexed: {all}");
         }
     }

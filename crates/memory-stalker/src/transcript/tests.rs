@@ -941,13 +941,20 @@ fn a_sub_agent_transcript_read_by_hand_is_a_session_of_its_own() {
     let read = Transcript::read(&agent, ReadOptions::default()).unwrap();
     assert_eq!(read.session_id().as_deref(), Some("agent-a881341"));
     let ex = read.extraction();
-    assert_eq!(ex.last_prompt.unwrap().text, "Find the hook output contract");
+    assert_eq!(
+        ex.last_prompt.unwrap().text,
+        "Find the hook output contract"
+    );
     assert_eq!(ex.reply.unwrap().text, "It is additionalContext.");
 
     let session = dir.path().join("sess-1.jsonl");
     std::fs::write(&session, t.bytes()).unwrap();
     let read = Transcript::read(&session, ReadOptions::default()).unwrap();
-    assert_eq!(read.session_id(), None, "no main-chain record names a session");
+    assert_eq!(
+        read.session_id(),
+        None,
+        "no main-chain record names a session"
+    );
     assert!(read.extraction().last_prompt.is_none());
     for not_agent in ["agent-.jsonl", "agent-a b.jsonl", "agent-x.json"] {
         assert_eq!(sub_agent_id(Path::new(not_agent)), None, "{not_agent}");
