@@ -30,6 +30,10 @@ use std::process::Command;
 
 use serde::Deserialize;
 
+#[path = "support/corpus_store.rs"]
+mod corpus_store;
+use corpus_store::{Store, build_store};
+
 #[derive(Deserialize)]
 struct Questions {
     questions: Vec<Question>,
@@ -44,14 +48,8 @@ struct Question {
     split: String,
 }
 
-/// Where each memory came from: its file name → the corpus transcript (relative path),
-/// and its session id.
-struct Store {
-    dir: PathBuf,
-    project: PathBuf,
-    memories: HashMap<String, (String, String)>,
-    sessions: usize,
-}
+/// A search: a question in, memory file names out, best first.
+type Search<'a> = Box<dyn Fn(&str) -> Vec<String> + 'a>;
 
 fn main() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -81,7 +79,7 @@ fn main() {
         store.sessions,
         store.dir.display()
     );
-    let searches: [(&str, Box<dyn Fn(&str) -> Vec<String>>); 3] = [
+    let searches: [(&str, Search); 3] = [
         (
             "grep -l (any word, ranked by words found)",
             Box::new(|q| grep(&store, q)),
@@ -210,123 +208,6 @@ fn sessions_in_order(store: &Store, files: &[String]) -> Vec<(String, String)> {
         .filter(|(_, session)| seen.insert(session.clone()))
         .cloned()
         .collect()
-}
-
-/// Saves the memories of every session of the corpus into a new store under `work`.
-fn build_store(corpus: &Path, work: &Path, save_memory: &Path) -> Store {
-    let _ = std::fs::remove_dir_all(work);
-    let project = work.join("project");
-    let copies = work.join("segments");
-    std::fs::create_dir_all(&project).expect("work dir");
-    let mut transcripts = Vec::new();
-    collect(corpus, &mut transcripts);
-    transcripts.sort();
-    let mut by_copy: HashMap<PathBuf, String> = HashMap::new();
-    let mut n = 0;
-    for t in &transcripts {
-        let rel = t
-            .strip_prefix(corpus)
-            .unwrap_or(t)
-            .to_string_lossy()
-            .into_owned();
-        let name = t
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
-        if name.starts_with("agent-acompact") || name.starts_with("agent-aprompt_suggestion") {
-            continue;
-        }
-        let bytes = std::fs::read(t).expect("read transcript");
-        if bytes.is_empty() {
-            continue;
-        }
-        // A memory at each compaction (the transcript as it was when it came), then one
-        // of the whole file.
-        let mut cuts = boundaries(&bytes);
-        cuts.push(bytes.len());
-        for cut in cuts {
-            n += 1;
-            let dir = copies.join(n.to_string());
-            std::fs::create_dir_all(&dir).expect("segment dir");
-            let copy = dir.join(&name);
-            std::fs::write(&copy, &bytes[..cut]).expect("segment copy");
-            by_copy.insert(copy.clone(), rel.clone());
-            let status = Command::new(save_memory)
-                .arg("--transcript")
-                .arg(&copy)
-                .arg("--project")
-                .arg(&project)
-                .env("MEMORY_STALKER_SUMMARIZER", "offline")
-                .env("MEMORY_STALKER_STEER", "0")
-                .env("CLAUDE_PLUGIN_DATA", work.join("data"))
-                .env("HOME", work.join("home"))
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .status()
-                .expect("run save-memory");
-            assert!(status.success(), "save-memory failed on {rel}");
-        }
-    }
-    let dir = project.join(".claude/memories");
-    let mut memories = HashMap::new();
-    let mut sessions = std::collections::HashSet::new();
-    for e in std::fs::read_dir(&dir).expect("memories").flatten() {
-        let file = e.file_name().to_string_lossy().into_owned();
-        if !file.ends_with(".md") || file == "INDEX.md" {
-            continue;
-        }
-        let text = std::fs::read_to_string(e.path()).unwrap_or_default();
-        let field = |key: &str| {
-            text.lines()
-                .find_map(|l| l.strip_prefix(key))
-                .and_then(|v| serde_json::from_str::<String>(v.trim()).ok())
-                .unwrap_or_default()
-        };
-        let transcript = PathBuf::from(field("transcript: "));
-        let Some(rel) = by_copy.get(&transcript) else {
-            continue;
-        };
-        let session = field("session_id: ");
-        sessions.insert(session.clone());
-        memories.insert(file, (rel.clone(), session));
-    }
-    Store {
-        dir,
-        project,
-        memories,
-        sessions: sessions.len(),
-    }
-}
-
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            collect(&p, out);
-        } else if p.extension().is_some_and(|x| x == "jsonl") {
-            out.push(p);
-        }
-    }
-}
-
-/// Byte offsets of the main-chain `compact_boundary` records: where the transcript was
-/// when each compaction came.
-fn boundaries(bytes: &[u8]) -> Vec<usize> {
-    let mut out = Vec::new();
-    let mut at = 0;
-    for line in bytes.split_inclusive(|b| *b == b'\n') {
-        if let Ok(v) = serde_json::from_slice::<serde_json::Value>(line)
-            && v["type"] == "system"
-            && v["subtype"] == "compact_boundary"
-            && v["isSidechain"] != true
-            && at > 0
-        {
-            out.push(at);
-        }
-        at += line.len();
-    }
-    out
 }
 
 /// `grep -l -i -F -w WORD` for each word; files ranked by how many words they hold, then

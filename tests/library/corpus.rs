@@ -466,17 +466,24 @@ fn sub_agent_files_are_sessions_of_their_own() {
     for p in &agents {
         let ex = extract(p);
         let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
-        assert_eq!(ex.session_id.as_deref(), Some(stem.as_str()), "{}", p.display());
+        assert_eq!(
+            ex.session_id.as_deref(),
+            Some(stem.as_str()),
+            "{}",
+            p.display()
+        );
         if ex.last_prompt.is_none() {
             without_prompt += 1;
             let text = std::fs::read_to_string(p).unwrap();
             let typed = text.lines().any(|l| {
-                serde_json::from_str::<serde_json::Value>(l).is_ok_and(|v| {
-                    v["type"] == "user" && v["message"]["content"].is_string()
-                })
+                serde_json::from_str::<serde_json::Value>(l)
+                    .is_ok_and(|v| v["type"] == "user" && v["message"]["content"].is_string())
             });
             assert!(!typed, "a typed prompt was missed in {}", p.display());
         }
     }
-    assert!(without_prompt < agents.len() / 4, "{without_prompt} without a prompt");
+    assert!(
+        without_prompt < agents.len() / 4,
+        "{without_prompt} without a prompt"
+    );
 }

@@ -184,12 +184,13 @@ pub fn nothing_found(f: &Found, dir: &Path) -> String {
 pub fn search(
     query: &str,
     hits: &[ProjectHit],
-    total: usize,
+    (total, exact): (usize, bool),
     all_projects: bool,
     style: &Style,
 ) -> String {
     let mut out = format!(
-        "{} match {query:?}{}:\n",
+        "{}{} match {query:?}{}:\n",
+        if exact { "" } else { "at least " },
         plural(total, "memory", "memories"),
         if hits.len() < total {
             format!(" (best {})", plural(hits.len(), "session", "sessions"))

@@ -86,16 +86,22 @@ pub fn bounded(text: String) -> String {
 pub fn search(
     query: &str,
     hits: &[ProjectHit],
-    total: usize,
+    (total, exact): (usize, bool),
     all_projects: bool,
     this_project: &Path,
 ) -> String {
     let head = format!(
-        "{total} {} {} {} (best {}):\n",
+        "{}{total} {} {} {} (best {} {}):\n",
+        if exact { "" } else { "at least " },
         if total == 1 { "memory" } else { "memories" },
         if total == 1 { "matches" } else { "match" },
         quoted(query),
-        hits.len()
+        hits.len(),
+        if hits.len() == 1 {
+            "session"
+        } else {
+            "sessions"
+        }
     );
     let mut others = false;
     let entries: Vec<String> = hits
@@ -161,6 +167,16 @@ pub fn search(
             "\n({n} more not shown, to stay within 8,000 characters: ask again with a smaller limit or more words.)\n"
         )
     })
+}
+
+/// A search answer, and how many projects could not be read (their paths are the
+/// user's to see, on the terminal; the model needs only to know the answer is partial).
+pub fn with_skipped(answer: String, projects: usize) -> String {
+    bounded(format!(
+        "{answer}\n({projects} other {} could not be read and {} not searched.)\n",
+        if projects == 1 { "project" } else { "projects" },
+        if projects == 1 { "was" } else { "were" }
+    ))
 }
 
 /// The answer of `search_memories` when nothing matched: not an error.

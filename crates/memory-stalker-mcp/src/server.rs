@@ -196,13 +196,17 @@ impl MemoryServer {
                 };
                 return Ok(answer::nothing_matched(&query, &where_));
             }
-            Ok(answer::search(
+            let mut text = answer::search(
                 &query,
                 &found.hits,
-                found.total,
+                (found.total, found.exact),
                 all,
                 &p.root,
-            ))
+            );
+            if !found.skipped.is_empty() {
+                text = answer::with_skipped(text, found.skipped.len());
+            }
+            Ok(text)
         })
         .await
     }

@@ -52,6 +52,8 @@ struct SearchJson<'a> {
     query: &'a str,
     /// Memories that matched, before the limit.
     total: usize,
+    /// Whether `total` is exact, or a lower bound.
+    total_exact: bool,
     version: u32,
 }
 
@@ -84,6 +86,13 @@ pub fn run(ctx: Context<'_>, args: SearchArgs) -> anyhow::Result<ExitCode> {
         .map(|p| (p.clone(), ctx.config.store(p)))
         .collect();
     let found = search_projects(&stores, &query, &opts)?;
+    for (project, why) in &found.skipped {
+        eprintln!(
+            "list-memories: not searched: {}: {}",
+            memory_stalker::text::one_line(&project.display().to_string(), 300),
+            memory_stalker::text::one_line(why, 300)
+        );
+    }
     let total = found.total;
     if ctx.json {
         emit_sorted(
@@ -93,6 +102,7 @@ pub fn run(ctx: Context<'_>, args: SearchArgs) -> anyhow::Result<ExitCode> {
                 projects: &searched,
                 query: &query,
                 total,
+                total_exact: found.exact,
                 version: JSON_VERSION,
             },
         )?;
@@ -100,7 +110,13 @@ pub fn run(ctx: Context<'_>, args: SearchArgs) -> anyhow::Result<ExitCode> {
         write!(
             ctx.out,
             "{}",
-            render::search(&query, &found.hits, total, args.all_projects, &ctx.style)
+            render::search(
+                &query,
+                &found.hits,
+                (total, found.exact),
+                args.all_projects,
+                &ctx.style
+            )
         )?;
     }
     if total == 0 {

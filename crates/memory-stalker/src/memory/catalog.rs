@@ -42,26 +42,27 @@ impl MemoryStore {
     /// Lists memories, newest first (docs/design.md §4.9), from the search index:
     /// reading one row a memory, whatever their number.
     pub fn list(&self, limit: Option<usize>, filter: Option<&str>) -> Result<Listing, Error> {
-        let mut index = match self.open_index() {
-            Ok(Some(index)) => index,
-            Ok(None) => return Ok(Listing::default()),
-            // A hook, with too many files changed behind the index's back to read them
-            // all now: the newest by their names, as before there was an index.
-            Err(Error::Index(crate::search::IndexError::Behind { .. })) if filter.is_none() => {
-                return self.list_by_names(limit.unwrap_or(usize::MAX));
-            }
-            Err(e) => return Err(e),
-        };
-        let filter = RowFilter {
+        let row_filter = RowFilter {
             text: filter.map(str::to_string),
             ..RowFilter::default()
         };
-        let rows = fresh_rows(&mut index, &filter, limit.unwrap_or(usize::MAX), 0)?;
-        Ok(Listing {
-            total: index.count(&filter)?,
-            memories: rows.into_iter().map(|r| r.entry).collect(),
-            skipped: skipped_of(&index)?,
-        })
+        let listed = self.with_index(|index| {
+            let rows = fresh_rows(index, &row_filter, limit.unwrap_or(usize::MAX), 0)?;
+            Ok(Listing {
+                total: index.count(&row_filter)?,
+                memories: rows.into_iter().map(|r| r.entry).collect(),
+                skipped: skipped_of(index)?,
+            })
+        });
+        match listed {
+            Ok(listing) => Ok(listing.unwrap_or_default()),
+            // A hook, with too many files changed behind the index's back to read them
+            // all now: the newest by their names, as before there was an index.
+            Err(Error::Index(crate::search::IndexError::Behind { .. })) if filter.is_none() => {
+                self.list_by_names(limit.unwrap_or(usize::MAX))
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// Resolves a `find` target (docs/design.md §7.3) to the memories it names, newest
@@ -69,39 +70,39 @@ impl MemoryStore {
     pub fn find(&self, target: &str) -> Result<Found, Error> {
         let target = target.trim();
         let kind = Target::parse(target);
-        let Some(mut index) = self.open_index()? else {
-            return Ok(Found {
-                target: target.to_string(),
-                kind,
-                matches: Vec::new(),
-                skipped: Vec::new(),
-            });
-        };
-        let mut found = find_in(&mut index, target, kind)?;
-        // A date-looking target that names no date may still be a session prefix.
-        if found.matches.is_empty()
-            && matches!(found.kind, Target::Date(_))
-            && target.chars().all(|c| c.is_ascii_hexdigit())
-        {
-            let by_session = find_in(&mut index, target, Target::Session(target.to_string()))?;
-            if !by_session.matches.is_empty() {
-                found = by_session;
+        let found = self.with_index(|index| {
+            let mut found = find_in(index, target, kind.clone())?;
+            // A date-looking target that names no date may still be a session prefix.
+            if found.matches.is_empty()
+                && matches!(found.kind, Target::Date(_))
+                && target.chars().all(|c| c.is_ascii_hexdigit())
+            {
+                let by_session = find_in(index, target, Target::Session(target.to_string()))?;
+                if !by_session.matches.is_empty() {
+                    found = by_session;
+                }
             }
-        }
-        Ok(found)
+            Ok(found)
+        })?;
+        Ok(found.unwrap_or_else(|| Found {
+            target: target.to_string(),
+            kind,
+            matches: Vec::new(),
+            skipped: Vec::new(),
+        }))
     }
 
     /// Ranked full-text search (docs/design.md §7.4, §7.10).
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<Vec<SearchHit>, Error> {
-        let Some(mut index) = self.open_index()? else {
+        let Some(results) = self.with_index(|index| Ok(search::search(index, query, opts)?))?
+        else {
             return Ok(Vec::new());
         };
-        let results = search::search(&mut index, query, opts)?;
         let terms = results.query.terms.len();
         Ok(results
             .hits
             .into_iter()
-            .map(|h| SearchHit::new(h, terms, results.total))
+            .map(|h| SearchHit::new(h, terms, results.total, results.exact))
             .collect())
     }
 
@@ -115,15 +116,13 @@ impl MemoryStore {
         now: chrono::DateTime<chrono::Local>,
         dry_run: bool,
     ) -> Result<Vec<MemoryEntry>, Error> {
-        let Some(index) = self.open_index()? else {
-            return Ok(Vec::new());
-        };
         let filter = RowFilter {
             project: self.scope().map(|p| p.to_string_lossy().into_owned()),
             ..RowFilter::default()
         };
-        let rows = index.rows(&filter, usize::MAX, 0)?;
-        drop(index);
+        let Some(rows) = self.with_index(|index| Ok(index.rows(&filter, usize::MAX, 0)?))? else {
+            return Ok(Vec::new());
+        };
         let cutoff = older_than_days.map(|d| now - chrono::Duration::days(d as i64));
         let doomed: Vec<MemoryEntry> = rows
             .into_iter()
@@ -250,11 +249,25 @@ fn find_in(index: &mut Index, target: &str, kind: Target) -> Result<Found, Error
         ),
     };
     let rows = fresh_rows(index, &filter, limit, offset)?;
+    // The unreadable files the target would have named, had they been readable.
+    let named = |file: &str| match &kind {
+        Target::Latest | Target::Index(_) => false,
+        Target::File(_) => filter.file.as_deref() == Some(file),
+        Target::Date(prefix) => file.starts_with(prefix.as_str()),
+        Target::Session(prefix) => super::file::parse_file_name(file).is_some_and(|(_, sid, _)| {
+            let short: String = prefix.chars().take(8).collect();
+            sid.to_lowercase().starts_with(&short.to_lowercase())
+        }),
+    };
+    let skipped = skipped_of(index)?
+        .into_iter()
+        .filter(|s| named(&s.file))
+        .collect();
     Ok(Found {
         target: target.to_string(),
         kind,
         matches: rows.into_iter().map(|r| r.entry).collect(),
-        skipped: skipped_of(index)?,
+        skipped,
     })
 }
 
@@ -417,8 +430,13 @@ impl MemoryStore {
 pub struct ProjectSearch {
     /// Memories that matched, in every project searched.
     pub total: usize,
+    /// Whether `total` is exact; else at least that many matched (a query of words too
+    /// common to count everywhere).
+    pub exact: bool,
     /// The best `limit` of them (one a session).
     pub hits: Vec<ProjectHit>,
+    /// Projects whose memories could not be searched, and why.
+    pub skipped: Vec<(PathBuf, String)>,
 }
 
 /// A search hit and the project it is in.
@@ -440,6 +458,8 @@ pub fn search_projects(
 ) -> Result<ProjectSearch, Error> {
     let mut hits = Vec::new();
     let mut total = 0;
+    let mut skipped = Vec::new();
+    let mut exact = true;
     let mut seen = std::collections::HashSet::new();
     for (project, store) in stores {
         let dir = fs::canonicalize(store.dir()).unwrap_or_else(|_| store.dir().to_path_buf());
@@ -449,13 +469,18 @@ pub fn search_projects(
         // Each project's best `limit` hits include the best `limit` of all.
         let found = match store.search(query, opts) {
             Ok(found) => found,
-            // One project whose memories cannot be read (a linked `.claude`) does not
-            // cost the others theirs.
-            Err(Error::Store { .. }) => continue,
+            // Another project whose memories cannot be read (a linked `.claude`, an
+            // unreadable directory) does not cost the others theirs (issue 25, defect
+            // 8); the first, the one asked about, is an error as a search of it alone.
+            Err(e) if !hits.is_empty() || total > 0 || seen.len() > 1 => {
+                skipped.push((project.clone(), e.to_string()));
+                continue;
+            }
             Err(e) => return Err(e),
         };
         if let Some(first) = found.first() {
             total += first.total;
+            exact &= first.total_exact;
         }
         for hit in found {
             let project = if store.scope().is_none() {
@@ -466,14 +491,16 @@ pub fn search_projects(
             hits.push(ProjectHit { hit, project });
         }
     }
-    hits.sort_by(|a, b| {
-        b.hit
-            .score
-            .total_cmp(&a.hit.score)
-            .then_with(|| b.hit.memory.order.cmp(&a.hit.memory.order))
+    search::best_first(&mut hits, |h| {
+        (h.hit.score, h.hit.order_ns, &h.hit.memory.file)
     });
     hits.truncate(opts.limit);
-    Ok(ProjectSearch { total, hits })
+    Ok(ProjectSearch {
+        total,
+        exact,
+        hits,
+        skipped,
+    })
 }
 
 /// One memory that matched a search: the best of its session.
@@ -501,9 +528,15 @@ pub struct SearchHit {
     /// Its score; higher is better, comparable within one search only.
     #[serde(skip)]
     pub score: f64,
+    /// Its place in the order of memories (UTC ns of its writing).
+    #[serde(skip)]
+    pub order_ns: i64,
     /// Memories the search matched in its directory (before grouping and the limit).
     #[serde(skip)]
     pub total: usize,
+    /// Whether `total` is exact, or a lower bound.
+    #[serde(skip)]
+    pub total_exact: bool,
     /// The project its front matter names.
     #[serde(skip)]
     pub project_of_memory: String,
@@ -513,7 +546,7 @@ pub struct SearchHit {
 }
 
 impl SearchHit {
-    fn new(h: crate::search::Hit, terms: usize, total: usize) -> SearchHit {
+    fn new(h: crate::search::Hit, terms: usize, total: usize, exact: bool) -> SearchHit {
         SearchHit {
             snippet: h
                 .snippet
@@ -528,7 +561,9 @@ impl SearchHit {
             more_in_session: h.more_in_session,
             problem: h.row.problem,
             score: h.score,
+            order_ns: h.row.order_ns,
             total,
+            total_exact: exact,
             project_of_memory: h.row.project,
             memory: h.row.entry,
         }

@@ -13,7 +13,7 @@ pub use super::file::{
 };
 use crate::Error;
 use crate::fsutil::{self, Lock};
-use crate::search::{Index, IndexError, OpenOptions, note_change};
+use crate::search::{Index, IndexError, OpenOptions};
 use crate::transcript::TaskCheckpoint;
 use std::sync::{Arc, Mutex};
 
@@ -39,6 +39,17 @@ pub const GITIGNORE: &str = "\
 /// Temporary files older than this were left by a save that was killed.
 const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(3600);
 
+/// What [`MemoryStore::refresh_index`] did.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct IndexReport {
+    /// The index's database.
+    pub path: PathBuf,
+    /// Memories it holds.
+    pub memories: usize,
+    /// Memories found edited in place and read again.
+    pub reread: usize,
+}
+
 /// The memories of one project.
 #[derive(Debug, Clone)]
 pub struct MemoryStore {
@@ -55,6 +66,33 @@ pub struct MemoryStore {
     /// What went wrong with the search index while writing (it catches up on its own;
     /// the caller logs these).
     warnings: Arc<Mutex<Vec<String>>>,
+    /// The search index, once opened: one connection a process, however many times a
+    /// save or a server uses it.
+    index: Arc<Mutex<IndexCache>>,
+    /// Whether this store has a search index (the fallback directory of memories that
+    /// could not be saved in their project has none: nothing lists or searches it).
+    indexed: bool,
+}
+
+/// [`MemoryStore`]'s search index, as far as it got.
+#[derive(Default)]
+enum IndexCache {
+    #[default]
+    Unopened,
+    Open(Index),
+    /// Too many files changed behind its back for this process to catch up (a hook):
+    /// not tried again.
+    Behind(usize),
+}
+
+impl std::fmt::Debug for IndexCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IndexCache::Unopened => f.write_str("Unopened"),
+            IndexCache::Open(i) => write!(f, "Open({})", i.path().display()),
+            IndexCache::Behind(n) => write!(f, "Behind({n})"),
+        }
+    }
 }
 
 impl MemoryStore {
@@ -66,6 +104,8 @@ impl MemoryStore {
             scope: None,
             index_options: OpenOptions::INTERACTIVE,
             warnings: Arc::default(),
+            index: Arc::default(),
+            indexed: true,
         }
     }
 
@@ -87,6 +127,13 @@ impl MemoryStore {
     /// The project this store keeps to in a shared directory, if any.
     pub fn scope(&self) -> Option<&Path> {
         self.scope.as_deref()
+    }
+
+    /// This store without a search index: its memories are kept, not searched (the
+    /// fallback directory).
+    pub fn without_index(mut self) -> MemoryStore {
+        self.indexed = false;
+        self
     }
 
     /// This store as a hook uses it: the search index is waited for briefly and
@@ -112,7 +159,8 @@ impl MemoryStore {
     /// Tells the search index that this store changed the directory (see
     /// [`note_change`]); a failure is kept as a warning: the index catches up later.
     pub(crate) fn note_change(&self, before: Option<i64>, changed: &[&str], removed: &[&str]) {
-        if let Err(e) = note_change(&self.dir, before, changed, removed)
+        let noted = self.with_index(|index| Ok(index.note(before, changed, removed)?));
+        if let Err(e) = noted
             && let Ok(mut w) = self.warnings.lock()
         {
             w.push(format!("{e}; it will catch up when next read"));
@@ -160,15 +208,14 @@ impl MemoryStore {
     /// about one save in 64 there (temporary files wait an hour anyway).
     fn sweep_now_and_then(&self) {
         let busy = self
-            .open_index()
+            .with_index(|i| Ok(i.count(&crate::search::RowFilter::default())?))
             .ok()
             .flatten()
-            .and_then(|i| i.count(&crate::search::RowFilter::default()).ok())
             .is_some_and(|n| n > 2_000);
         let roll = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
-        if !busy || roll % 64 == 0 {
+        if !busy || roll.is_multiple_of(64) {
             let before = self.mtime_before_change();
             if self.sweep() {
                 self.note_change(before, &[], &[]);
@@ -212,28 +259,88 @@ impl MemoryStore {
         removed
     }
 
-    /// The search index of this store, up to date with its files, opened as
-    /// [`MemoryStore::in_hook`] says; `None` when the directory does not exist. When no
-    /// index can be kept on disk (a read-only directory), one is built in memory.
-    pub fn open_index(&self) -> Result<Option<Index>, Error> {
+    /// Brings the search index fully up to date — every memory's size and time checked,
+    /// those edited in place read again — or, with `rebuild`, builds it anew from the
+    /// files. Slow on a large directory (a `stat` a memory, or reading them all): for
+    /// `list-memories index` and the MCP server's start, never a hook.
+    pub fn refresh_index(&self, rebuild: bool) -> Result<Option<IndexReport>, Error> {
         self.check_dir()?;
         if !self.dir.is_dir() {
             return Ok(None);
         }
+        let mut cache = self.index.lock().unwrap_or_else(|p| p.into_inner());
+        *cache = IndexCache::Unopened;
+        if rebuild {
+            crate::search::index::remove_db(&self.dir);
+        }
+        let mut index = Index::open(&self.dir, OpenOptions::INTERACTIVE)?;
+        let reread = index.verify()?;
+        let report = IndexReport {
+            path: index.path().to_path_buf(),
+            memories: index.count(&crate::search::RowFilter::default())?,
+            reread,
+        };
+        *cache = IndexCache::Open(index);
+        Ok(Some(report))
+    }
+
+    /// Runs `work` on the search index of this store, up to date with its files, opened
+    /// once a process as [`MemoryStore::in_hook`] says; `Ok(None)` when the directory
+    /// does not exist. When no index can be kept on disk (a read-only directory), one
+    /// is built in memory.
+    pub fn with_index<R>(
+        &self,
+        work: impl FnOnce(&mut Index) -> Result<R, Error>,
+    ) -> Result<Option<R>, Error> {
+        self.check_dir()?;
+        if !self.indexed || !self.dir.is_dir() {
+            return Ok(None);
+        }
+        let mut cache = self.index.lock().unwrap_or_else(|p| p.into_inner());
+        if let IndexCache::Open(index) = &mut *cache {
+            // Opened earlier in this process: only what changed since (one `stat`).
+            if index.catch_up(self.index_options.max_catch_up).is_err() {
+                *cache = IndexCache::Unopened;
+            }
+        }
+        if let IndexCache::Behind(pending) = *cache {
+            return Err(IndexError::Behind {
+                dir: self.dir.clone(),
+                pending,
+            }
+            .into());
+        }
+        if matches!(*cache, IndexCache::Unopened) {
+            *cache = match self.open_index() {
+                Ok(index) => IndexCache::Open(index),
+                Err(IndexError::Behind { pending, .. }) => IndexCache::Behind(pending),
+                Err(e) => return Err(e.into()),
+            };
+        }
+        match &mut *cache {
+            IndexCache::Open(index) => work(index).map(Some),
+            IndexCache::Behind(pending) => Err(IndexError::Behind {
+                dir: self.dir.clone(),
+                pending: *pending,
+            }
+            .into()),
+            IndexCache::Unopened => Ok(None),
+        }
+    }
+
+    /// Opens the index on disk, else (a read-only directory, a full disk, a lock held too
+    /// long) one in memory: the files are the truth, read into an index that lasts this
+    /// process.
+    fn open_index(&self) -> Result<Index, IndexError> {
         match Index::open(&self.dir, self.index_options) {
-            Ok(index) => Ok(Some(index)),
-            Err(e @ IndexError::Behind { .. }) => Err(e.into()),
+            Err(e @ IndexError::Behind { .. }) => Err(e),
             Err(e) => {
-                // A read-only directory, a full disk, a lock held too long: the files
-                // are the truth, read into an index that lasts this process.
                 if let Ok(mut w) = self.warnings.lock() {
                     w.push(format!("{e}; searched without it"));
                 }
-                Ok(Some(Index::in_memory(
-                    &self.dir,
-                    self.index_options.max_catch_up,
-                )?))
+                Index::in_memory(&self.dir, self.index_options.max_catch_up)
             }
+            ok => ok,
         }
     }
 
@@ -283,14 +390,21 @@ impl MemoryStore {
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
         let prefix = format!("{second}_");
-        let from_index = self.open_index().ok().flatten().and_then(|index| {
-            let filter = crate::search::RowFilter {
-                name_prefix: Some(prefix.clone()),
-                ..Default::default()
-            };
-            let rows = index.rows(&filter, usize::MAX, 0).ok()?;
-            Some(rows.iter().filter_map(|r| r.entry.order.written_ns).max())
-        });
+        let from_index = self
+            .with_index(|index| {
+                let filter = crate::search::RowFilter {
+                    name_prefix: Some(prefix.clone()),
+                    ..Default::default()
+                };
+                let rows = index.rows(&filter, usize::MAX, 0)?;
+                // The index names them; their heads say their `created_ns` whole.
+                Ok(rows
+                    .iter()
+                    .filter_map(|r| read_head(&r.entry.path).and_then(|(_, ns)| ns))
+                    .max())
+            })
+            .ok()
+            .flatten();
         let newest_sibling = match from_index {
             Some(newest) => newest,
             None => self.newest_sibling_by_listing(&prefix),
@@ -427,19 +541,14 @@ impl MemoryStore {
         &self,
         session_id: &'a str,
     ) -> impl Iterator<Item = (PathBuf, FrontMatter)> + 'a {
-        let files = match self.open_index() {
-            Ok(Some(index)) => {
-                let filter = crate::search::RowFilter {
-                    session: Some(session_id.to_string()),
-                    ..Default::default()
-                };
-                index
-                    .rows(&filter, usize::MAX, 0)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|r| r.entry.path)
-                    .collect()
-            }
+        let files = match self.with_index(|index| {
+            let filter = crate::search::RowFilter {
+                session: Some(session_id.to_string()),
+                ..Default::default()
+            };
+            Ok(index.rows(&filter, usize::MAX, 0)?)
+        }) {
+            Ok(Some(rows)) => rows.into_iter().map(|r| r.entry.path).collect(),
             Ok(None) => Vec::new(),
             // The index is behind (a hook may not wait for it): the directory itself.
             Err(_) => {

@@ -68,20 +68,20 @@ impl Field {
     }
 
     /// The column's weight in the ranking (BM25): what a memory is *about* (its
-    /// headline, requests, decisions) counts more than words that only occur in a long
-    /// verbatim reply or a tool's output.
+    /// headline, requests, decisions, files) counts more than words that only occur in
+    /// its verbatim reply. Mildly: on the retrieval benchmark's questions, which ask
+    /// about what sessions did, the reply's words find the session as often as the
+    /// requests' do, and strong weights ranked worse (docs/design.md §7.10).
     pub fn weight(self) -> f64 {
         match self {
-            Field::Headline => 10.0,
-            Field::Requests => 6.0,
-            Field::Decisions => 5.0,
-            Field::Instructions => 4.0,
-            Field::Failures => 4.0,
-            Field::Tasks => 3.0,
-            Field::Files => 3.0,
-            Field::Plan => 2.0,
-            Field::Summary => 2.0,
-            Field::Body => 1.0,
+            Field::Headline => 1.5,
+            Field::Requests
+            | Field::Decisions
+            | Field::Instructions
+            | Field::Failures
+            | Field::Files => 1.2,
+            Field::Tasks => 1.1,
+            Field::Plan | Field::Summary | Field::Body => 1.0,
         }
     }
 
@@ -362,11 +362,80 @@ pub fn is_cjk(c: char) -> bool {
     )
 }
 
-/// `text` as the index stores it: every run of CJK characters becomes its overlapping
-/// pairs, separated by spaces, followed by its last character alone ("会话记忆" →
-/// "会话 话记 记忆 忆"), so a word of two or more characters is a phrase of pairs and a
-/// single character is a prefix of a pair or the lone last one. Other text is unchanged
-/// (the FTS tokenizer splits and stems it).
+/// `text` as the index stores it: [`with_word_parts`], then every run of CJK
+/// characters becomes its overlapping pairs, separated by spaces, followed by its last
+/// character alone ("会话记忆" → "会话 话记 记忆 忆"), so a word of two or more characters
+/// is a phrase of pairs and a single character is a prefix of a pair or the lone last
+/// one. Other text is left to the FTS tokenizer, which splits and stems it.
+pub fn for_index(text: &str) -> std::borrow::Cow<'_, str> {
+    match with_word_parts(text) {
+        std::borrow::Cow::Borrowed(t) => with_cjk_pairs(t),
+        std::borrow::Cow::Owned(t) => std::borrow::Cow::Owned(with_cjk_pairs(&t).into_owned()),
+    }
+}
+
+/// `text` with each word written in camel case (`JSSoundRecorder`, `parseHTTPHeader`)
+/// followed by its parts (`JS Sound Recorder`), so that a search for "sound recorder"
+/// finds the identifier; the word itself stays, for a search of it whole.
+pub fn with_word_parts(text: &str) -> std::borrow::Cow<'_, str> {
+    let mut out = String::new();
+    let mut last = 0;
+    let mut changed = false;
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_alphanumeric() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
+            i += 1;
+        }
+        let word = &text[start..i];
+        let parts = camel_parts(word);
+        if parts.len() > 1 {
+            if !changed {
+                out.reserve(text.len() + 32);
+                changed = true;
+            }
+            out.push_str(&text[last..i]);
+            out.push(' ');
+            out.push_str(&parts.join(" "));
+            last = i;
+        }
+    }
+    if !changed {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    out.push_str(&text[last..]);
+    std::borrow::Cow::Owned(out)
+}
+
+/// The parts of a camel-case ASCII word: a new part at a lower-to-upper change, before
+/// the last capital of a run of capitals followed by a lower-case letter, and between
+/// letters and digits.
+fn camel_parts(word: &str) -> Vec<&str> {
+    let b = word.as_bytes();
+    let mut parts = Vec::new();
+    let mut start = 0;
+    for i in 1..b.len() {
+        let (p, c) = (b[i - 1], b[i]);
+        let next_lower = b.get(i + 1).is_some_and(u8::is_ascii_lowercase);
+        let split = (p.is_ascii_lowercase() && c.is_ascii_uppercase())
+            || (p.is_ascii_uppercase() && c.is_ascii_uppercase() && next_lower)
+            || (p.is_ascii_alphabetic() && c.is_ascii_digit())
+            || (p.is_ascii_digit() && c.is_ascii_alphabetic());
+        if split {
+            parts.push(&word[start..i]);
+            start = i;
+        }
+    }
+    parts.push(&word[start..]);
+    parts
+}
+
+/// [`for_index`]'s second step: CJK runs as pairs.
 pub fn with_cjk_pairs(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.chars().any(is_cjk) {
         return std::borrow::Cow::Borrowed(text);
@@ -454,6 +523,24 @@ mod tests {
             Field::Instructions
         );
         assert_eq!(by_keyword("Shell context", Section::Session), Field::Body);
+    }
+
+    #[test]
+    fn camel_case_words_are_followed_by_their_parts() {
+        assert_eq!(with_word_parts("plain words"), "plain words");
+        assert_eq!(
+            with_word_parts("fix JSSoundRecorder now"),
+            "fix JSSoundRecorder JS Sound Recorder now"
+        );
+        assert_eq!(
+            with_word_parts("parseHTTPHeader(x)"),
+            "parseHTTPHeader parse HTTP Header(x)"
+        );
+        assert_eq!(with_word_parts("utf8Decode"), "utf8Decode utf 8 Decode");
+        assert_eq!(
+            with_word_parts("AudioWorklet 会话"),
+            "AudioWorklet Audio Worklet 会话"
+        );
     }
 
     #[test]

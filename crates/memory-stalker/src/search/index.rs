@@ -22,14 +22,15 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
-use super::fields::{Field, Fields, fields_of, with_cjk_pairs};
+use super::fields::{Field, Fields, fields_of, for_index};
 use crate::fsutil;
 use crate::memory::document::FrontMatter;
 use crate::memory::entry::{
-    MAX_LEGACY_BYTES, MAX_LEGACY_LEN, MemoryEntry, entry_from, legacy_from_text,
+    MAX_LEGACY_BYTES, MAX_LEGACY_LEN, MemoryEntry, display_date, entry_from, legacy_from_text,
 };
 use crate::memory::file::{MAX_MEMORY_BYTES, is_memory_file_name, lossy};
 use crate::memory::store::INDEX_FILE;
+use crate::text::prefix_chars;
 
 /// The index's directory inside the memories directory.
 pub const INDEX_DIR: &str = ".index";
@@ -38,7 +39,7 @@ pub const INDEX_DB: &str = "search.sqlite3";
 
 /// Version of the schema and of what is indexed (fields, tokenizer, CJK pairs): an index
 /// of another version is rebuilt.
-const SCHEMA_VERSION: i64 = 1;
+const SCHEMA_VERSION: i64 = 5;
 
 /// Files read and indexed per transaction while (re)building: bounds the memory a
 /// rebuild holds and the time the write lock is held.
@@ -144,14 +145,16 @@ impl Index {
     }
 
     /// An index in memory of `dir`'s files, for when none can be kept on disk (a
-    /// read-only directory): the same answers, built anew each time.
-    /// `max` bounds the files read as [`OpenOptions::max_catch_up`] does.
+    /// read-only directory): the same answers, built anew each time. `max` bounds the
+    /// files read as [`OpenOptions::max_catch_up`] does.
     pub fn in_memory(dir: &Path, max: Option<usize>) -> Result<Index, IndexError> {
         let db = PathBuf::from(":memory:");
-        let conn = Connection::open_in_memory().map_err(|source| IndexError::Sqlite {
-            path: db.clone(),
-            source,
-        })?;
+        let conn = Connection::open_in_memory()
+            .and_then(with_functions)
+            .map_err(|source| IndexError::Sqlite {
+                path: db.clone(),
+                source,
+            })?;
         let mut index = Index {
             conn,
             dir: dir.to_path_buf(),
@@ -164,58 +167,30 @@ impl Index {
 
     fn open_db(dir: &Path, how: OpenOptions, create: bool) -> Result<Index, IndexError> {
         let index_dir = dir.join(INDEX_DIR);
-        if create {
-            fsutil::ensure_dir_no_follow(dir, Path::new(INDEX_DIR)).map_err(|source| {
-                IndexError::Io {
-                    path: index_dir.clone(),
-                    source,
-                }
-            })?;
+        let made = if create {
+            fsutil::ensure_dir_no_follow(dir, Path::new(INDEX_DIR))
         } else {
-            fsutil::check_no_follow(dir, Path::new(INDEX_DIR)).map_err(|source| {
-                IndexError::Io {
-                    path: index_dir.clone(),
-                    source,
-                }
-            })?;
-        }
-        let db = index_dir.join(INDEX_DB);
-        let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX
-            | OpenFlags::SQLITE_OPEN_NOFOLLOW;
-        if create {
-            flags |= OpenFlags::SQLITE_OPEN_CREATE;
-        }
-        let sqlite = |source| IndexError::Sqlite {
-            path: db.clone(),
-            source,
+            fsutil::check_no_follow(dir, Path::new(INDEX_DIR))
         };
-        let conn = Connection::open_with_flags(&db, flags).map_err(sqlite)?;
-        conn.busy_timeout(how.busy).map_err(sqlite)?;
+        made.map_err(|source| IndexError::Io {
+            path: index_dir.clone(),
+            source,
+        })?;
+        let db = index_dir.join(INDEX_DB);
         let mut index = Index {
-            conn,
+            conn: connect(&db, how, create)?,
             dir: dir.to_path_buf(),
-            db,
+            db: db.clone(),
         };
         match index.prepare() {
+            // Not a database, or a damaged one: it is only derived from the files.
             Err(e) if is_corrupt(&e) && create => {
                 drop(index);
                 remove_db(dir);
-                let conn = Connection::open_with_flags(index_dir.join(INDEX_DB), flags).map_err(
-                    |source| IndexError::Sqlite {
-                        path: index_dir.join(INDEX_DB),
-                        source,
-                    },
-                )?;
-                conn.busy_timeout(how.busy)
-                    .map_err(|source| IndexError::Sqlite {
-                        path: index_dir.join(INDEX_DB),
-                        source,
-                    })?;
                 index = Index {
-                    conn,
+                    conn: connect(&db, how, create)?,
                     dir: dir.to_path_buf(),
-                    db: index_dir.join(INDEX_DB),
+                    db,
                 };
                 index.prepare()?;
             }
@@ -274,17 +249,23 @@ impl Index {
                  size INTEGER NOT NULL,
                  mtime_ns INTEGER NOT NULL,
                  order_ns INTEGER NOT NULL,
-                 entry TEXT NOT NULL,
+                 written_ns INTEGER,
+                 suffix INTEGER NOT NULL,
+                 created TEXT NOT NULL,
                  session_id TEXT NOT NULL,
+                 trigger TEXT NOT NULL,
+                 tasks_total INTEGER NOT NULL,
+                 tasks_open INTEGER NOT NULL,
+                 summary TEXT NOT NULL,
+                 summary_source TEXT NOT NULL,
+                 lang TEXT NOT NULL,
+                 format INTEGER NOT NULL,
                  agent TEXT NOT NULL,
                  project TEXT NOT NULL,
-                 tasks_open INTEGER NOT NULL,
-                 paths TEXT NOT NULL,
-                 filter_text TEXT NOT NULL,
                  problem TEXT
              );
-             CREATE INDEX memories_order ON memories(order_ns DESC, file DESC);
-             CREATE INDEX memories_session ON memories(session_id, order_ns DESC);
+             CREATE INDEX memories_order ON memories(order_ns DESC);
+             CREATE INDEX memories_session ON memories(session_id);
              CREATE TABLE skipped (file TEXT PRIMARY KEY, reason TEXT NOT NULL) WITHOUT ROWID;
              CREATE VIRTUAL TABLE memory_text USING fts5({}, content='', contentless_delete=1,
                  tokenize='porter unicode61 remove_diacritics 2');
@@ -344,6 +325,9 @@ impl Index {
                 pending.push(name.clone());
             }
         }
+        // Oldest first (a name starts with its time): new rows come in the order of
+        // memories.
+        pending.sort_unstable();
         let gone: Vec<i64> = known
             .iter()
             .filter(|(name, _)| !listed.memories.contains_key(*name))
@@ -359,10 +343,26 @@ impl Index {
         }
         let changed = pending.len();
         self.index_files(&pending, &gone, Some(&listed.skipped))?;
+        if changed >= CHUNK {
+            self.compact()?;
+        }
         // The time taken before listing: a change made while this ran moves the
         // directory's time past it, and the next open looks again.
         self.set_synced(Some(before))?;
         Ok(changed)
+    }
+
+    /// After many memories were indexed at once (a rebuild): the full-text index's
+    /// segments merged into one and the file shrunk to what it holds, so that the index
+    /// stays a fraction of the memories' size.
+    fn compact(&mut self) -> Result<(), IndexError> {
+        self.conn
+            .execute_batch(
+                "INSERT INTO memory_text(memory_text) VALUES('optimize');
+                 VACUUM;
+                 PRAGMA wal_checkpoint(TRUNCATE);",
+            )
+            .map_err(|e| self.sqlite(e))
     }
 
     /// Checks every indexed file's size and modification time (a `stat` each) and
@@ -502,7 +502,7 @@ impl Index {
         let (cond, args) = filter.sql();
         let sql = format!(
             "SELECT {ROW_COLUMNS} FROM memories m WHERE {cond}
-             ORDER BY m.order_ns DESC, m.file DESC LIMIT ?{} OFFSET ?{}",
+             ORDER BY {NEWEST_FIRST} LIMIT ?{} OFFSET ?{}",
             args.len() + 1,
             args.len() + 2
         );
@@ -510,7 +510,7 @@ impl Index {
         all.push((limit.min(i64::MAX as usize) as i64).into());
         all.push((offset.min(i64::MAX as usize) as i64).into());
         let mut st = self.conn.prepare(&sql).map_err(|e| self.sqlite(e))?;
-        st.query_map(rusqlite::params_from_iter(all), row_of)
+        st.query_map(rusqlite::params_from_iter(all), |r| row_of(&self.dir, r))
             .and_then(Iterator::collect)
             .map_err(|e| self.sqlite(e))
     }
@@ -535,7 +535,7 @@ impl Index {
         );
         let json = serde_json::to_string(ids).unwrap_or_else(|_| "[]".into());
         let mut st = self.conn.prepare(&sql).map_err(|e| self.sqlite(e))?;
-        st.query_map([json], row_of)
+        st.query_map([json], |r| row_of(&self.dir, r))
             .and_then(Iterator::collect)
             .map_err(|e| self.sqlite(e))
     }
@@ -555,25 +555,162 @@ impl Index {
     pub fn path(&self) -> &Path {
         &self.db
     }
+
+    /// How many memories hold `term` (any of its alternatives): for a word, the exact
+    /// number; for a phrase, that of its rarest word (an upper bound). The index holds
+    /// stemmed words, so the term's words are stemmed first, by the same tokenizer (a
+    /// table of this connection's temporary schema).
+    pub(crate) fn document_frequency(&self, term: &super::query::Term) -> Result<i64, IndexError> {
+        let sqlite = |e| self.sqlite(e);
+        self.conn
+            .execute_batch(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_words USING fts5(w,
+                     tokenize='porter unicode61 remove_diacritics 2');
+                 CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_stems
+                     USING fts5vocab(temp, query_words, instance);
+                 CREATE VIRTUAL TABLE IF NOT EXISTS temp.index_terms
+                     USING fts5vocab(main, memory_text, row);",
+            )
+            .map_err(sqlite)?;
+        let mut total = 0i64;
+        for alternative in &term.alternatives {
+            let mut rarest: Option<i64> = None;
+            for (i, token) in alternative.iter().enumerate() {
+                let is_last = i + 1 == alternative.len();
+                let df = self.token_frequency(token, term.prefix && is_last)?;
+                rarest = Some(rarest.map_or(df, |r| r.min(df)));
+            }
+            total = total.saturating_add(rarest.unwrap_or(0));
+        }
+        Ok(total)
+    }
+
+    /// How many memories hold the word `token` (stemmed as the index stems it), or a
+    /// word starting with it.
+    fn token_frequency(&self, token: &str, prefix: bool) -> Result<i64, IndexError> {
+        let sqlite = |e| self.sqlite(e);
+        self.conn
+            .execute("DELETE FROM temp.query_words", [])
+            .map_err(sqlite)?;
+        self.conn
+            .execute("INSERT INTO temp.query_words (w) VALUES (?1)", [token])
+            .map_err(sqlite)?;
+        let stem: Option<String> = self
+            .conn
+            .query_row("SELECT term FROM temp.query_stems LIMIT 1", [], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(sqlite)?;
+        let Some(stem) = stem else {
+            return Ok(0);
+        };
+        let df = if prefix {
+            self.conn.query_row(
+                "SELECT coalesce(sum(doc), 0) FROM temp.index_terms
+                 WHERE term >= ?1 AND term < ?1 || char(1114111)",
+                [&stem],
+                |r| r.get(0),
+            )
+        } else {
+            self.conn.query_row(
+                "SELECT coalesce(sum(doc), 0) FROM temp.index_terms WHERE term = ?1",
+                [&stem],
+                |r| r.get(0),
+            )
+        };
+        df.map_err(sqlite)
+    }
 }
 
-/// The columns [`row_of`] reads, in its order.
-const ROW_COLUMNS: &str = "m.id, m.entry, m.order_ns, m.agent, m.project, m.problem";
+/// Opens the database at `db` (never through a link), private to the user.
+fn connect(db: &Path, how: OpenOptions, create: bool) -> Result<Connection, IndexError> {
+    let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_NOFOLLOW;
+    if create {
+        flags |= OpenFlags::SQLITE_OPEN_CREATE;
+    }
+    let sqlite = |source| IndexError::Sqlite {
+        path: db.to_path_buf(),
+        source,
+    };
+    let conn = Connection::open_with_flags(db, flags).map_err(sqlite)?;
+    conn.busy_timeout(how.busy).map_err(sqlite)?;
+    // Memories are private: so is what is derived from them (the directory is 0700
+    // too). The WAL and shared-memory files take the database's mode.
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::fs::set_permissions(db, std::fs::Permissions::from_mode(0o600));
+    with_functions(conn).map_err(sqlite)
+}
 
-fn row_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
-    let entry: String = r.get(1)?;
-    let entry: MemoryEntry = serde_json::from_str::<StoredEntry>(&entry)
-        .map_err(|e| {
-            rusqlite::Error::FromSqlConversionFailure(1, rusqlite::types::Type::Text, Box::new(e))
-        })?
-        .into();
+/// The SQL functions the queries use: `fold(text)`, lower case as Rust folds it (SQLite's
+/// `lower` folds ASCII only), for the listing's `--filter`.
+fn with_functions(conn: Connection) -> rusqlite::Result<Connection> {
+    use rusqlite::functions::FunctionFlags;
+    conn.create_scalar_function(
+        "fold",
+        1,
+        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
+        |ctx| {
+            Ok(ctx
+                .get::<String>(0)
+                .map(|s| s.to_lowercase())
+                .unwrap_or_default())
+        },
+    )?;
+    Ok(conn)
+}
+
+/// The order of memories, newest first (docs/design.md §4.9): the UTC time of writing;
+/// in one second, a memory with `created_ns` before one without (an older version
+/// wrote it), then the `_N` suffixes of one session, the file's modification time and
+/// the name.
+const NEWEST_FIRST: &str = "m.order_ns DESC, (m.written_ns IS NOT NULL) DESC, m.suffix DESC,
+    m.mtime_ns DESC, m.file DESC";
+
+/// The columns [`row_of`] reads, in its order.
+const ROW_COLUMNS: &str = "m.id, m.file, m.size, m.mtime_ns, m.order_ns, m.written_ns, m.created,
+    m.session_id, m.trigger, m.tasks_total, m.tasks_open, m.summary, m.summary_source, m.lang,
+    m.format, m.agent, m.project, m.problem";
+
+fn row_of(dir: &Path, r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
+    let file: String = r.get(1)?;
+    let created: String = r.get(6)?;
+    let session_id: String = r.get(7)?;
+    let mtime_ns: i64 = r.get(3)?;
+    let written_ns: Option<i64> = r.get(5)?;
+    let modified = u64::try_from(mtime_ns)
+        .ok()
+        .map(|ns| UNIX_EPOCH + Duration::from_nanos(ns));
+    let entry = MemoryEntry {
+        order: crate::memory::file::OrderKey::new(
+            &file,
+            written_ns.and_then(|n| u64::try_from(n).ok()),
+            modified,
+        ),
+        path: dir.join(&file),
+        date: display_date(&created),
+        session: prefix_chars(&session_id, 8).to_string(),
+        file,
+        created,
+        session_id,
+        trigger: r.get(8)?,
+        tasks_total: r.get::<_, i64>(9)? as usize,
+        tasks_open: r.get::<_, i64>(10)? as usize,
+        summary: r.get(11)?,
+        summary_source: r.get(12)?,
+        size_bytes: r.get::<_, i64>(2)? as u64,
+        lang: crate::lang::Lang::parse(&r.get::<_, String>(13)?).unwrap_or_default(),
+        format: r.get::<_, i64>(14)? as u32,
+    };
     Ok(Row {
         id: r.get(0)?,
         entry,
-        order_ns: r.get(2)?,
-        agent: r.get(3)?,
-        project: r.get(4)?,
-        problem: r.get(5)?,
+        order_ns: r.get(4)?,
+        agent: r.get(15)?,
+        project: r.get(16)?,
+        problem: r.get(17)?,
     })
 }
 
@@ -593,8 +730,8 @@ pub struct RowFilter {
     pub open_tasks: bool,
     /// Only this agent's memories.
     pub agent: Option<String>,
-    /// Only memories that name this path among their files (a substring,
-    /// case-insensitive).
+    /// Only memories that name this path among their files (its words in order,
+    /// case-insensitive: `lib.rs` finds `src/lib.rs`).
     pub path: Option<String>,
     /// Only memories saved for this project (a memories directory shared by several
     /// projects through `MEMORY_STALKER_DIR`).
@@ -616,11 +753,14 @@ impl RowFilter {
             cond.push(sql.replace('?', &format!("?{}", args.len())));
         };
         if let Some(t) = self.text.as_ref().filter(|t| !t.is_empty()) {
-            add("instr(m.filter_text, ?) > 0", t.to_lowercase().into());
+            add(
+                "instr(fold(m.summary || char(31) || m.session_id || char(31) || m.file || char(31)
+                    || m.created || char(31) || m.trigger || char(31) || m.summary_source), ?) > 0",
+                t.to_lowercase().into(),
+            );
         }
         if let Some(s) = self.session.as_ref().filter(|s| !s.is_empty()) {
-            // Stored in lower case.
-            add("instr(m.session_id, ?) = 1", s.to_lowercase().into());
+            add("instr(lower(m.session_id), ?) = 1", s.to_lowercase().into());
         }
         if let Some(t) = self.since_ns {
             add("m.order_ns >= ?", t.into());
@@ -632,7 +772,17 @@ impl RowFilter {
             add("m.agent = ?", a.clone().into());
         }
         if let Some(p) = self.path.as_ref().filter(|p| !p.is_empty()) {
-            add("instr(m.paths, ?) > 0", p.to_lowercase().into());
+            // The files field, word for word (`src/lib.rs` is the phrase "src lib rs").
+            let words: Vec<String> = p
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(str::to_lowercase)
+                .collect();
+            let phrase = format!("\"{}\"", words.join(" ").replace('"', ""));
+            add(
+                "m.id IN (SELECT rowid FROM memory_text WHERE memory_text MATCH ?)",
+                format!("files : {phrase}").into(),
+            );
         }
         if let Some(p) = &self.project {
             add("m.project = ?", p.clone().into());
@@ -771,47 +921,49 @@ fn put_doc(tx: &rusqlite::Transaction<'_>, name: &str, doc: Doc) -> rusqlite::Re
         Doc::Gone => return Ok(()),
     };
     let e = &d.entry;
-    let paths = d
-        .fields
-        .get(Field::Files)
-        .lines()
-        .map(|l| l.trim_matches('`').to_lowercase())
-        .collect::<Vec<_>>()
-        .join("\n");
-    let filter_text = [
-        &e.summary,
-        &e.session_id,
-        &e.file,
-        &e.date,
-        &e.trigger,
-        &e.summary_source,
-    ]
-    .iter()
-    .map(|s| s.to_lowercase())
-    .collect::<Vec<_>>()
-    .join("\u{1f}");
-    let stored = serde_json::to_string(&StoredEntry::from(e)).unwrap_or_default();
+    // A memory read again keeps its rowid; a new one comes after every other. Memories
+    // are added in the order they are written (a rebuild adds them in the order of
+    // their names), so the rowid order is the order of memories, near enough for the
+    // search's window of the newest ones; and small, consecutive rowids keep the
+    // full-text index's lists small.
+    let id: i64 = match old {
+        Some(id) => id,
+        None => tx.query_row("SELECT coalesce(max(id), 0) + 1 FROM memories", [], |r| {
+            r.get(0)
+        })?,
+    };
     tx.execute(
-        "INSERT INTO memories (file, ino, size, mtime_ns, order_ns, entry, session_id, agent,
-             project, tasks_open, paths, filter_text, problem)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+        "INSERT INTO memories (id, file, ino, size, mtime_ns, order_ns, written_ns, created,
+             session_id, trigger, tasks_total, tasks_open, summary, summary_source, lang,
+             format, agent, project, problem, suffix)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+             ?18, ?19, ?20)",
         params![
+            id,
             name,
             d.stat.0,
             d.stat.1,
             d.stat.2,
             d.order_ns,
-            stored,
-            e.session_id.to_lowercase(),
+            e.order.written_ns.and_then(|n| i64::try_from(n).ok()),
+            e.created,
+            e.session_id,
+            e.trigger,
+            e.tasks_total as i64,
+            e.tasks_open as i64,
+            e.summary,
+            e.summary_source,
+            match e.lang {
+                crate::lang::Lang::Zh => "zh",
+                _ => "en",
+            },
+            e.format,
             d.agent,
             d.project,
-            e.tasks_open as i64,
-            paths,
-            filter_text,
             d.problem,
+            e.order.suffix,
         ],
     )?;
-    let id = tx.last_insert_rowid();
     let columns: Vec<&str> = Field::ALL.iter().map(|f| f.column()).collect();
     let placeholders: Vec<String> = (2..=Field::ALL.len() + 1)
         .map(|i| format!("?{i}"))
@@ -823,7 +975,7 @@ fn put_doc(tx: &rusqlite::Transaction<'_>, name: &str, doc: Doc) -> rusqlite::Re
     );
     let mut values: Vec<rusqlite::types::Value> = vec![id.into()];
     for f in Field::ALL {
-        values.push(with_cjk_pairs(d.fields.get(f)).into_owned().into());
+        values.push(for_index(d.fields.get(f)).into_owned().into());
     }
     tx.execute(&sql, rusqlite::params_from_iter(values))?;
     Ok(())
@@ -958,10 +1110,9 @@ pub(crate) fn order_ns(
     if let Some(ns) = written_ns.and_then(|n| i64::try_from(n).ok()) {
         return ns;
     }
-    if let Some(t) = crate::memory::entry::created_at(entry) {
-        if let Some(ns) = t.timestamp_nanos_opt() {
-            return ns;
-        }
+    if let Some(ns) = crate::memory::entry::created_at(entry).and_then(|t| t.timestamp_nanos_opt())
+    {
+        return ns;
     }
     modified
         .and_then(|m| m.duration_since(UNIX_EPOCH).ok())
@@ -969,92 +1120,9 @@ pub(crate) fn order_ns(
         .unwrap_or(0)
 }
 
-/// A [`MemoryEntry`] as a row stores it (its path is rebuilt from the directory).
-#[derive(serde::Serialize, serde::Deserialize)]
-struct StoredEntry {
-    file: String,
-    path: PathBuf,
-    created: String,
-    date: String,
-    session_id: String,
-    session: String,
-    trigger: String,
-    tasks_total: usize,
-    tasks_open: usize,
-    summary: String,
-    summary_source: String,
-    size_bytes: u64,
-    format: u32,
-    lang: crate::lang::Lang,
-    order: (String, Option<u64>, u32, Option<u64>),
-}
-
-impl From<&MemoryEntry> for StoredEntry {
-    fn from(e: &MemoryEntry) -> StoredEntry {
-        let modified = e
-            .order
-            .modified
-            .and_then(|m| m.duration_since(UNIX_EPOCH).ok())
-            .map(|d| d.as_nanos() as u64);
-        StoredEntry {
-            file: e.file.clone(),
-            path: e.path.clone(),
-            created: e.created.clone(),
-            date: e.date.clone(),
-            session_id: e.session_id.clone(),
-            session: e.session.clone(),
-            trigger: e.trigger.clone(),
-            tasks_total: e.tasks_total,
-            tasks_open: e.tasks_open,
-            summary: e.summary.clone(),
-            summary_source: e.summary_source.clone(),
-            size_bytes: e.size_bytes,
-            format: e.format,
-            lang: e.lang,
-            order: (
-                e.order.second.clone(),
-                e.order.written_ns,
-                e.order.suffix,
-                modified,
-            ),
-        }
-    }
-}
-
-impl From<StoredEntry> for MemoryEntry {
-    fn from(s: StoredEntry) -> MemoryEntry {
-        MemoryEntry {
-            order: crate::memory::file::OrderKey {
-                second: s.order.0,
-                written_ns: s.order.1,
-                suffix: s.order.2,
-                modified: s.order.3.map(|n| UNIX_EPOCH + Duration::from_nanos(n)),
-                name: s.file.clone(),
-            },
-            file: s.file,
-            path: s.path,
-            created: s.created,
-            date: s.date,
-            session_id: s.session_id,
-            session: s.session,
-            trigger: s.trigger,
-            tasks_total: s.tasks_total,
-            tasks_open: s.tasks_open,
-            summary: s.summary,
-            summary_source: s.summary_source,
-            size_bytes: s.size_bytes,
-            format: s.format,
-            lang: s.lang,
-        }
-    }
-}
-
-/// Tells the index of `dir`, if there is one, that a writer of this process changed the
-/// directory: `changed` names files written or replaced (indexed now) and `removed`
-/// files deleted. `before` is the directory's time read just before the change: when
-/// the index matched the directory then, it matches it now, and its recorded time moves
-/// on; otherwise it stays stale and the next open catches up. Never creates an index;
-/// waits at most the hook's short busy timeout.
+/// Tells the index of `dir`, if there is one, that a writer changed the directory (see
+/// [`Index::note`]). Never creates an index; waits at most the hook's short busy
+/// timeout.
 pub fn note_change(
     dir: &Path,
     before: Option<i64>,
@@ -1064,27 +1132,41 @@ pub fn note_change(
     if !dir.join(INDEX_DIR).join(INDEX_DB).is_file() {
         return Ok(());
     }
-    let mut index = Index::open_db(dir, OpenOptions::HOOK, false)?;
-    let was_synced = before.is_some() && index.synced_mtime()? == before;
-    let gone: Vec<i64> = removed
-        .iter()
-        .filter_map(|name| {
-            index
-                .conn
-                .query_row("SELECT id FROM memories WHERE file = ?1", [name], |r| {
-                    r.get(0)
-                })
-                .ok()
-        })
-        .collect();
-    let names: Vec<String> = changed.iter().map(|s| s.to_string()).collect();
-    index.index_files(&names, &gone, None)?;
-    if was_synced {
-        let now = dir_mtime(dir).map_err(|source| IndexError::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
-        index.set_synced(Some(now))?;
+    Index::open_db(dir, OpenOptions::HOOK, false)?.note(before, changed, removed)
+}
+
+impl Index {
+    /// Takes in a change a writer made to the directory: `changed` names files written
+    /// or replaced (indexed now), `removed` files deleted. `before` is the directory's
+    /// time read just before the change: when the index matched the directory then, it
+    /// matches it now, and its recorded time moves on; otherwise it stays stale and the
+    /// next open catches up.
+    pub fn note(
+        &mut self,
+        before: Option<i64>,
+        changed: &[&str],
+        removed: &[&str],
+    ) -> Result<(), IndexError> {
+        let was_synced = before.is_some() && self.synced_mtime()? == before;
+        let gone: Vec<i64> = removed
+            .iter()
+            .filter_map(|name| {
+                self.conn
+                    .query_row("SELECT id FROM memories WHERE file = ?1", [name], |r| {
+                        r.get(0)
+                    })
+                    .ok()
+            })
+            .collect();
+        let names: Vec<String> = changed.iter().map(|s| s.to_string()).collect();
+        self.index_files(&names, &gone, None)?;
+        if was_synced {
+            let now = dir_mtime(&self.dir).map_err(|source| IndexError::Io {
+                path: self.dir.clone(),
+                source,
+            })?;
+            self.set_synced(Some(now))?;
+        }
+        Ok(())
     }
-    Ok(())
 }

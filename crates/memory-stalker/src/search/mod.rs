@@ -19,6 +19,6 @@ pub mod snippet;
 pub use fields::Field;
 pub use index::{Index, IndexError, OpenOptions, Row, RowFilter, note_change};
 pub use query::Query;
-pub use rank::{Hit, Results, SearchOptions, search};
+pub use rank::{Hit, Results, SearchOptions, best_first, search};
 pub use request::SearchRequest;
 pub use snippet::Snippet;

@@ -85,16 +85,18 @@ pub fn snippet_of(dir: &Path, row: &Row, query: &Query) -> Option<Snippet> {
         file.take(cap).read_to_end(&mut bytes).ok()?;
     }
     let text = lossy(&bytes);
-    let headline = FrontMatter::parse(&text).map(|(fm, _)| fm.summary);
-    let mut candidates: Vec<FieldLine<'_>> = Vec::new();
-    if let Some(h) = headline.as_deref() {
-        candidates.push(FieldLine {
-            field: Field::Headline,
-            text: h,
-        });
-    }
-    candidates.extend(lines(&text));
-    best_snippet(&candidates, query)
+    // The headline is shown beside every answer: the snippet comes from the rest of
+    // the memory when the words are there too.
+    best_snippet(&lines(&text), query).or_else(|| {
+        let headline = FrontMatter::parse(&text).map(|(fm, _)| fm.summary)?;
+        best_snippet(
+            &[FieldLine {
+                field: Field::Headline,
+                text: &headline,
+            }],
+            query,
+        )
+    })
 }
 
 /// The best line of `lines` for `query`: the most distinct terms, then the heavier
