@@ -307,6 +307,20 @@ impl MemoryStore {
         Ok(Some(report))
     }
 
+    /// Checks every indexed memory against its file on a connection of its own (the
+    /// cached one stays free for searches meanwhile) and reads again those edited in
+    /// place, which the directory's time does not reveal. Returns how many were; `None`
+    /// when there is no directory or no index. For the MCP server's start, in the
+    /// background.
+    pub fn verify_index(&self) -> Result<Option<usize>, Error> {
+        self.check_dir()?;
+        if !self.indexed || !self.dir.is_dir() {
+            return Ok(None);
+        }
+        let mut index = Index::open(&self.dir, OpenOptions::INTERACTIVE, self.writer_key())?;
+        Ok(Some(index.verify()?))
+    }
+
     /// Runs `work` on the search index of this store, up to date with its files, opened
     /// once a process as [`MemoryStore::in_hook`] says; `Ok(None)` when the directory
     /// does not exist. When no index can be kept on disk (a read-only directory), one

@@ -262,8 +262,11 @@ fn terms_of_word(word: &str) -> Vec<Term> {
 }
 
 /// The index tokens of a text without CJK: its runs of letters and digits, lower-cased,
-/// as the FTS tokenizer (unicode61) splits them; CJK runs as their pairs.
+/// as the FTS tokenizer (unicode61) splits them; CJK runs as their pairs. A word with
+/// parts (`writer0`, `parseHTTPHeader` as typed) is followed by them, as the index
+/// stores it ([`super::fields::with_word_parts`]): a phrase holding it still matches.
 fn tokens_of(text: &str) -> Vec<String> {
+    let text = super::fields::with_word_parts(text);
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut cjk: Vec<char> = Vec::new();
