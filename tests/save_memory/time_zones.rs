@@ -147,10 +147,11 @@ fn run_row(row: &Row) -> Vec<String> {
         &s,
         &[json!({"name": "show_memory", "arguments": {"target": "latest"}})],
     );
-    if !mcp
-        .first()
-        .is_some_and(|a| a.starts_with(&format!("Memory {newest} ")))
-    {
+    if !mcp.first().is_some_and(|a| {
+        a.lines()
+            .next()
+            .is_some_and(|l| l.contains(newest.as_str()))
+    }) {
         failures.push(format!(
             "MCP latest: {:?}",
             mcp.first().map(|a| &a[..a.len().min(80)])
