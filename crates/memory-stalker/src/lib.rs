@@ -17,6 +17,7 @@
 
 #![warn(missing_docs)]
 
+pub mod agent;
 pub mod config;
 pub mod error;
 pub mod fsutil;
@@ -32,6 +33,7 @@ pub mod switch;
 pub mod text;
 pub mod transcript;
 
+pub use agent::Agent;
 pub use config::Config;
 pub use error::Error;
 pub use lang::Lang;

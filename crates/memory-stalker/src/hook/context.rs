@@ -389,6 +389,7 @@ mod tests {
 
     fn ex(items: usize) -> Extraction {
         Extraction {
+            agent: crate::Agent::ClaudeCode,
             session_id: Some("s".into()),
             cwd: None,
             version: None,

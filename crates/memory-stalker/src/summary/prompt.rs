@@ -136,6 +136,7 @@ mod tests {
 
     fn extraction() -> Extraction {
         Extraction {
+            agent: crate::Agent::ClaudeCode,
             session_id: Some("s".into()),
             cwd: Some("/p".into()),
             version: Some("2.1.197".into()),
