@@ -9,7 +9,6 @@
 
 use std::io::Cursor;
 
-use memory_stalker::Lang;
 use memory_stalker::memory::FrontMatter;
 use memory_stalker::memory::document::{
     code, fenced, sections, set_front_matter_field, set_written_ns,
@@ -17,6 +16,7 @@ use memory_stalker::memory::document::{
 use memory_stalker::redact::{Clipped, redact};
 use memory_stalker::text::one_line;
 use memory_stalker::transcript::{ReverseLines, TodoItem, TodoList, TodoSource};
+use memory_stalker::{Agent, Lang};
 use proptest::collection::vec;
 use proptest::option;
 use proptest::prelude::*;
@@ -193,18 +193,20 @@ fn front_matter() -> impl Strategy<Value = FrontMatter> {
             prop_oneof![Just(Lang::En), Just(Lang::Zh)],
             option::of(any::<u64>()),
             option::of(option::of(todo_list())),
+            prop_oneof![Just(Agent::ClaudeCode), Just(Agent::Codex)],
         ),
     )
         .prop_map(
             |(
                 (format, session_id, created, trigger, project, transcript),
                 (task_count, tasks_open, summary, summary_source),
-                (prompt_id, lang, transcript_bytes, todos),
+                (prompt_id, lang, transcript_bytes, todos, agent),
             )| FrontMatter {
                 format,
                 session_id,
                 created,
                 trigger: trigger.into(),
+                agent,
                 project,
                 transcript,
                 task_count,
@@ -233,6 +235,7 @@ fn front_matter_like() -> impl Strategy<Value = String> {
         "prompt_id",
         "lang",
         "transcript_bytes",
+        "agent",
         "todos",
         "x",
     ]);

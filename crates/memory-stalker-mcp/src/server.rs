@@ -4,9 +4,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use memory_stalker::Config;
-use memory_stalker::memory::{MemoryStore, Section, Shown, search_projects};
+use memory_stalker::memory::{MemoryStore, Section, Shown, search_projects_by};
 use memory_stalker::projects;
+use memory_stalker::{Agent, Config};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
@@ -50,6 +50,8 @@ pub struct SearchArgs {
     /// How many memories to show, best first (default 5, at most 20).
     #[schemars(range(min = 1, max = 20))]
     pub limit: Option<u32>,
+    /// Only memories of one agent's sessions: "claude-code" or "codex" (default both).
+    pub agent: Option<String>,
 }
 
 /// Arguments of `show_memory`.
@@ -69,6 +71,22 @@ pub struct ListArgs {
     pub limit: Option<u32>,
     /// Only memories whose headline, session, file name, date or trigger contain this text.
     pub filter: Option<String>,
+    /// Only memories of one agent's sessions: "claude-code" or "codex" (default both).
+    pub agent: Option<String>,
+}
+
+/// An `agent` argument: none, or one of the two agents (an error names them).
+fn agent(asked: Option<&str>) -> Result<Option<Agent>, String> {
+    match asked.map(str::trim).filter(|a| !a.is_empty()) {
+        None => Ok(None),
+        Some(a) => Agent::parse(a).map(Some).ok_or_else(|| {
+            format!(
+                "agent \"{}\" is not one of \"claude-code\" and \"codex\".",
+                memory_stalker::text::one_line(&memory_stalker::text::strip_controls(a), 40)
+                    .replace('"', "'")
+            )
+        }),
+    }
 }
 
 /// `limit` checked against its default and maximum: 0 is an error, more than the
@@ -117,7 +135,7 @@ impl MemoryServer {
 impl MemoryServer {
     /// `search_memories`: ranked full-text search.
     #[tool(
-        description = "Search the notes memory-stalker saved at earlier context compactions of this project: use it when you need an earlier decision, what was done before, a user's standing instruction, or the open tasks of an earlier session. Case-insensitive; every word of the query must occur. Answers with the best matches (file, date, session, headline, tasks, a snippet); read one with show_memory.",
+        description = "Search the notes memory-stalker saved at earlier context compactions of this project: use it when you need an earlier decision, what was done before, a user's standing instruction, or the open tasks of an earlier session. Case-insensitive; every word of the query must occur. Memories of Claude Code and Codex sessions alike (agent narrows to one). Answers with the best matches (file, date, agent and session, headline, tasks, a snippet); read one with show_memory.",
         annotations(
             title = "Search memories",
             read_only_hint = true,
@@ -133,6 +151,7 @@ impl MemoryServer {
             return Err("query is empty: give the words to look for.".into());
         }
         let limit = limit(args.limit, SEARCH_LIMIT)?;
+        let agent = agent(args.agent.as_deref())?;
         let all = args.all_projects.unwrap_or(false);
         self.blocking(move |p| {
             let mut searched = vec![p.root.clone()];
@@ -156,7 +175,8 @@ impl MemoryServer {
                     (r.clone(), store)
                 })
                 .collect();
-            let found = search_projects(&stores, &query, limit).map_err(|e| e.to_string())?;
+            let found =
+                search_projects_by(&stores, &query, limit, agent).map_err(|e| e.to_string())?;
             if found.total == 0 {
                 let where_ = if all {
                     format!(
@@ -222,7 +242,7 @@ impl MemoryServer {
 
     /// `list_memories`: the newest memories, one line each.
     #[tool(
-        description = "List the newest memories memory-stalker saved at earlier context compactions of this project, one line each (date, file, open tasks, trigger, headline), and how many there are: use it to see what earlier sessions left, or to pick one for show_memory.",
+        description = "List the newest memories memory-stalker saved at earlier context compactions of this project, one line each (date, file, open tasks, trigger, agent, headline), and how many there are: use it to see what earlier sessions left, or to pick one for show_memory.",
         annotations(
             title = "List memories",
             read_only_hint = true,
@@ -234,6 +254,7 @@ impl MemoryServer {
         Parameters(args): Parameters<ListArgs>,
     ) -> Result<String, String> {
         let limit = limit(args.limit, LIST_LIMIT)?;
+        let agent = agent(args.agent.as_deref())?;
         let filter = args
             .filter
             .map(|f| f.trim().to_string())
@@ -241,7 +262,7 @@ impl MemoryServer {
         self.blocking(move |p| {
             let listing = p
                 .store
-                .list(Some(limit), filter.as_deref())
+                .list_by(Some(limit), filter.as_deref(), agent)
                 .map_err(|e| e.to_string())?;
             Ok(answer::listing(&listing, filter.as_deref(), p.store.dir()))
         })

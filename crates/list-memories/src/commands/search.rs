@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use memory_stalker::memory::{ProjectHit, search_projects};
-use memory_stalker::projects;
+use memory_stalker::memory::{ProjectHit, search_projects_by};
+use memory_stalker::{Agent, projects};
 
 use super::{Context, JSON_VERSION, emit_sorted};
 use crate::render;
@@ -21,6 +21,9 @@ pub struct SearchArgs {
     /// Show at most N results.
     #[arg(long, value_name = "N", default_value_t = 20)]
     limit: usize,
+    /// Only memories of one agent's sessions: claude-code or codex.
+    #[arg(long, value_name = "NAME", value_parser = super::parse_agent)]
+    agent: Option<Agent>,
 }
 
 /// `search --json`; fields in the order they are written (see [`emit_sorted`]).
@@ -47,7 +50,7 @@ pub fn run(ctx: Context<'_>, args: SearchArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|p| (p.clone(), ctx.config.store(p)))
         .collect();
-    let found = search_projects(&stores, &query, args.limit)?;
+    let found = search_projects_by(&stores, &query, args.limit, args.agent)?;
     let total = found.total;
     if ctx.json {
         emit_sorted(

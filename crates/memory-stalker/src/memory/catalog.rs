@@ -19,6 +19,7 @@ use super::store::{
     read_head_bytes,
 };
 use crate::Error;
+use crate::agent::Agent;
 use crate::fsutil;
 use crate::lang::Lang;
 use crate::text::{one_line, prefix_chars};
@@ -40,6 +41,8 @@ pub struct MemoryEntry {
     pub session: String,
     /// What started the compaction: `auto`, `manual`, or `unknown`.
     pub trigger: String,
+    /// Which agent the session ran in: `claude-code` or `codex`.
+    pub agent: Agent,
     /// Tasks in its task list.
     pub tasks_total: usize,
     /// Of those, not completed.
@@ -89,6 +92,16 @@ impl MemoryStore {
     /// Lists memories, newest first. Only front matter is read, and only for as many
     /// files as needed when there is a `limit` and no `filter`.
     pub fn list(&self, limit: Option<usize>, filter: Option<&str>) -> Result<Listing, Error> {
+        self.list_by(limit, filter, None)
+    }
+
+    /// [`MemoryStore::list`] of the memories of one `agent` only (all with `None`).
+    pub fn list_by(
+        &self,
+        limit: Option<usize>,
+        filter: Option<&str>,
+        agent: Option<Agent>,
+    ) -> Result<Listing, Error> {
         let (names, mut skipped) = self.scan()?;
         let filter = filter.map(str::to_lowercase).filter(|f| !f.is_empty());
         let mut listing = Listing::default();
@@ -98,7 +111,9 @@ impl MemoryStore {
             // them can be read: only those are read (in parallel), and then more, one
             // batch at a time, for those that could not.
             let needed = match limit {
-                Some(l) if filter.is_none() => l.saturating_sub(listing.memories.len()),
+                Some(l) if filter.is_none() && agent.is_none() => {
+                    l.saturating_sub(listing.memories.len())
+                }
                 _ => names.len(),
             };
             if needed == 0 {
@@ -114,6 +129,7 @@ impl MemoryStore {
                         if filter
                             .as_deref()
                             .is_some_and(|f| !matches_filter(&entry, f))
+                            || agent.is_some_and(|a| entry.agent != a)
                         {
                             continue;
                         }
@@ -164,17 +180,23 @@ impl MemoryStore {
     /// Resolves a `find` target (docs/design.md §7.3) to the memories it names, newest
     /// first.
     pub fn find(&self, target: &str) -> Result<Found, Error> {
+        self.find_by(target, None)
+    }
+
+    /// [`MemoryStore::find`] among the memories of one `agent` only (all with `None`):
+    /// `latest` is then that agent's newest memory, `#N` its N-th newest.
+    pub fn find_by(&self, target: &str, agent: Option<Agent>) -> Result<Found, Error> {
         let target = target.trim();
         let kind = Target::parse(target);
         let scanned = self.scan()?;
-        let mut found = self.find_target(&scanned, target, kind);
+        let mut found = self.find_target(&scanned, target, kind, agent);
         // A date-looking target that names no date may still be a session prefix.
         if found.matches.is_empty()
             && matches!(found.kind, Target::Date(_))
             && target.chars().all(|c| c.is_ascii_hexdigit())
         {
             let by_session =
-                self.find_target(&scanned, target, Target::Session(target.to_string()));
+                self.find_target(&scanned, target, Target::Session(target.to_string()), agent);
             if !by_session.matches.is_empty() {
                 found = by_session;
             }
@@ -188,6 +210,7 @@ impl MemoryStore {
         (names, skipped): &(Vec<String>, Vec<Skipped>),
         target: &str,
         kind: Target,
+        agent: Option<Agent>,
     ) -> Found {
         let mut skipped = skipped.clone();
         let candidates: Vec<&String> = match &kind {
@@ -241,6 +264,7 @@ impl MemoryStore {
             next += batch.len();
             for (name, read) in batch.iter().zip(self.read_entries(batch)) {
                 match read {
+                    Ok(e) if agent.is_some_and(|a| e.agent != a) => {}
                     Ok(e) => matches.push(e),
                     Err(reason) => skipped.push(Skipped {
                         file: name.to_string(),
@@ -270,6 +294,16 @@ impl MemoryStore {
     /// first `snippets` hits get their snippet (a query common to thousands of memories
     /// is ranked without cutting a snippet from each).
     pub fn search(&self, query: &str, snippets: usize) -> Result<Vec<SearchHit>, Error> {
+        self.search_by(query, snippets, None)
+    }
+
+    /// [`MemoryStore::search`] of the memories of one `agent` only (all with `None`).
+    pub fn search_by(
+        &self,
+        query: &str,
+        snippets: usize,
+        agent: Option<Agent>,
+    ) -> Result<Vec<SearchHit>, Error> {
         let words: Vec<String> = query
             .split_whitespace()
             .map(str::to_lowercase)
@@ -288,6 +322,7 @@ impl MemoryStore {
         })
         .into_iter()
         .flatten()
+        .filter(|h| agent.is_none_or(|a| h.memory.agent == a))
         .collect();
         hits.sort_by(|a, b| {
             (Reverse(a.hits), Reverse(&a.memory.order))
@@ -593,10 +628,20 @@ pub fn search_projects(
     query: &str,
     limit: usize,
 ) -> Result<ProjectSearch, Error> {
+    search_projects_by(stores, query, limit, None)
+}
+
+/// [`search_projects`] of the memories of one `agent` only (all with `None`).
+pub fn search_projects_by(
+    stores: &[(PathBuf, MemoryStore)],
+    query: &str,
+    limit: usize,
+    agent: Option<Agent>,
+) -> Result<ProjectSearch, Error> {
     let mut hits = Vec::new();
     for (project, store) in stores {
         // Each project's best `limit` hits include the best `limit` of all.
-        for hit in store.search(query, limit)? {
+        for hit in store.search_by(query, limit, agent)? {
             hits.push(ProjectHit {
                 hit,
                 project: project.clone(),
@@ -922,6 +967,7 @@ fn entry_from(
         file: clean(name),
         path: path.to_path_buf(),
         trigger: clean(fm.trigger.into()),
+        agent: fm.agent,
         tasks_total: fm.task_count,
         tasks_open: fm.tasks_open,
         summary: clean(fm.summary),

@@ -10,7 +10,7 @@ pub mod store;
 
 pub use catalog::{
     Found, Listing, MemoryEntry, ProjectHit, ProjectSearch, SearchHit, Shown, Skipped, Target,
-    search_projects,
+    search_projects, search_projects_by,
 };
 pub use document::{FrontMatter, MemoryDoc, Trigger};
 pub use edit::MemoryEdit;
