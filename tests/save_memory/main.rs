@@ -14,8 +14,10 @@ mod support {
     pub mod anthropic;
     pub mod claude;
     pub mod http;
+    pub mod rollout;
 }
 
+mod codex_hooks;
 mod compaction_hooks;
 mod continuity;
 mod e2e_claude_code;

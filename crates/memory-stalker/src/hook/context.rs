@@ -181,8 +181,16 @@ pub fn restore_context(ex: &Extraction, memory: &Path, facts: &SessionFacts) -> 
         || memory.display().to_string(),
         |f| f.to_string_lossy().into_owned(),
     );
+    // How the model reads the whole memory: Claude Code has the plugin's `list-memories`
+    // on its PATH; Codex has memory-stalker's MCP tools, and the file.
+    let how = match ex.agent {
+        crate::agent::Agent::ClaudeCode => format!("`list-memories show {file}` prints it"),
+        crate::agent::Agent::Codex => {
+            format!("read it, or call memory-stalker's show_memory tool with target \"{file}\"")
+        }
+    };
     let mut out = format!(
-        "memory-stalker: facts saved from this session just before the compaction (a record of the past; check the code before relying on it).\n- Memory file: {} (the whole last interaction, task list, plan and files; `list-memories show {file}` prints it).\n",
+        "memory-stalker: facts saved from this session just before the compaction (a record of the past; check the code before relying on it).\n- Memory file: {} (the whole last interaction, task list, plan and files; {how}).\n",
         memory.display()
     );
     if let Some(title) = &ex.title {

@@ -458,6 +458,13 @@ struct Checkpoint {
     first_record_after: usize,
 }
 
+/// Which agent wrote the transcript at `path`, told from its first bytes (docs/design.md
+/// §3.12); `None` when it cannot be read as a regular file.
+pub fn agent_of(path: &Path) -> Option<Agent> {
+    let (file, len) = crate::fsutil::open_regular(path, true, None).ok()?;
+    Dialect::agent_of_file(&file, len).ok()
+}
+
 /// Whether the conversation went on after a memory was taken: between byte offsets
 /// `from` and `to` of the transcript, a model reply, a real user prompt or a compaction
 /// boundary stamped at or after `taken` plus one second (memory times have whole
