@@ -13,7 +13,9 @@ mod support {
 
     pub mod anthropic;
     pub mod claude;
+    pub mod codex;
     pub mod http;
+    pub mod responses;
     pub mod rollout;
 }
 
@@ -21,6 +23,7 @@ mod codex_hooks;
 mod compaction_hooks;
 mod continuity;
 mod e2e_claude_code;
+mod e2e_codex;
 mod e2e_tui;
 mod hostile;
 mod plugin_bundle;

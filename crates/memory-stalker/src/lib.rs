@@ -13,11 +13,13 @@
 //! - [`hook`]: Claude Code's hook protocol, and what each event does.
 //! - [`switch`]: whether memory-stalker works in a project.
 //! - [`redact`]: secret redaction for everything sent to a model or written to disk.
+//! - [`codex`]: installing into OpenAI's Codex CLI (its rollouts are read by [`transcript`]).
 //! - [`config`], [`log`]: environment configuration and the hook's log.
 
 #![warn(missing_docs)]
 
 pub mod agent;
+pub mod codex;
 pub mod config;
 pub mod error;
 pub mod fsutil;

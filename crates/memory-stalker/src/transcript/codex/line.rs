@@ -85,6 +85,8 @@ struct Payload<'a> {
     session_id: Option<&'a [u8]>,
     content: Option<&'a [u8]>,
     name: Option<&'a [u8]>,
+    /// The namespace of a namespaced tool (an MCP server's: `mcp__memory_stalker`).
+    namespace: Option<&'a [u8]>,
     arguments: Option<&'a [u8]>,
     input: Option<&'a [u8]>,
     action: Option<&'a [u8]>,
@@ -180,6 +182,7 @@ impl<'a> Payload<'a> {
             b"session_id" => &mut self.session_id,
             b"content" => &mut self.content,
             b"name" => &mut self.name,
+            b"namespace" => &mut self.namespace,
             b"arguments" => &mut self.arguments,
             b"input" => &mut self.input,
             b"action" => &mut self.action,
@@ -228,8 +231,12 @@ fn response_item(
     match s(p.kind, cost).as_deref() {
         Some("message") => message(p, compaction_output, opts.redact, cost),
         Some(kind @ ("function_call" | "custom_tool_call" | "local_shell_call")) => {
-            let name = match kind {
-                "local_shell_call" => "local_shell".to_string(),
+            let name = match (kind, s(p.namespace, cost)) {
+                ("local_shell_call", _) => "local_shell".to_string(),
+                // As Codex names a namespaced tool: `mcp__memory_stalker__show_memory`.
+                (_, Some(ns)) if !ns.is_empty() => {
+                    format!("{ns}__{}", s(p.name, cost).unwrap_or_default())
+                }
                 _ => s(p.name, cost).unwrap_or_default(),
             };
             let input = match kind {
@@ -478,6 +485,18 @@ mod tests {
             )
             .is_err()
         );
+    }
+
+    #[test]
+    fn a_namespaced_call_is_named_with_its_namespace() {
+        let r = parse_line(
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"search_memories","namespace":"mcp__memory_stalker","arguments":"{\"query\":\"retry budget\"}","call_id":"c"}}"#,
+        );
+        let Entry::Assistant(a) = r.entry else {
+            panic!()
+        };
+        assert_eq!(a.tool_calls[0].name, "mcp__memory_stalker__search_memories");
+        assert_eq!(a.tool_calls[0].summary, "retry budget");
     }
 
     #[test]
