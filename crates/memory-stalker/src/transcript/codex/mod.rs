@@ -137,8 +137,12 @@ fn compacted_message(line: &[u8]) -> Option<String> {
         return None;
     }
     let text = super::record::string(message, &mut Cost::default())?;
-    let text = crate::text::strip_controls(&text).into_owned();
-    Some(summary_of(&text).to_string())
+    // Bounded as a prompt is (its head and tail kept), control characters out; it is
+    // redacted where it is written.
+    Some(super::record::kept_text(
+        summary_of(&text).to_string(),
+        false,
+    ))
 }
 
 /// The summary in the text Codex gives the model after a compaction: what follows the
