@@ -400,7 +400,12 @@ fn claude_code_recalls_the_memory_codex_wrote() {
         .iter()
         .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
         .filter_map(|b| b["text"].as_str().map(String::from))
-        .find(|t| t.contains(RECALL))
+        .find_map(|t| {
+            // The recall's paragraph, out of the block Claude Code wraps it in.
+            let from = t.find(RECALL)?;
+            let rest = &t[from..];
+            Some(rest[..rest.find("\n\n").unwrap_or(rest.len())].to_string())
+        })
         .expect("the recall reached Claude Code's model");
     eprintln!(
         "Claude Code {}: the recall of Codex's memory as received:\n{recall}",
