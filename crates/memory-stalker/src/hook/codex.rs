@@ -6,6 +6,7 @@ use std::path::Path;
 
 use super::HookInput;
 use crate::agent::Agent;
+use crate::log::Log;
 
 /// Which agent ran the hook: the transcript's format when there is a transcript to read
 /// (docs/design.md §3.12); otherwise the input's shape: Codex names the turn (`turn_id`)
@@ -47,10 +48,34 @@ pub fn without_rollout_line(event: &str) -> String {
     )
 }
 
-/// Codex's own summary of the compaction that just ran, from the rollout, which Codex
-/// has written (its `compacted` record) before PostCompact runs.
-pub fn compaction_summary(transcript: &Path) -> Result<Option<String>, crate::Error> {
-    crate::transcript::last_compaction_summary(transcript)
+/// The agent's own summary of the compaction that just ran, for PostCompact: Claude
+/// Code hands it to the hook (its `<summary>` part is kept); Codex has written it into
+/// the rollout (its last `compacted` record) before PostCompact runs. `None`, and a
+/// warning saying where it was looked for, when there is none.
+pub fn compaction_summary(input: &HookInput, agent: Agent, log: &Log) -> Option<String> {
+    let summary = match agent {
+        Agent::ClaudeCode => {
+            super::summary_part(input.compact_summary.as_deref().unwrap_or("")).to_string()
+        }
+        Agent::Codex => {
+            let rollout = Path::new(input.transcript_path.as_deref().unwrap_or(""));
+            match crate::transcript::last_compaction_summary(rollout) {
+                Ok(s) => s.unwrap_or_default(),
+                Err(e) => {
+                    log.warn(&format!("PostCompact: {e}"));
+                    String::new()
+                }
+            }
+        }
+    };
+    if summary.trim().is_empty() {
+        log.warn(match agent {
+            Agent::ClaudeCode => "PostCompact: the hook input has no compact_summary to add",
+            Agent::Codex => "PostCompact: the rollout holds no compaction summary to add",
+        });
+        return None;
+    }
+    Some(summary.trim().to_string())
 }
 
 #[cfg(test)]

@@ -271,41 +271,10 @@ fn post_compact(input: &HookInput, config: &Config, log: &Log, agent: Agent) -> 
     let Some((path, ex, project)) = after_compaction(input, config, log, "PostCompact") else {
         return Output::Nothing;
     };
-    // Claude Code hands its summary to the hook; Codex has written its own into the
-    // rollout already.
-    let from_rollout = match agent {
-        Agent::ClaudeCode => None,
-        Agent::Codex => {
-            let rollout = input.transcript_path.as_deref().unwrap_or("");
-            match codex::compaction_summary(Path::new(rollout)) {
-                Ok(s) => s,
-                Err(e) => {
-                    log.warn(&format!("PostCompact: {e}"));
-                    None
-                }
-            }
-        }
-    };
-    let raw = from_rollout
-        .as_deref()
-        .or(input.compact_summary.as_deref())
-        .unwrap_or("");
-    // Codex's summary is plain text; Claude Code's has its analysis before it.
-    let summary = match agent {
-        Agent::ClaudeCode => summary_part(raw),
-        Agent::Codex => raw.trim(),
-    };
-    if summary.trim().is_empty() {
-        log.warn(&match agent {
-            Agent::ClaudeCode => {
-                "PostCompact: the hook input has no compact_summary to add".to_string()
-            }
-            Agent::Codex => {
-                "PostCompact: the rollout holds no compaction summary to add".to_string()
-            }
-        });
+    let Some(summary) = codex::compaction_summary(input, agent, log) else {
         return Output::Nothing;
-    }
+    };
+    let summary = summary.as_str();
     let store = MemoryStore::new(path.parent().unwrap_or(Path::new(".")));
     let added = store.update(&path, |text| {
         let mut edit = MemoryEdit::new(text, config.redact);
