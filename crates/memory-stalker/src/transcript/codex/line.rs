@@ -113,8 +113,25 @@ impl<'a> Top<'a> {
                 self.kind = Some(kind);
             }
             b"payload" => {
+                // An event other than an interrupt is bookkeeping: once its `type` (its
+                // first key) is read, the rest is not walked. `item_completed` repeats
+                // every command's whole output, two fifths of a long rollout's bytes.
+                let event = self.kind == Some(br#""event_msg""#.as_slice());
                 let p = &mut self.payload;
-                c.object(|c, key| p.read(c, key))?;
+                let mut skipped = false;
+                let walked = c.object(|c, key| {
+                    p.read(c, key)?;
+                    if event && key == b"type" && p.kind != Some(br#""turn_aborted""#.as_slice()) {
+                        skipped = true;
+                        return None;
+                    }
+                    Some(())
+                });
+                if skipped {
+                    self.stopped = true;
+                    return None;
+                }
+                walked?;
             }
             b"metadata" => {
                 let mut flag = None;
@@ -463,6 +480,8 @@ mod tests {
             r#"{"timestamp":"t","type":"token_usage_record","payload":{}}"#,
             r#"{"timestamp":"t","type":"a_future_type","payload":{"x":[1,{"y":2}]}}"#,
             r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":{}}}"#,
+            // An event's payload is not walked past its type.
+            r#"{"timestamp":"t","type":"event_msg","payload":{"type":"item_completed","item":{"aggregated_output":"…" ]]}}"#,
             r#"{"timestamp":"t","type":"response_item","payload":{"type":"reasoning","summary":[]}}"#,
         ] {
             assert!(matches!(parse_line(line).entry, Entry::Other), "{line}");
