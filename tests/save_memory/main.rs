@@ -15,6 +15,7 @@ mod support {
     pub mod claude;
     pub mod codex;
     pub mod http;
+    pub mod mcp;
     pub mod responses;
     pub mod rollout;
 }
@@ -29,4 +30,6 @@ mod hostile;
 mod plugin_bundle;
 mod save_memory_hook;
 mod secrets;
+mod shipped;
 mod summaries;
+mod time_zones;

@@ -82,8 +82,7 @@ fn agent(asked: Option<&str>) -> Result<Option<Agent>, String> {
         Some(a) => Agent::parse(a).map(Some).ok_or_else(|| {
             format!(
                 "agent \"{}\" is not one of \"claude-code\" and \"codex\".",
-                memory_stalker::text::one_line(&memory_stalker::text::strip_controls(a), 40)
-                    .replace('"', "'")
+                memory_stalker::untrusted::line(a, 40).replace('"', "'")
             )
         }),
     }
@@ -189,7 +188,7 @@ impl MemoryServer {
                         }
                     )
                 } else {
-                    p.store.dir().display().to_string()
+                    memory_stalker::untrusted::path(p.store.dir())
                 };
                 return Ok(answer::nothing_matched(&query, &where_));
             }
@@ -235,6 +234,7 @@ impl MemoryServer {
                 Shown::NotFound(found) => Err(answer::not_found(&found, p.store.dir())),
                 Shown::Ambiguous(found) => Err(answer::ambiguous(&target, &found)),
                 Shown::NoSection { memory, section } => Err(answer::no_section(&memory, section)),
+                Shown::TooLarge(memory) => Err(answer::too_large(&memory)),
             },
         )
         .await

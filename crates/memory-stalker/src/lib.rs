@@ -13,6 +13,7 @@
 //! - [`hook`]: Claude Code's hook protocol, and what each event does.
 //! - [`switch`]: whether memory-stalker works in a project.
 //! - [`redact`]: secret redaction for everything sent to a model or written to disk.
+//! - [`untrusted`]: the one way untrusted text reaches what a person or the model reads.
 //! - [`codex`]: installing into OpenAI's Codex CLI (its rollouts are read by [`transcript`]).
 //! - [`config`], [`log`]: environment configuration and the hook's log.
 
@@ -34,6 +35,7 @@ pub mod summary;
 pub mod switch;
 pub mod text;
 pub mod transcript;
+pub mod untrusted;
 
 pub use agent::Agent;
 pub use config::Config;

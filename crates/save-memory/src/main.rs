@@ -354,7 +354,10 @@ fn by_hand(args: ByHand) -> anyhow::Result<()> {
     };
     let now = chrono::Local::now().fixed_offset();
     let saved = pipeline::save_memory(&request, now, &config, &log)?;
-    println!("{}", saved.path.display());
+    println!(
+        "{}",
+        memory_stalker::untrusted::terminal_line(&saved.path.to_string_lossy(), usize::MAX)
+    );
     Ok(())
 }
 
@@ -382,8 +385,10 @@ fn inspect(file: &Path, json: bool, session: Option<&str>) -> anyhow::Result<()>
     // `inspect` prints transcript text to a terminal (or a file): the transcript was
     // read with redaction on (as configured), and the text view is redacted once more.
     if json {
-        serde_json::to_writer_pretty(&mut out, &extraction).context("writing JSON")?;
-        writeln!(out)?;
+        // Escaped where a terminal would act on a character or hide it (docs/design.md
+        // §8.3): the same JSON value.
+        let text = serde_json::to_string_pretty(&extraction).context("writing JSON")?;
+        writeln!(out, "{}", memory_stalker::untrusted::escape_json(&text))?;
         return Ok(());
     }
     let (read, size) = transcript.bytes_read();

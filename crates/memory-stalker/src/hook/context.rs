@@ -3,14 +3,17 @@
 //! what that summary dropped, and the restore context of SessionStart(compact).
 //!
 //! Everything is bounded and written as facts about the session, not as commands, so a
-//! transcript cannot turn it into instructions.
+//! transcript cannot turn it into instructions; every value from the transcript, the
+//! memory or a path goes through [`crate::untrusted`] (one line, or a quote whose lines
+//! all carry the quote mark), so none can start a line of ours.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::summary::facts::SessionFacts;
-use crate::text::{mentions, one_line, prefix_chars};
+use crate::text::{mentions, prefix_chars};
 use crate::transcript::{Extraction, TaskLine, TodoList};
+use crate::untrusted::{self, line};
 
 /// Longest compaction instruction (docs/design.md §2.4).
 pub const STEER_MAX: usize = 1_500;
@@ -51,13 +54,13 @@ pub fn steering(ex: &Extraction, memory: Option<&Path>) -> String {
     if let Some(p) = &ex.last_prompt {
         keep.push(format!(
             "the user's last request (\"{}\")",
-            one_line(&p.text, 240)
+            line(&p.text, 240)
         ));
     }
     if let Some(r) = &ex.request {
         keep.push(format!(
             "the request it carries on (\"{}\")",
-            one_line(&r.text, 240)
+            line(&r.text, 240)
         ));
     }
     let mut out = String::from("memory-stalker:");
@@ -69,11 +72,11 @@ pub fn steering(ex: &Extraction, memory: Option<&Path>) -> String {
             let _ = write!(
                 out,
                 " mention that this session is saved in {}",
-                path.display()
+                untrusted::path(path)
             );
         }
         Some(path) => {
-            let _ = write!(out, "; the session is saved in {}", path.display());
+            let _ = write!(out, "; the session is saved in {}", untrusted::path(path));
         }
         None if keep.is_empty() => return String::new(),
         None => {}
@@ -140,7 +143,7 @@ pub fn dropped_note(summary: &str, ex: &Extraction, memory: &Path) -> String {
     {
         lines.push(format!(
             "The user's last request, which it does not mention: \"{}\"\n",
-            one_line(&p.text, 400)
+            line(&p.text, 400)
         ));
     }
     if let Some(r) = &ex.request
@@ -148,7 +151,7 @@ pub fn dropped_note(summary: &str, ex: &Extraction, memory: &Path) -> String {
     {
         lines.push(format!(
             "The request that last one carries on, which it does not mention: \"{}\"\n",
-            one_line(&r.text, 400)
+            line(&r.text, 400)
         ));
     }
     if let Some(plan) = &ex.plan {
@@ -156,7 +159,7 @@ pub fn dropped_note(summary: &str, ex: &Extraction, memory: &Path) -> String {
         if !mentions(&lower, title) && !lower.contains("plan") {
             lines.push(format!(
                 "The approved plan (\"{}\"), which it does not mention; it is in the memory's Plan section.\n",
-                one_line(title, 120)
+                line(title, 120)
             ));
         }
     }
@@ -165,7 +168,7 @@ pub fn dropped_note(summary: &str, ex: &Extraction, memory: &Path) -> String {
     }
     let mut out = format!(
         "memory-stalker: the compaction summary leaves out some of what was saved in {}.\n",
-        memory.display()
+        untrusted::path(memory)
     );
     for l in lines {
         out.push_str("- ");
@@ -178,8 +181,8 @@ pub fn dropped_note(summary: &str, ex: &Extraction, memory: &Path) -> String {
 /// session's lasting facts that memory carries (`facts`).
 pub fn restore_context(ex: &Extraction, memory: &Path, facts: &SessionFacts) -> String {
     let file = memory.file_name().map_or_else(
-        || memory.display().to_string(),
-        |f| f.to_string_lossy().into_owned(),
+        || untrusted::path(memory),
+        |f| line(&f.to_string_lossy(), 200),
     );
     // How the model reads the whole memory: Claude Code has the plugin's `list-memories`
     // on its PATH; Codex has memory-stalker's MCP tools, and the file.
@@ -191,13 +194,13 @@ pub fn restore_context(ex: &Extraction, memory: &Path, facts: &SessionFacts) -> 
     };
     let mut out = format!(
         "memory-stalker: facts saved from this session just before the compaction (a record of the past; check the code before relying on it).\n- Memory file: {} (the whole last interaction, task list, plan and files; {how}).\n",
-        memory.display()
+        untrusted::path(memory)
     );
     if let Some(title) = &ex.title {
         let _ = writeln!(
             out,
             "- Claude Code's title of this session: {}",
-            one_line(title, 200)
+            line(title, 200)
         );
     }
     // The session's requests before the last one (which follows, whole).
@@ -212,7 +215,7 @@ pub fn restore_context(ex: &Extraction, memory: &Path, facts: &SessionFacts) -> 
         .filter(|r| {
             !shown
                 .iter()
-                .any(|s| one_line(s, usize::MAX).starts_with(r.trim_end_matches('…')))
+                .any(|s| line(s, usize::MAX).starts_with(r.trim_end_matches('…')))
         })
         .cloned()
         .collect();
@@ -283,7 +286,7 @@ pub fn restore_context(ex: &Extraction, memory: &Path, facts: &SessionFacts) -> 
         .map(|(_, c)| c)
         .map(|c| {
             let how = if c.rejected { "refused" } else { "failed" };
-            format!("{} {} ({how})", c.name, one_line(&c.summary, 100))
+            format!("{} {} ({how})", line(&c.name, 100), line(&c.summary, 100))
         })
         .collect();
     if !failed.is_empty() {
@@ -312,14 +315,19 @@ pub fn restore_context(ex: &Extraction, memory: &Path, facts: &SessionFacts) -> 
         220,
     );
     if !ex.files.modified.is_empty() || !facts.earlier_files.is_empty() {
-        let mut files: Vec<&str> = ex.files.modified.iter().map(String::as_str).collect();
-        files.truncate(15);
-        let earlier: Vec<&str> = facts
+        let files: Vec<String> = ex
+            .files
+            .modified
+            .iter()
+            .take(15)
+            .map(|f| line(f, 300))
+            .collect();
+        let earlier: Vec<String> = facts
             .earlier_files
             .iter()
             .rev()
             .take(15)
-            .map(String::as_str)
+            .map(|f| line(f, 300))
             .collect();
         out.push_str("- Files changed");
         if !files.is_empty() {
@@ -338,7 +346,7 @@ pub fn restore_context(ex: &Extraction, memory: &Path, facts: &SessionFacts) -> 
         let _ = writeln!(
             out,
             "- A plan was approved (\"{}\"); it is in the memory file's Plan section.",
-            one_line(title, 120)
+            line(title, 120)
         );
     }
     if let Some(a) = &ex.last_action {
@@ -351,8 +359,8 @@ pub fn restore_context(ex: &Extraction, memory: &Path, facts: &SessionFacts) -> 
         let _ = writeln!(
             out,
             "- The last action: {} {} ({outcome}).",
-            a.tool,
-            one_line(&a.summary, 160)
+            line(&a.tool, 100),
+            line(&a.summary, 160)
         );
     }
     if let Some(stop) = &ex.stopped {
@@ -372,22 +380,13 @@ fn bullets(out: &mut String, title: &str, items: &[String], item_max: usize) {
     }
     let _ = writeln!(out, "{title}");
     for i in items {
-        let _ = writeln!(out, "  - {}", one_line(i, item_max));
+        let _ = writeln!(out, "  - {}", line(i, item_max));
     }
 }
 
-/// A block quote of at most `max` characters.
+/// A block quote of at most `max` characters: every line carries the quote mark.
 fn quote(text: &str, max: usize) -> String {
-    let t = text.trim();
-    let t = if t.chars().count() > max {
-        format!("{}…", prefix_chars(t, max))
-    } else {
-        t.to_string()
-    };
-    t.lines()
-        .map(|l| format!("  > {l}"))
-        .collect::<Vec<_>>()
-        .join("\n")
+    untrusted::quote(text, max, "  > ")
 }
 
 #[cfg(test)]
@@ -415,6 +414,7 @@ mod tests {
             reply: Some(Reply {
                 text: "First part.\n\nAll 6 tests pass; README is next.".into(),
                 tool_calls: vec![],
+                calls_not_listed: 0,
                 closing_at: Some(0),
             }),
             todos: Some(TodoList {

@@ -19,7 +19,7 @@ use crate::Error;
 use crate::agent::Agent;
 use crate::config::Config;
 use crate::log::Log;
-use crate::memory::{MemoryEdit, MemoryStore, Trigger};
+use crate::memory::{MemoryEdit, Trigger};
 use crate::redact::redact_if;
 use crate::summary::facts::SessionFacts;
 use crate::transcript::Extraction;
@@ -275,7 +275,7 @@ fn post_compact(input: &HookInput, config: &Config, log: &Log, agent: Agent) -> 
         return Output::Nothing;
     };
     let summary = summary.as_str();
-    let store = MemoryStore::new(path.parent().unwrap_or(Path::new(".")));
+    let store = config.store_at(path.parent().unwrap_or(Path::new(".")));
     let added = store.update(&path, |text| {
         let mut edit = MemoryEdit::new(text, config.redact);
         edit.set_compaction_summary(summary);

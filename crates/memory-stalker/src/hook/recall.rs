@@ -16,8 +16,8 @@ use crate::agent::Agent;
 use crate::memory::MemoryStore;
 use crate::memory::catalog::created_at;
 use crate::memory::store::read_front_matter;
-use crate::text::one_line;
 use crate::transcript::{TaskLine, TaskStatus, TodoItem};
+use crate::untrusted::line;
 
 /// The longest recall, in characters.
 pub const MAX_RECALL_CHARS: usize = 1_000;
@@ -41,8 +41,9 @@ pub fn recall_context(
     if !store.exists() {
         return None;
     }
-    let listing = store.list(Some(1), None).ok()?;
-    let memory = listing.memories.first()?;
+    // Only the user's own: a memory a repository ships, or one dated in the future, is
+    // never handed to the model unasked (docs/design.md §4.10).
+    let memory = &store.newest_own().ok()??;
     let created = created_at(memory);
     let age_days = created.map(|c| (now.date_naive() - c.date_naive()).num_days());
     let recent = age_days.is_some_and(|d| d <= i64::from(days));
@@ -85,9 +86,10 @@ pub fn recall_context(
     let _ = write!(
         out,
         "memory-stalker: this project's latest memory is from {} ({when}), {whose}session {}",
-        memory.date, memory.session
+        line(&memory.date, 40),
+        line(&memory.session, 20)
     );
-    let headline = one_line(&memory.summary, 140);
+    let headline = line(&memory.summary, 140);
     if headline.is_empty() {
         out.push_str(".\n");
     } else {
@@ -107,26 +109,25 @@ pub fn recall_context(
             let _ = writeln!(out, "- … {} more", memory.tasks_open - named);
         }
     }
+    let file = line(&memory.file, 200);
     let _ = match reader {
         Agent::ClaudeCode => write!(
             out,
-            "Only this note is loaded. For what was done and decided, call the search_memories tool, or show_memory with target \"{}\"; the user can run /memory-stalker:resume.",
-            memory.file
+            "Only this note is loaded. For what was done and decided, call the search_memories tool, or show_memory with target \"{file}\"; the user can run /memory-stalker:resume."
         ),
         // Codex has no plugin commands: memory-stalker's tools, or the file itself (named
         // from the project when it is in the usual place, so the line stays short).
         Agent::Codex => write!(
             out,
-            "Only this note is loaded. For what was done and decided, call memory-stalker's search_memories tool, or show_memory with target \"{}\"{}.",
-            memory.file,
+            "Only this note is loaded. For what was done and decided, call memory-stalker's search_memories tool, or show_memory with target \"{file}\"{}.",
             if store.dir().ends_with(crate::memory::MEMORIES_DIR) {
-                format!(" (or read {}/{})", crate::memory::MEMORIES_DIR, memory.file)
+                format!(" (or read {}/{file})", crate::memory::MEMORIES_DIR)
             } else {
                 String::new()
             }
         ),
     };
-    Some(crate::text::strip_controls(&clip(&out)).into_owned())
+    Some(clip(&out))
 }
 
 /// `text` cut to [`MAX_RECALL_CHARS`] at a line's end where possible.
@@ -146,7 +147,20 @@ mod tests {
     use super::*;
     use chrono::TimeZone;
 
-    /// Writes a memory created at `created` with `tasks` as (content, status).
+    /// The writer key of the memories written in `dir`.
+    fn writer(dir: &Path) -> std::sync::Arc<crate::memory::provenance::Writer> {
+        let w = crate::memory::provenance::Writer::at(dir.join(".key/writer.key"));
+        w.key_or_create().unwrap();
+        std::sync::Arc::new(w)
+    }
+
+    /// The store of `dir`, with the key its memories are signed with.
+    fn store(dir: &Path) -> MemoryStore {
+        MemoryStore::new(dir).with_writer(Some(writer(dir)))
+    }
+
+    /// Writes a memory created at `created` with `tasks` as (content, status), signed as
+    /// this machine's.
     fn memory(dir: &Path, name: &str, created: &str, summary: &str, tasks: &[(&str, &str)]) {
         let items: Vec<_> = tasks
             .iter()
@@ -160,7 +174,8 @@ mod tests {
             serde_json::to_string(summary).unwrap(),
         );
         std::fs::create_dir_all(dir).unwrap();
-        std::fs::write(dir.join(name), text).unwrap();
+        let key = writer(dir).key().unwrap();
+        std::fs::write(dir.join(name), key.sign(name, &text)).unwrap();
     }
 
     fn at(y: i32, m: u32, d: u32) -> DateTime<Local> {
@@ -174,7 +189,7 @@ mod tests {
     #[test]
     fn a_memory_with_open_tasks_is_recalled_in_a_few_lines() {
         let t = tempfile::tempdir().unwrap();
-        let store = MemoryStore::new(t.path());
+        let store = store(t.path());
         memory(
             t.path(),
             FILE,
@@ -206,7 +221,7 @@ mod tests {
 
     /// The listing's date of the memory, as the note shows it (local time).
     fn created_date(dir: &Path) -> String {
-        MemoryStore::new(dir).list(Some(1), None).unwrap().memories[0]
+        store(dir).list(Some(1), None).unwrap().memories[0]
             .date
             .clone()
     }
@@ -214,7 +229,7 @@ mod tests {
     #[test]
     fn a_finished_memory_is_recalled_only_while_recent() {
         let t = tempfile::tempdir().unwrap();
-        let store = MemoryStore::new(t.path());
+        let store = store(t.path());
         memory(
             t.path(),
             FILE,
@@ -238,7 +253,7 @@ mod tests {
     #[test]
     fn only_the_newest_memory_counts() {
         let t = tempfile::tempdir().unwrap();
-        let store = MemoryStore::new(t.path());
+        let store = store(t.path());
         memory(
             t.path(),
             "20261001_093000_5e551011.md",
@@ -264,35 +279,20 @@ mod tests {
     fn nothing_without_memories_and_no_directory_is_made() {
         let t = tempfile::tempdir().unwrap();
         let dir = t.path().join(".claude/memories");
-        assert_eq!(
-            recall_context(
-                &MemoryStore::new(&dir),
-                None,
-                at(2026, 11, 23),
-                7,
-                Agent::ClaudeCode
-            ),
-            None
-        );
+        let keyed = MemoryStore::new(&dir).with_writer(Some(writer(t.path())));
+        let recall =
+            |s: &MemoryStore| recall_context(s, None, at(2026, 11, 23), 7, Agent::ClaudeCode);
+        assert_eq!(recall(&keyed), None);
         assert!(!dir.exists());
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("INDEX.md"), "# Memory index\n").unwrap();
-        assert_eq!(
-            recall_context(
-                &MemoryStore::new(&dir),
-                None,
-                at(2026, 11, 23),
-                7,
-                Agent::ClaudeCode
-            ),
-            None
-        );
+        assert_eq!(recall(&keyed), None);
     }
 
     #[test]
     fn a_shared_directory_recalls_only_this_projects_memory() {
         let t = tempfile::tempdir().unwrap();
-        let store = MemoryStore::new(t.path());
+        let store = store(t.path());
         memory(t.path(), FILE, CREATED, "Uploader", &[("Open", "pending")]);
         let now = at(2026, 11, 21);
         assert!(
@@ -321,7 +321,7 @@ mod tests {
     fn the_other_agents_memory_is_named_as_such() {
         let t = tempfile::tempdir().unwrap();
         let dir = t.path().join(crate::memory::MEMORIES_DIR);
-        let store = MemoryStore::new(&dir);
+        let store = store(&dir);
         memory(
             &dir,
             FILE,
@@ -338,7 +338,8 @@ mod tests {
         - [ ] Open
         Only this note is loaded. For what was done and decided, call memory-stalker's search_memories tool, or show_memory with target "20261120_093000_5e551011.md" (or read .claude/memories/20261120_093000_5e551011.md).
         "#);
-        // A Codex memory recalled in Claude Code says it was Codex's.
+        // A Codex memory recalled in Claude Code says it was Codex's (the agent is not
+        // one of the fields the writer's MAC covers: the memory stays ours).
         let text = std::fs::read_to_string(dir.join(FILE)).unwrap();
         std::fs::write(
             dir.join(FILE),
@@ -364,7 +365,7 @@ mod tests {
     #[test]
     fn the_note_stays_short_whatever_the_memory_holds() {
         let t = tempfile::tempdir().unwrap();
-        let store = MemoryStore::new(t.path());
+        let store = store(t.path());
         let long = "word ".repeat(400);
         let tasks: Vec<(&str, &str)> = (0..50).map(|_| (long.as_str(), "in_progress")).collect();
         memory(t.path(), FILE, CREATED, &long, &tasks);

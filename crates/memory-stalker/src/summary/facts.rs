@@ -10,10 +10,11 @@ use std::fmt::Write as _;
 
 use crate::lang::Lang;
 use crate::memory::Section;
-use crate::memory::document::{code, sections};
+use crate::memory::document::sections;
 use crate::memory::labels::Labels;
 use crate::text::one_line;
 use crate::transcript::{Extraction, Transcript};
+use crate::untrusted::{code, line};
 
 use super::offline;
 
@@ -145,7 +146,7 @@ impl SessionFacts {
         for span in sections(text) {
             let body = &text[span.range.clone()];
             match span.section {
-                Some(Section::Session) => {
+                Section::Session => {
                     let mut list: Option<&mut Vec<String>> = None;
                     for line in body.lines().skip(1) {
                         if let Some(h) = line.strip_prefix("### ") {
@@ -173,7 +174,7 @@ impl SessionFacts {
                         }
                     }
                 }
-                Some(Section::Files) if with_modified => {
+                Section::Files if with_modified => {
                     // Only the Modified list: the first sub-list of the section.
                     modified.extend(
                         body.lines()
@@ -206,7 +207,7 @@ impl SessionFacts {
             }
             let _ = writeln!(out, "### {title}\n");
             for i in items {
-                let item = one_line(i, ITEM_CHARS);
+                let item = line(i, ITEM_CHARS);
                 let _ = writeln!(out, "- {}", if as_code { code(&item) } else { item });
             }
             out.push('\n');

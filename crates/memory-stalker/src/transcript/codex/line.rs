@@ -9,7 +9,8 @@
 
 use super::super::prompt::INTERRUPT_MARKER;
 use super::super::record::{
-    self, AssistantMsg, BadLine, Entry, LineOptions, Meta, Record, ToolCall, UserMsg, kept_text,
+    self, AssistantMsg, BadLine, Dated, Entry, Key, LineOptions, Meta, Record, SessionFields,
+    ToolCall, UserMsg, kept_text,
 };
 use super::super::skim::{self, Cost, Cursor};
 use super::tools::{self, CallInput};
@@ -151,42 +152,59 @@ impl<'a> Top<'a> {
     fn into_record(self, opts: &LineOptions, cost: &mut Cost) -> Record {
         let p = self.payload;
         let s = |v: Option<&[u8]>, cost: &mut Cost| record::string(v, cost);
-        let mut meta = Meta {
-            timestamp: s(self.timestamp, cost),
-            ..Meta::default()
-        };
-        let kind = s(self.kind, cost);
+        let mut meta = Meta::default();
+        let kind = record::str_of(self.kind, cost);
         let entry = match kind.as_deref() {
             Some("session_meta") => {
                 if opts.session_fields {
-                    meta.session_id = s(p.id, cost).or_else(|| s(p.session_id, cost));
-                    meta.cwd = s(p.cwd, cost);
-                    meta.version = s(p.cli_version, cost);
-                    meta.git_branch = p.git.and_then(|g| branch(g, cost));
+                    meta.session = Some(Box::new(SessionFields {
+                        session_id: s(p.id, cost).or_else(|| s(p.session_id, cost)),
+                        cwd: s(p.cwd, cost),
+                        version: s(p.cli_version, cost),
+                        git_branch: p.git.and_then(|g| branch(g, cost)),
+                    }));
                 }
                 Entry::Other
             }
             Some("turn_context") => {
                 if opts.session_fields {
-                    meta.cwd = s(p.cwd, cost);
+                    meta.session = Some(Box::new(SessionFields {
+                        cwd: s(p.cwd, cost),
+                        ..SessionFields::default()
+                    }));
                 }
                 Entry::Other
             }
             Some("compacted") => Entry::CompactBoundary,
-            Some("response_item") => {
-                meta.uuid = s(p.id, cost);
-                response_item(&p, self.compaction_output, opts, cost)
-            }
-            Some("event_msg") => match s(p.kind, cost).as_deref() {
+            Some("response_item") => response_item(&p, self.compaction_output, opts, cost),
+            Some("event_msg") => match record::str_of(p.kind, cost).as_deref() {
                 // Esc in the TUI (or an interrupt over the app server): the turn stopped.
-                Some("turn_aborted") if s(p.reason, cost).as_deref() == Some("interrupted") => {
+                Some("turn_aborted")
+                    if record::str_of(p.reason, cost).as_deref() == Some("interrupted") =>
+                {
                     interrupted()
                 }
                 _ => Entry::Other,
             },
             _ => Entry::Other,
         };
-        Record { meta, entry }
+        let mut record = Record { meta, entry };
+        // As for Claude Code's records: the item's id and the line's time stamp only of
+        // the records extraction dates, once a segment is read for a hook.
+        let uuid = (kind.as_deref() == Some("response_item"))
+            .then_some(p.id)
+            .flatten();
+        record.meta.uuid_key = record::str_of(uuid, cost).map_or(0, |u| Key::of(&u).bits());
+        if !opts.dated_only || record.is_dated() {
+            let dated = Dated {
+                uuid: s(uuid, cost).map(String::into_boxed_str),
+                timestamp: s(self.timestamp, cost).map(String::into_boxed_str),
+            };
+            if dated.uuid.is_some() || dated.timestamp.is_some() {
+                record.meta.dated = Some(Box::new(dated));
+            }
+        }
+        record
     }
 }
 
@@ -269,15 +287,15 @@ fn response_item(
                 synthetic: false,
                 texts: Vec::new(),
                 tool_calls: vec![ToolCall {
-                    id: s(p.call_id, cost).unwrap_or_default(),
-                    name,
-                    summary,
+                    id: Key::of(&record::str_of(p.call_id, cost).unwrap_or_default()),
+                    name: name.into(),
+                    summary: summary.into_boxed_str(),
                     detail,
                 }],
             }))
         }
         Some("function_call_output" | "custom_tool_call_output") => {
-            let call_id = s(p.call_id, cost).unwrap_or_default();
+            let call_id = Key::of(&record::str_of(p.call_id, cost).unwrap_or_default());
             Entry::User(Box::new(UserMsg {
                 has_tool_use_result: true,
                 tool_results: vec![tools::result(call_id, p.output, opts.outputs, cost)],
@@ -415,10 +433,11 @@ mod tests {
             r#"{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s-1","cwd":"/w","cli_version":"0.169.0","git":{"branch":"main","commit_hash":"abc"},"base_instructions":{"text":"You are Codex"}}}"#,
         );
         assert!(matches!(r.entry, Entry::Other));
-        assert_eq!(r.meta.session_id.as_deref(), Some("s-1"));
-        assert_eq!(r.meta.cwd.as_deref(), Some("/w"));
-        assert_eq!(r.meta.version.as_deref(), Some("0.169.0"));
-        assert_eq!(r.meta.git_branch.as_deref(), Some("main"));
+        let s = r.meta.session.expect("the session fields");
+        assert_eq!(s.session_id.as_deref(), Some("s-1"));
+        assert_eq!(s.cwd.as_deref(), Some("/w"));
+        assert_eq!(s.version.as_deref(), Some("0.169.0"));
+        assert_eq!(s.git_branch.as_deref(), Some("main"));
     }
 
     #[test]
@@ -515,7 +534,7 @@ mod tests {
             panic!()
         };
         assert_eq!(a.tool_calls[0].name, "mcp__memory_stalker__search_memories");
-        assert_eq!(a.tool_calls[0].summary, "retry budget");
+        assert_eq!(&*a.tool_calls[0].summary, "retry budget");
     }
 
     #[test]

@@ -53,7 +53,12 @@ pub(crate) fn session_meta(start: &[u8]) -> Option<Meta> {
     let start = start.trim_ascii_start();
     let end = memchr::memchr(b'\n', start)?;
     let record = parse(&start[..end], &LineOptions::default(), &mut Cost::default()).ok()?;
-    record.meta.session_id.is_some().then_some(record.meta)
+    record
+        .meta
+        .session
+        .as_ref()
+        .is_some_and(|s| s.session_id.is_some())
+        .then_some(record.meta)
 }
 
 /// Whether a raw line can be a request: a `user` message (or an interrupt, which the

@@ -3,7 +3,7 @@
 //! output's text and outcome.
 
 use super::super::record::{
-    self, Input, RESULT_HEAD_CHARS, RESULT_KEEP_CHARS, TodoInput, ToolDetail, ToolResult,
+    self, Input, Key, RESULT_HEAD_CHARS, RESULT_KEEP_CHARS, TodoInput, ToolDetail, ToolResult,
 };
 use super::super::skim::{self, Cost, Cursor};
 use super::{patch, shell};
@@ -228,7 +228,7 @@ fn script_of(raw: Option<&[u8]>, cost: &mut Cost) -> Option<String> {
 /// object `{content, success}` or a list of content items), as much of it as `outputs`
 /// asks (see [`record::LineOptions::outputs`]), with its outcome.
 pub(super) fn result(
-    call_id: String,
+    call_id: Key,
     output: Option<&[u8]>,
     outputs: bool,
     cost: &mut Cost,
@@ -471,7 +471,7 @@ mod tests {
 
     fn outcome(output: &str) -> (bool, bool, String) {
         let r = result(
-            "c".into(),
+            Key::of("c"),
             Some(output.as_bytes()),
             true,
             &mut Cost::default(),
