@@ -4,8 +4,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use memory_stalker::memory::{MemoryStore, Section, Shown, search_projects_by};
+use memory_stalker::memory::{MemoryStore, Section, Shown, search_projects};
 use memory_stalker::projects;
+use memory_stalker::search::SearchRequest;
 use memory_stalker::{Agent, Config};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -43,14 +44,24 @@ pub struct MemoryServer {
 /// Arguments of `search_memories`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SearchArgs {
-    /// Words to look for, case-insensitive; a memory matches when every word occurs in it.
+    /// What to look for: a question in plain words, a few keywords, a file name, an error message, a decision. Ranked: memories with more of the words, in their requests, decisions and headlines, come first; not every word has to occur.
     pub query: String,
     /// Search the memories of every project on this machine, not only this one (default false).
     pub all_projects: Option<bool>,
-    /// How many memories to show, best first (default 5, at most 20).
+    /// How many sessions to show, best first (default 5, at most 20).
     #[schemars(range(min = 1, max = 20))]
     pub limit: Option<u32>,
-    /// Only memories of one agent's sessions: "claude-code" or "codex" (default both).
+    /// Only memories written on or after this day: YYYY-MM-DD, today, yesterday, or Nd (N days ago).
+    pub since: Option<String>,
+    /// Only memories written on or before this day.
+    pub until: Option<String>,
+    /// Only this session (a prefix of its id).
+    pub session: Option<String>,
+    /// Only memories that name this file (a part of its path).
+    pub file: Option<String>,
+    /// Only memories with open tasks.
+    pub open_tasks: Option<bool>,
+    /// Only memories of this agent: claude-code or codex.
     pub agent: Option<String>,
 }
 
@@ -79,12 +90,7 @@ pub struct ListArgs {
 fn agent(asked: Option<&str>) -> Result<Option<Agent>, String> {
     match asked.map(str::trim).filter(|a| !a.is_empty()) {
         None => Ok(None),
-        Some(a) => Agent::parse(a).map(Some).ok_or_else(|| {
-            format!(
-                "agent \"{}\" is not one of \"claude-code\" and \"codex\".",
-                memory_stalker::untrusted::line(a, 40).replace('"', "'")
-            )
-        }),
+        Some(a) => Agent::from_arg(a).map(Some),
     }
 }
 
@@ -134,7 +140,7 @@ impl MemoryServer {
 impl MemoryServer {
     /// `search_memories`: ranked full-text search.
     #[tool(
-        description = "Search the notes memory-stalker saved at earlier context compactions of this project: use it when you need an earlier decision, what was done before, a user's standing instruction, or the open tasks of an earlier session. Case-insensitive; every word of the query must occur. Memories of Claude Code and Codex sessions alike (agent narrows to one). Answers with the best matches (file, date, agent and session, headline, tasks, a snippet); read one with show_memory.",
+        description = "Search the memories memory-stalker saved at earlier context compactions of this project: use it when you need an earlier decision, what was done before, a user's standing instruction, an error met before, or the open tasks of an earlier session. Ask in plain words or keywords; results are ranked (whole words, any form of a word), one per session, with the line that matched. Memories of Claude Code and Codex sessions alike (agent narrows to one). If nothing useful comes back, search again with other words: synonyms, the file or function names, the error text. Read one with show_memory.",
         annotations(
             title = "Search memories",
             read_only_hint = true,
@@ -150,8 +156,17 @@ impl MemoryServer {
             return Err("query is empty: give the words to look for.".into());
         }
         let limit = limit(args.limit, SEARCH_LIMIT)?;
-        let agent = agent(args.agent.as_deref())?;
         let all = args.all_projects.unwrap_or(false);
+        let opts = SearchRequest {
+            limit,
+            since: args.since,
+            until: args.until,
+            session: args.session,
+            path: args.file,
+            open_tasks: args.open_tasks.unwrap_or(false),
+            agent: args.agent,
+        }
+        .options()?;
         self.blocking(move |p| {
             let mut searched = vec![p.root.clone()];
             if all {
@@ -174,8 +189,7 @@ impl MemoryServer {
                     (r.clone(), store)
                 })
                 .collect();
-            let found =
-                search_projects_by(&stores, &query, limit, agent).map_err(|e| e.to_string())?;
+            let found = search_projects(&stores, &query, &opts).map_err(|e| e.to_string())?;
             if found.total == 0 {
                 let where_ = if all {
                     format!(
@@ -192,13 +206,17 @@ impl MemoryServer {
                 };
                 return Ok(answer::nothing_matched(&query, &where_));
             }
-            Ok(answer::search(
+            let mut text = answer::search(
                 &query,
                 &found.hits,
-                found.total,
+                (found.total, found.exact),
                 all,
                 &p.root,
-            ))
+            );
+            if !found.skipped.is_empty() {
+                text = answer::with_skipped(text, found.skipped.len());
+            }
+            Ok(text)
         })
         .await
     }

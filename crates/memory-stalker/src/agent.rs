@@ -49,6 +49,18 @@ impl Agent {
         }
     }
 
+    /// An agent named by a person or the model (a `--agent` value, a tool's `agent`
+    /// argument): [`Agent::parse`], or what to tell them when it names neither. The one
+    /// reading of such a name, for `list`, `find`, `search` and the MCP tools alike.
+    pub fn from_arg(s: &str) -> Result<Agent, String> {
+        Agent::parse(s).ok_or_else(|| {
+            format!(
+                "agent \"{}\" is not one of \"claude-code\" and \"codex\".",
+                crate::untrusted::line(s, 40).replace('"', "'")
+            )
+        })
+    }
+
     /// Whether this is Claude Code (for `skip_serializing_if`: a Claude Code value is
     /// left out where it always was absent).
     pub fn is_claude_code(&self) -> bool {

@@ -16,7 +16,7 @@ pub struct FindArgs {
     target: String,
     /// Only memories of one agent's sessions: claude-code or codex (`latest` is then
     /// that agent's newest).
-    #[arg(long, value_name = "NAME", value_parser = super::parse_agent)]
+    #[arg(long, value_name = "AGENT", value_parser = super::parse_agent)]
     agent: Option<Agent>,
 }
 

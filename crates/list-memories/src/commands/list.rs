@@ -20,7 +20,7 @@ pub struct ListArgs {
     #[arg(long, value_name = "TEXT")]
     pub filter: Option<String>,
     /// Only memories of one agent's sessions: claude-code or codex.
-    #[arg(long, value_name = "NAME", value_parser = super::parse_agent)]
+    #[arg(long, value_name = "AGENT", value_parser = super::parse_agent)]
     pub agent: Option<Agent>,
 }
 

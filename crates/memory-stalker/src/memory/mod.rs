@@ -15,9 +15,9 @@ pub mod store;
 
 pub use catalog::{
     Found, Listing, MemoryEntry, ProjectHit, ProjectSearch, SearchHit, Shown, Skipped, Target,
-    search_projects, search_projects_by,
+    search_projects,
 };
 pub use document::{FrontMatter, MemoryDoc, Trigger};
 pub use edit::MemoryEdit;
 pub use labels::Section;
-pub use store::{INDEX_FILE, MEMORIES_DIR, MemoryStore};
+pub use store::{INDEX_FILE, IndexReport, MEMORIES_DIR, MemoryStore};
