@@ -381,10 +381,16 @@ fn claude_code_recalls_the_memory_codex_wrote() {
 
     let mut cw = support::claude::World::new(&claude, support::claude::Hooks::All, SAVE_MEMORY);
     cw.set("MEMORY_STALKER_SUMMARIZER", "offline");
-    // The same project for both agents: Codex's memory copied into Claude Code's.
+    // The same project for both agents: Codex's memory copied into Claude Code's. And
+    // the same user: each world has a HOME of its own, so Codex's world's writer key
+    // goes with the memory (one person's key signs both agents' memories, and only
+    // their own memories are recalled, docs/design.md §4.10).
     let dir = cw.memories();
     fs::create_dir_all(&dir).unwrap();
     fs::copy(&codex_memory, dir.join(name(&codex_memory))).unwrap();
+    let key = Path::new(".local/state/memory-stalker/writer.key");
+    fs::create_dir_all(cw.home().join(key).parent().unwrap()).unwrap();
+    fs::copy(w.home().join(key), cw.home().join(key)).expect("Codex's world's writer key");
     cw.api.push([support::anthropic::Turn::text("Hello.")]);
     cw.claude_p(&["Where did we leave off?"]).assert_ok();
     let first = cw
