@@ -34,17 +34,32 @@ pub(crate) const MAX_META_LINE: usize = 1024 * 1024;
 
 /// Which agent wrote a transcript, from the first bytes of the file: a Codex rollout's
 /// lines start `{"timestamp":…` and carry their record in `"payload"`; no Claude Code
-/// record does either.
+/// record does either. Whitespace between the tokens is allowed (Codex writes none, but
+/// a rollout re-written by another JSON tool, as `json.dumps` writes it, is the same
+/// rollout).
 pub(crate) fn agent_of(start: &[u8]) -> Agent {
     let start = start.strip_prefix("\u{feff}".as_bytes()).unwrap_or(start);
     let first = start.trim_ascii_start();
     let first = &first[..memchr::memchr(b'\n', first).unwrap_or(first.len())];
-    let finder = |needle: &str| memchr::memmem::find(first, needle.as_bytes()).is_some();
-    if first.starts_with(br#"{"timestamp":"#) && finder(r#""type":""#) && finder(r#""payload":"#) {
+    let opens_with_timestamp = first
+        .strip_prefix(b"{")
+        .is_some_and(|rest| key_then_colon(rest.trim_ascii_start(), b"\"timestamp\""));
+    if opens_with_timestamp && has_key(first, b"\"type\"") && has_key(first, b"\"payload\"") {
         Agent::Codex
     } else {
         Agent::ClaudeCode
     }
+}
+
+/// Whether `at` starts with the quoted `key` and then, after any whitespace, a colon.
+fn key_then_colon(at: &[u8], key: &[u8]) -> bool {
+    at.strip_prefix(key)
+        .is_some_and(|rest| rest.trim_ascii_start().starts_with(b":"))
+}
+
+/// Whether the quoted `key` occurs in `line` as an object key (followed by a colon).
+fn has_key(line: &[u8], key: &[u8]) -> bool {
+    memchr::memmem::find_iter(line, key).any(|at| key_then_colon(&line[at..], key))
 }
 
 /// The session's fields from a rollout's first line (`session_meta`): its id, working
@@ -108,7 +123,8 @@ pub fn last_compaction_summary(path: &Path) -> Result<Option<String>, Error> {
         if read > super::MAX_READ_BYTES {
             break;
         }
-        if memchr::memmem::find(line, br#""type":"compacted""#).is_none() {
+        // Only a prefilter: the line is parsed below, whatever its spacing.
+        if memchr::memmem::find(line, br#""compacted""#).is_none() {
             continue;
         }
         if let Some(message) = compacted_message(line) {

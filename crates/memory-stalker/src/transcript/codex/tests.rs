@@ -250,6 +250,35 @@ fn the_format_is_told_from_the_file() {
     assert_eq!(t.extraction().last_prompt.unwrap().text, "hi");
 }
 
+/// A rollout re-written with spaces after every `:` and `,` (as Python's `json.dumps`
+/// writes JSON; the shared samples are such) is read as Codex wrote it.
+#[test]
+fn a_rollout_with_spaces_between_tokens_is_the_same_rollout() {
+    let compact = working_session().bytes();
+    // A space after every `:` and `,` outside strings, the keys in their order.
+    let mut spaced = Vec::with_capacity(compact.len() * 2);
+    let (mut in_string, mut escaped) = (false, false);
+    for &b in &compact {
+        spaced.push(b);
+        match b {
+            _ if escaped => escaped = false,
+            b'\\' if in_string => escaped = true,
+            b'"' => in_string = !in_string,
+            b':' | b',' if !in_string => spaced.push(b' '),
+            _ => {}
+        }
+    }
+    assert!(spaced.starts_with(b"{\"timestamp\": "));
+    let a = Transcript::from_bytes(&compact, ReadOptions::default()).unwrap();
+    let b = Transcript::from_bytes(&spaced, ReadOptions::default()).unwrap();
+    assert_eq!(b.agent(), Agent::Codex);
+    let (a, b) = (
+        serde_json::to_value(a.extraction()).unwrap(),
+        serde_json::to_value(b.extraction()).unwrap(),
+    );
+    assert_eq!(a, b);
+}
+
 #[test]
 fn the_segment_ends_at_the_last_compaction_and_what_outlives_it_is_found_before() {
     let mut r = working_session();
