@@ -1,6 +1,6 @@
 //! The integration tests of the `memory-stalker` library, in one test binary:
 //! `cargo test -p memory-stalker --test library [FILTER]`, where a filter can name a
-//! module (`corpus`, `corpus_memories`, `memory_render`, `properties`, `renderers`) or one
+//! module (`corpus`, `corpus_memories`, `memory_render`, `properties`, `renderers`, `search_index`) or one
 //! test.
 
 #[path = "../support/corpus.rs"]
@@ -11,3 +11,4 @@ mod corpus_memories;
 mod memory_render;
 mod properties;
 mod renderers;
+mod search_index;

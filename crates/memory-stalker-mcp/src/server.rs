@@ -110,12 +110,25 @@ impl MemoryServer {
     /// The server of `project`'s memories.
     pub fn new(config: Config, project: PathBuf) -> MemoryServer {
         let store = config.store(&project);
+        let project = Arc::new(Project {
+            config,
+            root: project,
+            store,
+        });
+        // Memories edited in place since the index last looked (by hand, by git) keep
+        // their directory's time: one pass over them at start, off the protocol's thread,
+        // so the model's searches see the edits. The searches meanwhile use the index as
+        // it is.
+        let verifying = Arc::clone(&project);
+        let _ = std::thread::Builder::new()
+            .name("verify-index".into())
+            .spawn(move || {
+                if let Err(e) = verifying.store.verify_index() {
+                    eprintln!("memory-stalker-mcp: search index: {e}");
+                }
+            });
         MemoryServer {
-            project: Arc::new(Project {
-                config,
-                root: project,
-                store,
-            }),
+            project,
             tool_router: Self::tool_router(),
         }
     }

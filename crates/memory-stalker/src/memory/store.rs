@@ -307,6 +307,20 @@ impl MemoryStore {
         Ok(Some(report))
     }
 
+    /// Checks every indexed memory against its file on a connection of its own (the
+    /// cached one stays free for searches meanwhile) and reads again those edited in
+    /// place, which the directory's time does not reveal. Returns how many were; `None`
+    /// when there is no directory or no index. For the MCP server's start, in the
+    /// background.
+    pub fn verify_index(&self) -> Result<Option<usize>, Error> {
+        self.check_dir()?;
+        if !self.indexed || !self.dir.is_dir() {
+            return Ok(None);
+        }
+        let mut index = Index::open(&self.dir, OpenOptions::INTERACTIVE, self.writer_key())?;
+        Ok(Some(index.verify()?))
+    }
+
     /// Runs `work` on the search index of this store, up to date with its files, opened
     /// once a process as [`MemoryStore::in_hook`] says; `Ok(None)` when the directory
     /// does not exist. When no index can be kept on disk (a read-only directory), one
@@ -684,8 +698,12 @@ mod tests {
     fn memories_list_in_the_order_of_writing_whatever_the_wall_clock() {
         let dir = tempfile::tempdir().unwrap();
         let store = signed(dir.path());
-        let tokyo = DateTime::parse_from_rfc3339("2026-11-25T23:30:00+09:00").unwrap();
-        let la = DateTime::parse_from_rfc3339("2026-11-25T06:30:05-08:00").unwrap();
+        // Dated now (the order may not trust a `created_ns` more than twelve hours after
+        // its name's wall time, so fixed dates would fail once that much later).
+        let now = chrono::Utc::now();
+        let tokyo = now.with_timezone(&chrono::FixedOffset::east_opt(9 * 3600).unwrap());
+        let la = (now + chrono::Duration::seconds(5))
+            .with_timezone(&chrono::FixedOffset::west_opt(8 * 3600).unwrap());
         let a = store.save_new(&tokyo, "aaaa", &memory("aaaa")).unwrap();
         let b = store.save_new(&la, "bbbb", &memory("bbbb")).unwrap();
         assert_eq!(store.memory_files().unwrap(), vec![b.clone(), a.clone()]);

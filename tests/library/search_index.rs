@@ -1,0 +1,321 @@
+//! The search index against the files it is derived from (docs/design.md §7.10): built
+//! when missing, caught up when memories are added, replaced or removed behind its back
+//! (by hand, by git), rebuilt when corrupt or foreign, read again when edited in place,
+//! and shared by processes writing and searching at once. Real directories, a real
+//! SQLite file.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use memory_stalker::memory::MemoryStore;
+use memory_stalker::search::SearchOptions;
+
+const SESSION: &str = "5e551011-aaaa-4bbb-8ccc-000000000001";
+
+/// A memory as memory-stalker writes one, about `words`.
+fn memory_text(session: &str, created: &str, headline: &str, words: &str) -> String {
+    format!(
+        "---\nmemory_stalker: 1\nsession_id: \"{session}\"\ncreated: \"{created}\"\ntrigger: \"auto\"\n\
+         project: \"/p\"\ntranscript: \"/t.jsonl\"\ntask_count: 0\ntasks_open: 0\n\
+         summary: \"{headline}\"\nsummary_source: \"offline\"\nlang: \"en\"\n---\n\n\
+         # Session memory\n\n## AI summary\n\n{words}\n"
+    )
+}
+
+fn memories(root: &Path) -> PathBuf {
+    root.join("project/.claude/memories")
+}
+
+/// The files a search of `query` answers with, best first, as a new process sees them
+/// (a store opened afresh: nothing cached from an earlier search).
+fn found(dir: &Path, query: &str) -> Vec<String> {
+    let store = MemoryStore::new(dir);
+    let opts = SearchOptions {
+        group_sessions: false,
+        ..SearchOptions::default()
+    };
+    store
+        .search(query, &opts)
+        .unwrap()
+        .into_iter()
+        .map(|h| h.memory.file)
+        .collect()
+}
+
+fn db(dir: &Path) -> PathBuf {
+    dir.join(".index/search.sqlite3")
+}
+
+/// Writes `text` to `path` as git and most editors do: a new file renamed over the old.
+fn replace(path: &Path, text: &str) {
+    let tmp = path.with_extension("tmp");
+    fs::write(&tmp, text).unwrap();
+    fs::rename(&tmp, path).unwrap();
+}
+
+#[test]
+fn deleting_the_index_loses_nothing_and_git_ignores_it() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = memories(root.path());
+    let store = MemoryStore::new(&dir);
+    let at = chrono::DateTime::parse_from_rfc3339("2026-11-20T10:00:00+01:00").unwrap();
+    store
+        .save_new(
+            &at,
+            SESSION,
+            &memory_text(
+                SESSION,
+                "2026-11-20T10:00:00+01:00",
+                "Uploader",
+                "the uploader retries",
+            ),
+        )
+        .unwrap();
+    assert_eq!(found(&dir, "uploader").len(), 1);
+    assert!(db(&dir).is_file(), "the first search built the index");
+
+    fs::remove_dir_all(dir.join(".index")).unwrap();
+    assert_eq!(
+        found(&dir, "uploader").len(),
+        1,
+        "built again from the files"
+    );
+    assert!(db(&dir).is_file());
+
+    // The index is kept out of git with the memories, whatever git is asked.
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(root.path().join("project"))
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_SYSTEM", "/dev/null")
+            .output()
+    };
+    let Ok(init) = git(&["init", "-q"]) else {
+        eprintln!("git is not installed: the git check is skipped");
+        return;
+    };
+    assert!(init.status.success());
+    let status = git(&["status", "--porcelain", "--untracked-files=all"]).unwrap();
+    let status = String::from_utf8_lossy(&status.stdout);
+    assert!(!status.contains(".claude"), "{status}");
+    let ignored = git(&[
+        "check-ignore",
+        "-q",
+        ".claude/memories/.index/search.sqlite3",
+    ])
+    .unwrap();
+    assert!(ignored.status.success());
+}
+
+#[test]
+fn memories_added_replaced_and_removed_behind_its_back() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = memories(root.path());
+    fs::create_dir_all(&dir).unwrap();
+    let a = dir.join("20261120_100000_5e551011.md");
+    fs::write(
+        &a,
+        memory_text(
+            SESSION,
+            "2026-11-20T10:00:00+01:00",
+            "Parser",
+            "the tokenizer rewrite",
+        ),
+    )
+    .unwrap();
+    assert_eq!(found(&dir, "tokenizer"), ["20261120_100000_5e551011.md"]);
+
+    // Added by hand (or by `git pull`): found by the next search.
+    let b = dir.join("20261121_090000_0b0b0b0b.md");
+    fs::write(
+        &b,
+        memory_text(
+            "0b0b0b0b-aaaa-4bbb-8ccc-000000000002",
+            "2026-11-21T09:00:00+01:00",
+            "Deploy",
+            "the canary deployment of the tokenizer",
+        ),
+    )
+    .unwrap();
+    assert_eq!(found(&dir, "canary"), ["20261121_090000_0b0b0b0b.md"]);
+    assert_eq!(found(&dir, "tokenizer").len(), 2);
+
+    // Replaced (git checkout, an editor's save): the new words are found, the old not.
+    replace(
+        &a,
+        &memory_text(
+            SESSION,
+            "2026-11-20T10:00:00+01:00",
+            "Parser",
+            "the lexer rewrite",
+        ),
+    );
+    assert_eq!(found(&dir, "lexer"), ["20261120_100000_5e551011.md"]);
+    assert_eq!(found(&dir, "tokenizer"), ["20261121_090000_0b0b0b0b.md"]);
+
+    // Removed: gone from every answer.
+    fs::remove_file(&b).unwrap();
+    assert!(found(&dir, "canary").is_empty());
+    let listed = MemoryStore::new(&dir).list(None, None).unwrap();
+    assert_eq!(listed.total, 1);
+}
+
+#[test]
+fn a_memory_edited_in_place_is_read_again() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = memories(root.path());
+    fs::create_dir_all(&dir).unwrap();
+    let a = dir.join("20261120_100000_5e551011.md");
+    fs::write(
+        &a,
+        memory_text(
+            SESSION,
+            "2026-11-20T10:00:00+01:00",
+            "Cache",
+            "the memcached layer",
+        ),
+    )
+    .unwrap();
+    assert_eq!(found(&dir, "memcached").len(), 1);
+    // Edited in place (same inode): the directory's time does not move.
+    let before = fs::metadata(&dir).unwrap().modified().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    fs::write(
+        &a,
+        memory_text(
+            SESSION,
+            "2026-11-20T10:00:00+01:00",
+            "Cache",
+            "the redis layer",
+        ),
+    )
+    .unwrap();
+    assert_eq!(fs::metadata(&dir).unwrap().modified().unwrap(), before);
+
+    // A search that would show it checks it first: the old words no longer find it.
+    assert!(found(&dir, "memcached").is_empty());
+    assert_eq!(found(&dir, "redis").len(), 1);
+
+    // Another edit in place, then the MCP server's start (a pass over every memory).
+    fs::write(
+        &a,
+        memory_text(
+            SESSION,
+            "2026-11-20T10:00:00+01:00",
+            "Cache",
+            "the valkey layer",
+        ),
+    )
+    .unwrap();
+    assert_eq!(MemoryStore::new(&dir).verify_index().unwrap(), Some(1));
+    assert_eq!(found(&dir, "valkey").len(), 1);
+    assert!(found(&dir, "redis").is_empty());
+}
+
+#[test]
+fn a_corrupt_or_foreign_index_is_rebuilt() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = memories(root.path());
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(
+        dir.join("20261120_100000_5e551011.md"),
+        memory_text(
+            SESSION,
+            "2026-11-20T10:00:00+01:00",
+            "Queue",
+            "the rabbitmq consumer",
+        ),
+    )
+    .unwrap();
+    assert_eq!(found(&dir, "rabbitmq").len(), 1);
+
+    // Garbage over the database (a disk error, a bad copy).
+    for f in fs::read_dir(dir.join(".index")).unwrap() {
+        let f = f.unwrap().path();
+        if f.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("search.sqlite3-")
+        {
+            fs::remove_file(f).unwrap();
+        }
+    }
+    fs::write(db(&dir), vec![0x5a; 64 * 1024]).unwrap();
+    assert_eq!(found(&dir, "rabbitmq").len(), 1);
+
+    // An index that says it lists a memory that is not there (shipped in a repository,
+    // made by another user): not trusted, rebuilt from the files.
+    let conn = rusqlite::Connection::open(db(&dir)).unwrap();
+    conn.execute(
+        "UPDATE meta SET value = 'someone else' WHERE key = 'owner'",
+        [],
+    )
+    .unwrap();
+    conn.execute(
+        "INSERT INTO memory_text(rowid, headline) VALUES (999, 'forged payload')",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    assert!(found(&dir, "forged").is_empty());
+    assert_eq!(found(&dir, "rabbitmq").len(), 1);
+}
+
+#[test]
+fn saves_and_searches_at_once_lose_nothing() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = memories(root.path());
+    fs::create_dir_all(&dir).unwrap();
+    const WRITERS: usize = 4;
+    const EACH: usize = 15;
+    std::thread::scope(|s| {
+        for w in 0..WRITERS {
+            let dir = dir.clone();
+            s.spawn(move || {
+                // A store a writer: as separate hook processes are.
+                for i in 0..EACH {
+                    let store = MemoryStore::new(&dir);
+                    let sid = format!("{w:04x}{i:04x}-aaaa-4bbb-8ccc-000000000000");
+                    let at = chrono::Local::now().fixed_offset();
+                    let text = memory_text(
+                        &sid,
+                        &at.to_rfc3339(),
+                        "Concurrent",
+                        &format!("zebrafish writer{w} item{i}"),
+                    );
+                    store.save_new(&at, &sid, &text).unwrap();
+                }
+            });
+        }
+        for _ in 0..2 {
+            let dir = dir.clone();
+            s.spawn(move || {
+                for _ in 0..20 {
+                    let store = MemoryStore::new(&dir);
+                    let opts = SearchOptions {
+                        group_sessions: false,
+                        limit: 100,
+                        ..SearchOptions::default()
+                    };
+                    // Never an error, whatever the writers are doing.
+                    store.search("zebrafish", &opts).unwrap();
+                }
+            });
+        }
+    });
+    let opts = SearchOptions {
+        group_sessions: false,
+        limit: 1000,
+        ..SearchOptions::default()
+    };
+    let hits = MemoryStore::new(&dir).search("zebrafish", &opts).unwrap();
+    assert_eq!(hits.len(), WRITERS * EACH);
+    for w in 0..WRITERS {
+        for i in 0..EACH {
+            let term = format!("writer{w} item{i}");
+            assert_eq!(found(&dir, &format!("\"{term}\"")).len(), 1, "{term}");
+        }
+    }
+}
