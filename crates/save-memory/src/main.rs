@@ -320,7 +320,17 @@ fn inspect(file: &Path, json: bool, session: Option<&str>) -> anyhow::Result<()>
     // `inspect` prints transcript text to a terminal (or a file): the transcript was
     // read with redaction on (as configured), and the text view is redacted once more.
     if json {
-        serde_json::to_writer_pretty(&mut out, &extraction).context("writing JSON")?;
+        // The structural signals (docs/design.md §3.12) go with the extraction, under a
+        // key of their own, when there are any.
+        let mut value = serde_json::to_value(&extraction).context("writing JSON")?;
+        let signals = transcript.signals();
+        if let (false, Some(obj)) = (signals.is_empty(), value.as_object_mut()) {
+            obj.insert(
+                "signals".into(),
+                serde_json::to_value(&signals).context("writing JSON")?,
+            );
+        }
+        serde_json::to_writer_pretty(&mut out, &value).context("writing JSON")?;
         writeln!(out)?;
         return Ok(());
     }

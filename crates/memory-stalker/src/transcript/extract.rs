@@ -535,7 +535,7 @@ fn plan(
 
 /// Reads a plan file, but only inside Claude Code's plans directory: the path comes
 /// from the transcript, which is not trusted to name arbitrary files.
-fn read_plan_file(file: &Path, plans_dir: Option<&Path>) -> Option<String> {
+pub(super) fn read_plan_file(file: &Path, plans_dir: Option<&Path>) -> Option<String> {
     let dir = fs::canonicalize(plans_dir?).ok()?;
     let file = fs::canonicalize(file).ok()?;
     if !file.starts_with(&dir) || fs::metadata(&file).ok()?.len() > MAX_PLAN_FILE {

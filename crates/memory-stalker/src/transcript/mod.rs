@@ -12,6 +12,7 @@ mod extract;
 mod prompt;
 mod record;
 mod reverse;
+pub mod signals;
 mod skim;
 mod tasks;
 
@@ -337,6 +338,12 @@ impl Transcript {
         extract::extract(self)
     }
 
+    /// The structural signals of the segment (docs/design.md §3.12): answers, plans,
+    /// refusals, failing runs, test edits, bash-mode commands, hook feedback, `#` notes.
+    pub fn signals(&self) -> signals::Signals {
+        signals::find(self)
+    }
+
     /// The conversation text given to a summariser: the most recent `max_chars`
     /// characters of the segment, cut at record boundaries (docs/design.md §5.5).
     pub fn conversation_text(&self, max_chars: usize) -> String {
@@ -650,4 +657,4 @@ fn automaton(needles: &[&str]) -> AhoCorasick {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -153,7 +153,7 @@ fn command_request(echo: &str) -> Option<String> {
 }
 
 /// The text between `<name>` and `</name>` (to the end when unclosed).
-fn tag<'a>(text: &'a str, name: &str) -> Option<&'a str> {
+pub(crate) fn tag<'a>(text: &'a str, name: &str) -> Option<&'a str> {
     let open = format!("<{name}>");
     let start = text.find(&open)? + open.len();
     let rest = &text[start..];

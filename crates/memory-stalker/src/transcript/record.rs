@@ -97,6 +97,9 @@ pub(crate) struct UserMsg {
     pub tool_use_failed: bool,
     /// `toolUseResult.filePath` of an ExitPlanMode whose input had no plan.
     pub plan_file: Option<String>,
+    /// `toolUseResult.answers` of an AskUserQuestion: each question asked, and what the
+    /// user chose or typed (several choices joined by ", ").
+    pub answers: Vec<(String, String)>,
 }
 
 /// One `tool_result` block.
@@ -135,6 +138,10 @@ pub(crate) struct ToolCall {
     /// One line: a file path, a command, a pattern.
     pub summary: String,
     pub detail: ToolDetail,
+    /// The first line of what a `Write` put in a plan file (`.claude/plans/…`, or a
+    /// Markdown file named for a plan): the plan's title when `ExitPlanMode` names only
+    /// the file.
+    pub title: Option<String>,
 }
 
 /// The parts of a tool's input that extraction acts on.
@@ -154,8 +161,20 @@ pub(crate) enum ToolDetail {
         active_form: Option<String>,
     },
     Plan(Option<String>),
+    /// `AskUserQuestion`: the questions put to the user, with the options offered.
+    Ask(Vec<Question>),
     #[default]
     None,
+}
+
+/// One question of an `AskUserQuestion` call.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Question {
+    pub question: String,
+    /// The short label Claude Code shows over the question.
+    pub header: Option<String>,
+    /// The labels of the options offered.
+    pub options: Vec<String>,
 }
 
 /// One item of a TodoWrite input.
@@ -295,6 +314,7 @@ struct ToolUseResult<'a> {
     success: Option<&'a [u8]>,
     plan: Option<&'a [u8]>,
     file_path: Option<&'a [u8]>,
+    answers: Option<&'a [u8]>,
 }
 
 impl<'a> Top<'a> {
@@ -348,6 +368,7 @@ impl<'a> Top<'a> {
                         b"success" => &mut t.success,
                         b"plan" => &mut t.plan,
                         b"filePath" => &mut t.file_path,
+                        b"answers" => &mut t.answers,
                         _ => return Some(()),
                     };
                     *slot = Some(c.raw()?);
@@ -440,8 +461,11 @@ impl<'a> Top<'a> {
                         Some("image") => msg.attachment = Some("image"),
                         Some("document") => msg.attachment = Some("document"),
                         Some("tool_result") => {
-                            let text = result_text(b.content, outputs, cost);
                             let is_error = skim::is_true(b.is_error);
+                            // An error is kept at both ends whatever the reading: what
+                            // failed, and the user's reason for refusing a call, are
+                            // read from it.
+                            let text = result_text(b.content, outputs || is_error, cost);
                             msg.tool_results.push(ToolResult {
                                 tool_use_id: string(b.tool_use_id, cost).unwrap_or_default(),
                                 is_error,
@@ -458,7 +482,7 @@ impl<'a> Top<'a> {
             msg.tool_results.shrink_to_fit();
             msg.text = kept_text(std::mem::take(&mut msg.text), redact);
         }
-        read_tool_use_result(&self.tool_use_result, &mut msg, cost);
+        read_tool_use_result(&self.tool_use_result, &mut msg, redact, cost);
         Entry::User(Box::new(msg))
     }
 
@@ -482,11 +506,13 @@ impl<'a> Top<'a> {
                 Some("tool_use") | Some("server_tool_use") => {
                     let name = string(b.name, cost).unwrap_or_default();
                     let (summary, detail) = describe_tool(&name, &b.input, redact, cost);
+                    let title = plan_file_title(&detail, &b.input, redact, cost);
                     msg.tool_calls.push(ToolCall {
                         id: string(b.id, cost).unwrap_or_default(),
                         name,
                         summary,
                         detail,
+                        title,
                     });
                 }
                 _ => {}
@@ -645,14 +671,18 @@ fn id_value(raw: Option<&[u8]>, cost: &mut Cost) -> Option<String> {
     }
 }
 
-fn read_tool_use_result(t: &ToolUseResult, msg: &mut UserMsg, cost: &mut Cost) {
+fn read_tool_use_result(t: &ToolUseResult, msg: &mut UserMsg, redact: bool, cost: &mut Cost) {
     let ToolUseResult {
         task,
         tasks,
         success,
         plan,
         file_path,
+        answers,
     } = *t;
+    if let Some(raw) = answers {
+        msg.answers = read_answers(raw, redact, cost);
+    }
     if let Some(task) = task.and_then(|t| skim::decode::<RawTaskRef>(t, cost)) {
         msg.created_task_id = task.id;
     }
@@ -675,6 +705,38 @@ fn read_tool_use_result(t: &ToolUseResult, msg: &mut UserMsg, cost: &mut Cost) {
         msg.plan_file = string(file_path, cost);
     }
 }
+
+/// `toolUseResult.answers` of an AskUserQuestion, in the order written: `{question:
+/// answer}`, an answer being the option's label or the user's own text (a list of them
+/// when several could be chosen).
+fn read_answers(raw: &[u8], redact: bool, cost: &mut Cost) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let clean = |t: &str| {
+        let t = crate::text::strip_controls(t);
+        one_line(&redact_if(redact, &t), ANSWER_CHARS)
+    };
+    Cursor::new(raw).object(|c, key| {
+        let value = c.raw()?;
+        let answer = match skim::decode::<serde_json::Value>(value, cost) {
+            Some(serde_json::Value::String(s)) => s,
+            Some(serde_json::Value::Array(items)) => items
+                .iter()
+                .filter_map(serde_json::Value::as_str)
+                .collect::<Vec<_>>()
+                .join(", "),
+            _ => return Some(()),
+        };
+        let question = String::from_utf8_lossy(key);
+        if !answer.trim().is_empty() {
+            out.push((clean(&question), clean(&answer)));
+        }
+        Some(())
+    });
+    out
+}
+
+/// Longest question or answer kept.
+const ANSWER_CHARS: usize = 500;
 
 /// Tool input fields extraction reads, undecoded; each is decoded on its own, so an
 /// unexpected type in one field never loses the others.
@@ -699,6 +761,9 @@ struct Input<'a> {
     shell_id: Option<&'a [u8]>,
     bash_id: Option<&'a [u8]>,
     task_id_snake: Option<&'a [u8]>,
+    questions: Option<&'a [u8]>,
+    question: Option<&'a [u8]>,
+    content: Option<&'a [u8]>,
 }
 
 impl<'a> Input<'a> {
@@ -723,6 +788,9 @@ impl<'a> Input<'a> {
             b"shell_id" => &mut self.shell_id,
             b"bash_id" => &mut self.bash_id,
             b"task_id" => &mut self.task_id_snake,
+            b"questions" => &mut self.questions,
+            b"question" => &mut self.question,
+            b"content" => &mut self.content,
             _ => return Some(()),
         };
         *slot = Some(c.raw()?);
@@ -741,6 +809,102 @@ struct RawTodo {
 }
 
 const SUMMARY_CHARS: usize = 160;
+
+#[derive(Deserialize)]
+struct RawQuestion {
+    #[serde(default)]
+    question: Option<String>,
+    #[serde(default)]
+    header: Option<String>,
+    #[serde(default)]
+    options: Vec<RawOption>,
+}
+
+/// An option is `{label, description}`; a bare string is taken as its label.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawOption {
+    Labelled {
+        #[serde(default)]
+        label: Option<String>,
+    },
+    Bare(String),
+    Other(serde::de::IgnoredAny),
+}
+
+/// The questions of an `AskUserQuestion` input: `questions: [{question, header,
+/// options}]`, or the single `question` string of early versions.
+fn ask_questions(inp: &Input, redact: bool, cost: &mut Cost) -> Vec<Question> {
+    let clean = |t: &str| {
+        let t = crate::text::strip_controls(t);
+        one_line(&redact_if(redact, &t), ANSWER_CHARS)
+    };
+    if let Some(list) = inp
+        .questions
+        .and_then(|q| skim::decode::<Vec<Option<RawQuestion>>>(q, cost))
+    {
+        return list
+            .into_iter()
+            .flatten()
+            .filter_map(|q| {
+                Some(Question {
+                    question: clean(q.question.as_deref().filter(|t| !t.trim().is_empty())?),
+                    header: q.header.as_deref().map(clean),
+                    options: q
+                        .options
+                        .into_iter()
+                        .filter_map(|o| match o {
+                            RawOption::Labelled { label } => label,
+                            RawOption::Bare(l) => Some(l),
+                            RawOption::Other(_) => None,
+                        })
+                        .map(|l| clean(&l))
+                        .collect(),
+                })
+            })
+            .collect();
+    }
+    string(inp.question, cost)
+        .filter(|q| !q.trim().is_empty())
+        .map(|q| Question {
+            question: clean(&q),
+            header: None,
+            options: Vec::new(),
+        })
+        .into_iter()
+        .collect()
+}
+
+/// Whether a path names a plan: Claude Code's plan files, or a Markdown file whose name
+/// says it is one (`plan.md`, `PLAN-cache.md`).
+pub(crate) fn is_plan_path(path: &str) -> bool {
+    let p = path.replace('\\', "/");
+    let name = p.rsplit('/').next().unwrap_or("").to_lowercase();
+    p.contains("/.claude/plans/") || (name.ends_with(".md") && name.contains("plan"))
+}
+
+/// The title of the plan a `Write` puts in a plan file: its first non-empty line, `#`
+/// marks removed. Only the start of the content is decoded.
+fn plan_file_title(
+    detail: &ToolDetail,
+    inp: &Input,
+    redact: bool,
+    cost: &mut Cost,
+) -> Option<String> {
+    let ToolDetail::Modifies(path) = detail else {
+        return None;
+    };
+    if !is_plan_path(path) {
+        return None;
+    }
+    let head = skim::string_head(inp.content?, 400, cost)?;
+    let line = head
+        .lines()
+        .map(|l| l.trim_start_matches('#').trim())
+        .find(|l| !l.is_empty())?;
+    let line = crate::text::strip_controls(line);
+    Some(one_line(&redact_if(redact, &line), SUMMARY_CHARS))
+}
 
 fn describe_tool(name: &str, inp: &Input, redact: bool, cost: &mut Cost) -> (String, ToolDetail) {
     let mut s = |v: Option<&[u8]>| string(v, cost);
@@ -819,6 +983,15 @@ fn describe_tool(name: &str, inp: &Input, redact: bool, cost: &mut Cost) -> (Str
                 },
             )
         }
+        "AskUserQuestion" => {
+            let questions = ask_questions(inp, redact, cost);
+            let summary = questions
+                .iter()
+                .map(|q| q.question.as_str())
+                .collect::<Vec<_>>()
+                .join(" / ");
+            (summary, ToolDetail::Ask(questions))
+        }
         "ExitPlanMode" => {
             let plan = s(inp.plan);
             let summary = plan
@@ -892,6 +1065,8 @@ fn clean_detail(detail: &mut ToolDetail, redact: bool) {
         ToolDetail::Plan(plan) => {
             plan.as_mut().map(text);
         }
+        // Cleaned as they were read.
+        ToolDetail::Ask(_) => {}
         ToolDetail::Modifies(path) | ToolDetail::Reads(path) => {
             if let Cow::Owned(c) = crate::text::strip_controls(path) {
                 *path = c;

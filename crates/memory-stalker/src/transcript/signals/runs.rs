@@ -1,0 +1,479 @@
+//! Runs of one command: the same command (a test suite, a type checker, a build)
+//! failing again and again while Claude changes code, until a change makes it pass.
+//! The changes that did not make it pass are approaches that failed; the one that did
+//! is what worked. A test file that existed before and was edited while its tests were
+//! failing is flagged: the test may have been changed to fit the code.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Call, Source, View, first_sentence};
+use crate::text::one_line;
+use crate::transcript::record::ToolDetail;
+
+/// Failures of one command before a pass that make a run worth a failed approach: one
+/// failure then a fix is ordinary work; a fix that did not work is an approach that
+/// failed.
+const MIN_FAILURES: usize = 2;
+/// Longest error line kept.
+const ERROR_CHARS: usize = 200;
+/// Longest description of a change.
+const CHANGE_CHARS: usize = 160;
+/// Most changes between two failures of a run: more is development, not a fix tried.
+const MAX_GAP: usize = 3;
+/// Most approaches listed for one run (the latest).
+const MAX_TRIED: usize = 3;
+
+/// Whether a call's result says the command ran: not cancelled because a parallel call
+/// failed, nor refused, nor a misuse of the tool that Claude Code caught.
+fn ran(result: &crate::transcript::record::ToolResult) -> bool {
+    let t = result.text.head().trim_start();
+    !result.rejected
+        && !t.starts_with("Sibling tool call errored")
+        && !t.starts_with("<tool_use_error>")
+}
+
+/// Whether Claude's sentence before a change says what the change is ("I'll use
+/// cast() instead"), rather than only that one is coming ("Now let me fix that:").
+fn says_what(sentence: &str) -> bool {
+    let l = sentence.to_lowercase();
+    let vague = [
+        "i see",
+        "now ",
+        "good",
+        "great",
+        "perfect",
+        "excellent",
+        "let me check",
+        "let me look",
+        "let me read",
+        "let me see",
+        "let me run",
+        "let me verify",
+        "let me fix",
+        "let me update",
+        "let me find",
+        "i need to check",
+        "ok",
+        "okay",
+        "the file",
+        "found it",
+        "that ",
+    ];
+    sentence.chars().count() >= 25
+        && !vague.iter().any(|v| l.starts_with(v))
+        && !sentence.trim_end().ends_with(':')
+}
+
+/// A command that kept failing until a change made it pass.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailedRun {
+    /// The command, one line.
+    pub command: String,
+    /// How many times it failed before it passed.
+    pub failures: usize,
+    /// The most telling line of its first failure's output.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// What was tried between the failures: Claude's words before the change, else the
+    /// files it changed.
+    pub tried: Vec<String>,
+    /// The change after the last failure, which made it pass.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worked: Option<String>,
+    /// The call that passed.
+    pub source: Source,
+}
+
+/// An existing test file edited while a test command was failing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestEdit {
+    /// The test file.
+    pub file: String,
+    /// The failing command.
+    pub command: String,
+    /// The edit.
+    pub source: Source,
+}
+
+/// One change of code between runs.
+struct Change {
+    files: Vec<String>,
+    said: Option<String>,
+}
+
+impl Change {
+    fn describe(&self) -> String {
+        let files = self.files.join(", ");
+        match &self.said {
+            Some(s) => format!("{s} ({files})"),
+            None => format!("editing {files}"),
+        }
+    }
+}
+
+/// What is known of a command's run so far.
+#[derive(Default)]
+struct Run {
+    command: String,
+    failures: usize,
+    error: Option<String>,
+    /// Changes made after a failure and before the next failure: they did not work.
+    tried: Vec<Change>,
+    /// Changes since the last failure.
+    pending: Vec<Change>,
+}
+
+/// What happened, in order: a command ran, or a file changed.
+enum Event<'a> {
+    Ran { key: String, call: &'a Call<'a> },
+    Changed { file: String, call: &'a Call<'a> },
+}
+
+fn events<'a>(calls: &'a [Call<'a>]) -> Vec<Event<'a>> {
+    calls
+        .iter()
+        .filter(|c| c.result.is_some())
+        .filter_map(|c| match (&c.call.detail, c.call.name.as_str()) {
+            (ToolDetail::Modifies(path), _) if c.succeeded() => Some(Event::Changed {
+                file: path.clone(),
+                call: c,
+            }),
+            (_, "Bash") if !c.call.summary.is_empty() => Some(Event::Ran {
+                key: command_key(&c.call.summary)?,
+                call: c,
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+pub(super) fn failed_runs(view: &View) -> Vec<FailedRun> {
+    let calls: Vec<Call> = view.calls().collect();
+    let mut runs: std::collections::HashMap<String, Run> = std::collections::HashMap::new();
+    let mut out = Vec::new();
+    for event in events(&calls) {
+        match event {
+            Event::Changed { file, call } => {
+                let said = view
+                    .narration_before(call.at, call.at.saturating_sub(3))
+                    .map(|t| first_sentence(t, CHANGE_CHARS))
+                    .filter(|s| says_what(s));
+                let file = crate::transcript::extract::project_relative(&file, view.cwd());
+                for run in runs.values_mut().filter(|r| r.failures > 0) {
+                    match run.pending.last_mut() {
+                        // Several files changed in one step: one change.
+                        Some(last) if said.is_none() || last.said == said => {
+                            if !last.files.contains(&file) {
+                                last.files.push(file.clone());
+                            }
+                        }
+                        _ => run.pending.push(Change {
+                            files: vec![file.clone()],
+                            said: said.clone(),
+                        }),
+                    }
+                }
+            }
+            Event::Ran { key, call } => {
+                if call.result.is_some_and(|(_, r, _)| !ran(r)) {
+                    continue;
+                }
+                let run = runs.entry(key).or_default();
+                if call.failed() {
+                    let pending = std::mem::take(&mut run.pending);
+                    // Much work between two failures is development, not a fix that
+                    // did not work: the run starts again.
+                    if pending.len() > MAX_GAP {
+                        *run = Run::default();
+                    }
+                    run.tried.extend(pending);
+                    if run.failures == 0 {
+                        run.command = call.call.summary.clone();
+                        run.error = call.result.and_then(|(_, r, _)| error_line(r.text.head()));
+                    }
+                    run.failures += 1;
+                } else if call.succeeded() {
+                    let run = std::mem::take(run);
+                    if run.failures >= MIN_FAILURES && !run.tried.is_empty() {
+                        let skip = run.tried.len().saturating_sub(MAX_TRIED);
+                        out.push(FailedRun {
+                            command: one_line(&run.command, 160),
+                            failures: run.failures,
+                            error: run.error,
+                            tried: run.tried[skip..].iter().map(Change::describe).collect(),
+                            worked: run.pending.last().map(Change::describe),
+                            source: Source::of("Bash", call.record),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+pub(super) fn test_edits(view: &View) -> Vec<TestEdit> {
+    let calls: Vec<Call> = view.calls().collect();
+    // Test files this session created: editing those is writing the test, not changing
+    // it.
+    let created: std::collections::HashSet<&str> = calls
+        .iter()
+        .filter(|c| c.call.name == "Write")
+        .filter(|c| {
+            c.result
+                .is_some_and(|(_, r, _)| r.text.head().trim_start().starts_with("File created"))
+        })
+        .filter_map(|c| match &c.call.detail {
+            ToolDetail::Modifies(p) => Some(p.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut failing: Option<(String, String)> = None;
+    let mut out: Vec<TestEdit> = Vec::new();
+    for event in events(&calls) {
+        match event {
+            Event::Ran { key, call } if is_test_command(&call.call.summary) => {
+                if call.failed() {
+                    failing = Some((key, call.call.summary.clone()));
+                } else if call.succeeded() && failing.as_ref().is_some_and(|(k, _)| *k == key) {
+                    failing = None;
+                }
+            }
+            Event::Changed { file, call } => {
+                let Some((_, command)) = &failing else {
+                    continue;
+                };
+                let shown = crate::transcript::extract::project_relative(&file, view.cwd());
+                if is_test_file(&file)
+                    && !created.contains(file.as_str())
+                    && !out.iter().any(|e| e.file == shown)
+                {
+                    out.push(TestEdit {
+                        file: shown,
+                        command: one_line(command, 160),
+                        source: Source::of(&call.call.name, call.record),
+                    });
+                }
+            }
+            Event::Ran { .. } => {}
+        }
+    }
+    out
+}
+
+/// What makes two commands "the same": the program and its subcommand (with the tool a
+/// runner runs: `uv run pytest`, `npx tsc`), after `cd … &&`, variable assignments and
+/// pipes into `head`/`tail` are left out. `None` for commands that only look around
+/// (`ls`, `cat`, `git status`).
+pub(crate) fn command_key(command: &str) -> Option<String> {
+    let first_line = command.split(" ⏎ ").next().unwrap_or(command);
+    let last_step = first_line
+        .split("&&")
+        .map(str::trim)
+        .filter(|s| !s.starts_with("cd ") && !s.is_empty())
+        .last()
+        .unwrap_or(first_line);
+    let main = last_step.split('|').next().unwrap_or(last_step);
+    let words: Vec<&str> = main
+        .split_whitespace()
+        .filter(|w| !w.contains('=') || w.starts_with('-'))
+        .filter(|w| !w.starts_with("2>") && *w != ">")
+        .collect();
+    let program = words.first()?.rsplit('/').next()?;
+    if matches!(
+        program,
+        "ls" | "cat"
+            | "head"
+            | "tail"
+            | "echo"
+            | "grep"
+            | "rg"
+            | "find"
+            | "cd"
+            | "pwd"
+            | "wc"
+            | "sleep"
+            | "which"
+            | "mkdir"
+            | "rm"
+            | "cp"
+            | "mv"
+            | "chmod"
+            | "sed"
+            | "awk"
+    ) {
+        return None;
+    }
+    let mut key = vec![program.to_string()];
+    let runner = matches!(
+        program,
+        "uv" | "poetry"
+            | "pipenv"
+            | "npx"
+            | "pnpx"
+            | "bunx"
+            | "npm"
+            | "pnpm"
+            | "yarn"
+            | "bun"
+            | "python"
+            | "python3"
+            | "bundle"
+            | "go"
+            | "cargo"
+            | "mix"
+            | "dotnet"
+            | "make"
+            | "just"
+            | "git"
+            | "gh"
+            | "bd"
+            | "docker"
+    );
+    for w in words.iter().skip(1).filter(|w| !w.starts_with('-')).take(2) {
+        key.push((*w).to_string());
+        if !matches!(*w, "run" | "exec" | "x" | "dlx" | "-m" | "tool") {
+            break;
+        }
+    }
+    if !runner {
+        key.truncate(1);
+    }
+    if program == "git"
+        && matches!(
+            key.get(1).map(String::as_str),
+            Some("status" | "diff" | "log" | "show")
+        )
+    {
+        return None;
+    }
+    Some(key.join(" "))
+}
+
+/// Whether a command runs tests.
+fn is_test_command(command: &str) -> bool {
+    let c = command.to_lowercase();
+    [
+        "test",
+        "pytest",
+        "jest",
+        "vitest",
+        "rspec",
+        "spec",
+        "phpunit",
+        "mocha",
+        "playwright",
+    ]
+    .iter()
+    .any(|w| {
+        c.split(|ch: char| !ch.is_alphanumeric())
+            .any(|word| word == *w)
+    })
+}
+
+/// Whether a path is a test file (`tests/…`, `test_x.py`, `x_test.go`, `x.test.ts`,
+/// `x_spec.rb`).
+pub(crate) fn is_test_file(path: &str) -> bool {
+    let p = path.replace('\\', "/").to_lowercase();
+    let name = p.rsplit('/').next().unwrap_or(&p);
+    let stem = name.split('.').next().unwrap_or(name);
+    p.split('/')
+        .any(|d| matches!(d, "test" | "tests" | "spec" | "specs" | "__tests__"))
+        || stem.starts_with("test_")
+        || stem.ends_with("_test")
+        || stem.ends_with("_spec")
+        || name.contains(".test.")
+        || name.contains(".spec.")
+}
+
+/// The most telling line of a failed command's output: the first that names an error,
+/// a failure or an assertion, else the first that is not an exit code.
+pub(crate) fn error_line(output: &str) -> Option<String> {
+    const STRONG: [&str; 12] = [
+        "error:",
+        "error[",
+        "error ",
+        "Error:",
+        "ERROR",
+        "FAILED",
+        "FAIL ",
+        "AssertionError",
+        "panicked",
+        "Exception",
+        "fatal:",
+        "failed",
+    ];
+    let lines: Vec<&str> = output
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("Exit code"))
+        .filter(|l| !l.starts_with("<tool_use_error>") || l.len() > 20)
+        .collect();
+    let line = lines
+        .iter()
+        .find(|l| STRONG.iter().any(|s| l.contains(s)))
+        .or(lines.first())?;
+    let line = line
+        .trim_start_matches("<tool_use_error>")
+        .trim_end_matches("</tool_use_error>");
+    Some(one_line(line, ERROR_CHARS))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_are_the_same_by_program_and_subcommand() {
+        assert_eq!(
+            command_key("uv run pyright src/").as_deref(),
+            Some("uv run pyright")
+        );
+        assert_eq!(
+            command_key("cd /p && mix test test/a_test.exs 2>&1 | tail -30").as_deref(),
+            Some("mix test")
+        );
+        assert_eq!(
+            command_key("RUST_LOG=1 cargo test -p x").as_deref(),
+            Some("cargo test")
+        );
+        assert_eq!(command_key("pytest -x tests/").as_deref(), Some("pytest"));
+        assert_eq!(command_key("ls -la"), None);
+        assert_eq!(command_key("git status"), None);
+        assert_eq!(
+            command_key("git commit -m x").as_deref(),
+            Some("git commit")
+        );
+    }
+
+    #[test]
+    fn test_files_and_commands_are_told_apart() {
+        for p in [
+            "tests/test_cache.py",
+            "src/a_test.go",
+            "web/x.test.ts",
+            "spec/a_spec.rb",
+        ] {
+            assert!(is_test_file(p), "{p}");
+        }
+        for p in ["src/testing.rs", "src/contest.py", "docs/latest.md"] {
+            assert!(!is_test_file(p), "{p}");
+        }
+        assert!(is_test_command("uv run pytest -x"));
+        assert!(is_test_command("cargo test -p a"));
+        assert!(!is_test_command("cargo build"));
+    }
+
+    #[test]
+    fn the_error_line_is_the_one_that_names_the_error() {
+        assert_eq!(
+            error_line("Exit code 1\n============ test session starts\ncollected 3 items\n\nFAILED tests/test_a.py::test_b - AssertionError: 2 != 3\n").as_deref(),
+            Some("FAILED tests/test_a.py::test_b - AssertionError: 2 != 3")
+        );
+        assert_eq!(
+            error_line("Exit code 2\nsomething odd").as_deref(),
+            Some("something odd")
+        );
+        assert_eq!(error_line("Exit code 2\n"), None);
+    }
+}
