@@ -4,6 +4,8 @@
 pub mod catalog;
 pub mod document;
 pub mod edit;
+pub mod entry;
+pub mod file;
 pub mod index;
 pub mod labels;
 pub mod store;

@@ -1,13 +1,17 @@
 //! Where memory files live and how they are named, created and updated.
 
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use chrono::{DateTime, FixedOffset};
 
 use super::document::{FrontMatter, set_written_ns};
+pub use super::file::{
+    MAX_MEMORY_BYTES, OrderKey, is_memory_file_name, parse_file_name, read_front_matter, read_head,
+    sid8,
+};
+pub(crate) use super::file::{lossy, read_head_bytes};
 use crate::Error;
 use crate::fsutil::{self, Lock};
 use crate::transcript::TaskCheckpoint;
@@ -31,10 +35,6 @@ pub const GITIGNORE: &str = "\
 *
 ";
 
-/// Largest memory file read. Memories this tool writes stay far below it (long prompts
-/// and replies are kept head and tail); a bigger file is not one of ours.
-pub const MAX_MEMORY_BYTES: u64 = 8 * 1024 * 1024;
-
 /// Temporary files older than this were left by a save that was killed.
 const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(3600);
 
@@ -45,51 +45,6 @@ pub struct MemoryStore {
     /// The project when `dir` is inside it by default (not chosen by the user): then no
     /// symbolic link on the way from the project to `dir` is followed.
     project: Option<PathBuf>,
-}
-
-/// The first 8 characters of a session id after keeping only `[A-Za-z0-9-]`, so no id
-/// can make a file name leave the directory; `unknown` when nothing is left.
-pub fn sid8(session_id: &str) -> String {
-    let clean: String = session_id
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
-        .take(8)
-        .collect();
-    if clean.is_empty() {
-        "unknown".into()
-    } else {
-        clean
-    }
-}
-
-/// Whether `name` is a memory file name: `YYYYMMDD_HHMMSS_<sid8>[_N].md`.
-pub fn is_memory_file_name(name: &str) -> bool {
-    parse_file_name(name).is_some()
-}
-
-/// The parts of a memory file name: timestamp (`YYYYMMDD_HHMMSS`), sid8, suffix.
-pub fn parse_file_name(name: &str) -> Option<(&str, &str, Option<u32>)> {
-    let stem = name.strip_suffix(".md")?;
-    let b = stem.as_bytes();
-    if b.len() < 17
-        || !b[..8].iter().all(u8::is_ascii_digit)
-        || b[8] != b'_'
-        || !b[9..15].iter().all(u8::is_ascii_digit)
-        || b[15] != b'_'
-    {
-        return None;
-    }
-    let rest = &stem[16..];
-    let (sid, suffix) = match rest.rsplit_once('_') {
-        Some((sid, n)) if !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()) => {
-            (sid, Some(n.parse().ok()?))
-        }
-        _ => (rest, None),
-    };
-    let sid_ok = !sid.is_empty()
-        && sid.len() <= 8
-        && sid.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
-    sid_ok.then_some((&stem[..15], sid, suffix))
 }
 
 impl MemoryStore {
@@ -377,262 +332,9 @@ impl MemoryStore {
     }
 }
 
-/// Where a memory goes in the order of memories, oldest first: the time of writing.
-///
-/// The second comes from the file name (`YYYYMMDD_HHMMSS`, as before); within a second,
-/// `created_ns` decides. Memories saved before that field existed have none and sort
-/// before those that have it (an older version wrote them); among themselves they keep
-/// the old order for the `_N` suffixes of one session (always the order of writing),
-/// then the file's modification time, then the name.
-#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct OrderKey {
-    /// `YYYYMMDD_HHMMSS` of the file name.
-    pub second: String,
-    /// `created_ns` of the front matter.
-    pub written_ns: Option<u64>,
-    /// `N` of a `_N` suffix; 1 without one.
-    pub suffix: u32,
-    /// The file's modification time, the last resort.
-    pub modified: Option<SystemTime>,
-    /// The file name.
-    pub name: String,
-}
-
-impl OrderKey {
-    /// The key of a memory file named `name`, from its `created_ns` and modification time.
-    pub fn new(name: &str, written_ns: Option<u64>, modified: Option<SystemTime>) -> OrderKey {
-        let (second, suffix) = parse_file_name(name).map_or((String::new(), 1), |(s, _, n)| {
-            (s.to_string(), n.unwrap_or(1))
-        });
-        OrderKey {
-            second,
-            written_ns,
-            suffix,
-            modified,
-            name: name.to_string(),
-        }
-    }
-
-    /// The key of a memory file, reading its front matter and metadata.
-    pub fn of_file(path: &Path) -> OrderKey {
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let written_ns = read_head(path).and_then(|(_, ns)| ns);
-        let modified = fs::symlink_metadata(path).and_then(|m| m.modified()).ok();
-        OrderKey::new(&name, written_ns, modified)
-    }
-}
-
-/// Largest front matter read; a task list of a few hundred items fits.
-const MAX_FRONT_MATTER: usize = 256 * 1024;
-
-/// Reads just the front matter of a memory file, not its body.
-pub fn read_front_matter(path: &Path) -> Option<FrontMatter> {
-    read_head(path).map(|(fm, _)| fm)
-}
-
-/// Reads just the front matter of a memory file and its `created_ns`, not its body.
-pub fn read_head(path: &Path) -> Option<(FrontMatter, Option<u64>)> {
-    let (f, _) = fsutil::open_regular(path, false, None).ok()?;
-    let mut buf = Vec::new();
-    let end = read_head_bytes(f, &mut buf)?;
-    FrontMatter::parse_with_written_ns(&lossy(&buf[..end])).map(|(fm, ns, _)| (fm, ns))
-}
-
-/// Bytes asked for by the first read of a memory's head: a front matter with a task
-/// list of a few dozen items fits, and so does a whole memory of a few KiB.
-const FIRST_READ: usize = 4096;
-
-/// Reads from `reader` into `buf` until the end of the front matter is known, and
-/// returns where it ends: just after its closing `---` line, or after the first line
-/// when that does not open one; the bytes read are `buf[..end]`. `None` when the text
-/// ends first (within [`MAX_FRONT_MATTER`] bytes) or a read fails.
-///
-/// Lines are judged as `read_until(b'\n')` on the first [`MAX_FRONT_MATTER`] bytes would
-/// give them, the last one possibly without its newline. Reads grow from
-/// [`FIRST_READ`] bytes, so a memory's body is mostly never read, and `buf` is only
-/// ever grown (never cleared), so a buffer kept from one memory to the next is not
-/// zeroed again for each.
-pub(crate) fn read_head_bytes(mut reader: impl Read, buf: &mut Vec<u8>) -> Option<usize> {
-    let cap = MAX_FRONT_MATTER;
-    // Bytes read so far, the start of the first line not judged yet, how far that line
-    // is known to have no newline (so a long line read in small pieces is searched
-    // once, not once a piece), and whether the text has ended (end of file, or the cap).
-    let (mut filled, mut line, mut searched, mut ended) = (0, 0, 0, false);
-    loop {
-        while line < filled {
-            let from = searched.max(line);
-            let end = match memchr::memchr(b'\n', &buf[from..filled]) {
-                Some(i) => from + i + 1,
-                None if ended => filled,
-                None => {
-                    searched = filled;
-                    break;
-                }
-            };
-            let dashes = buf[line..end].trim_ascii_end() == b"---";
-            // The first line must be `---` to open a front matter; a later one closes it.
-            if (line == 0) != dashes {
-                return Some(end);
-            }
-            line = end;
-        }
-        if ended {
-            return None;
-        }
-        let want = filled.max(FIRST_READ).min(cap - filled);
-        if buf.len() < filled + want {
-            buf.resize(filled + want, 0);
-        }
-        match reader.read(&mut buf[filled..filled + want]) {
-            Ok(n) => {
-                filled += n;
-                ended = n == 0 || filled >= cap;
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => return None,
-        }
-    }
-}
-
-/// Bytes as text, invalid UTF-8 replaced; borrowed when valid (the usual case, checked
-/// by the fast validator first).
-pub(crate) fn lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => std::borrow::Cow::Borrowed(s),
-        Err(_) => String::from_utf8_lossy(bytes),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Where the head ends read as it was before `read_head_bytes`: `read_until` line by
-    /// line on the first `MAX_FRONT_MATTER` bytes.
-    fn head_by_lines(bytes: &[u8]) -> Option<usize> {
-        use std::io::{BufRead, BufReader};
-        let mut reader = BufReader::new(bytes.take(MAX_FRONT_MATTER as u64));
-        let (mut head, mut line) = (0, Vec::new());
-        loop {
-            line.clear();
-            if reader.read_until(b'\n', &mut line).ok()? == 0 {
-                return None;
-            }
-            head += line.len();
-            let dashes = line.trim_ascii_end() == b"---";
-            if (head == line.len()) != dashes {
-                return Some(head);
-            }
-        }
-    }
-
-    /// A reader giving at most `step` bytes a read, and interrupted before every third.
-    struct Trickle<'a> {
-        data: &'a [u8],
-        step: usize,
-        calls: usize,
-    }
-
-    impl Read for Trickle<'_> {
-        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-            self.calls += 1;
-            if self.calls.is_multiple_of(3) {
-                return Err(std::io::ErrorKind::Interrupted.into());
-            }
-            let n = out.len().min(self.step).min(self.data.len());
-            out[..n].copy_from_slice(&self.data[..n]);
-            self.data = &self.data[n..];
-            Ok(n)
-        }
-    }
-
-    #[test]
-    fn the_head_ends_where_a_line_by_line_reading_ends() {
-        let long_line = format!("---\nx: {}\n---\nbody", "a".repeat(300_000));
-        let many_lines = format!("---\n{}---\nbody", "key: value\n".repeat(2_000));
-        // The closing `---` as the last bytes under the cap, with no newline.
-        let at_cap = format!("---\n{}---", "p".repeat(MAX_FRONT_MATTER - 8) + "\n");
-        let texts: Vec<Vec<u8>> = [
-            "",
-            "-",
-            "---",
-            "---\n",
-            "---\n---",
-            "---\nx: 1\n---\nbody",
-            "---\r\nx: 1\r\n---  \r\nbody",
-            "---  \na\n--- \n",
-            "\u{feff}---\n---\n",
-            "# title\n---\n",
-            "---\nunclosed: 1\n",
-            "---\n\u{a0}---\n---\x0b\n---\x0c\n",
-            long_line.as_str(),
-            many_lines.as_str(),
-            at_cap.as_str(),
-        ]
-        .iter()
-        .map(|t| t.as_bytes().to_vec())
-        .chain([b"---\nbad: \xff\xfe\n---\n".to_vec()])
-        .collect();
-        // One buffer for every text, as listing keeps it, dirty from the one before.
-        let mut buf = Vec::new();
-        for text in &texts {
-            let want = head_by_lines(text);
-            for step in [1, 7, 4096, usize::MAX] {
-                let reader = Trickle {
-                    data: text,
-                    step,
-                    calls: 0,
-                };
-                let got = read_head_bytes(reader, &mut buf);
-                assert_eq!(
-                    got,
-                    want,
-                    "{step}-byte reads of {:?}",
-                    lossy(&text[..text.len().min(40)])
-                );
-                if let Some(end) = got {
-                    assert_eq!(&buf[..end], &text[..end]);
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn sid8_keeps_safe_characters_only() {
-        assert_eq!(sid8("ff246da3-e969-4e32"), "ff246da3");
-        assert_eq!(sid8("../../x"), "x");
-        assert_eq!(sid8(""), "unknown");
-        assert_eq!(sid8("日本語/..\\"), "unknown");
-        assert_eq!(sid8("a/b\0c"), "abc");
-    }
-
-    #[test]
-    fn file_names_parse() {
-        assert_eq!(
-            parse_file_name("20260129_173000_ff246da3.md"),
-            Some(("20260129_173000", "ff246da3", None))
-        );
-        assert_eq!(
-            parse_file_name("20260129_173000_ff246da3_2.md"),
-            Some(("20260129_173000", "ff246da3", Some(2)))
-        );
-        assert_eq!(
-            parse_file_name("20260129_173000_ab-1_12.md"),
-            Some(("20260129_173000", "ab-1", Some(12)))
-        );
-        for bad in [
-            "INDEX.md",
-            "20260129_173000_.md",
-            "2026012_173000_x.md",
-            "20260129_173000_x.txt",
-            "20260129_173000_abcdefghi.md",
-        ] {
-            assert!(parse_file_name(bad).is_none(), "{bad}");
-        }
-    }
 
     #[test]
     fn save_new_adds_suffixes_and_lists_newest_first() {
