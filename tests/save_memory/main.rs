@@ -13,6 +13,7 @@ mod support {
 
     pub mod anthropic;
     pub mod claude;
+    pub mod corpus;
     pub mod http;
 }
 
@@ -21,6 +22,8 @@ mod continuity;
 mod e2e_claude_code;
 mod e2e_tui;
 mod hostile;
+mod meaning;
+mod meaning_score;
 mod plugin_bundle;
 mod save_memory_hook;
 mod secrets;

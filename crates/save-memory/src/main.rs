@@ -21,6 +21,7 @@ use memory_stalker::hook;
 use memory_stalker::log::Log;
 use memory_stalker::memory::Trigger;
 use memory_stalker::pipeline::{self, SaveRequest, SummaryJob};
+use memory_stalker::transcript::signals::Signals;
 use memory_stalker::transcript::{ReadOptions, Transcript};
 
 #[derive(Parser)]
@@ -320,17 +321,20 @@ fn inspect(file: &Path, json: bool, session: Option<&str>) -> anyhow::Result<()>
     // `inspect` prints transcript text to a terminal (or a file): the transcript was
     // read with redaction on (as configured), and the text view is redacted once more.
     if json {
-        // The structural signals (docs/design.md §3.12) go with the extraction, under a
-        // key of their own, when there are any.
-        let mut value = serde_json::to_value(&extraction).context("writing JSON")?;
-        let signals = transcript.signals();
-        if let (false, Some(obj)) = (signals.is_empty(), value.as_object_mut()) {
-            obj.insert(
-                "signals".into(),
-                serde_json::to_value(&signals).context("writing JSON")?,
-            );
+        // The structural signals (docs/design.md §3.12) go after the extraction's
+        // fields, under a key of their own, when there are any.
+        #[derive(serde::Serialize)]
+        struct Inspected<'a> {
+            #[serde(flatten)]
+            extraction: &'a memory_stalker::transcript::Extraction,
+            #[serde(skip_serializing_if = "Signals::is_empty")]
+            signals: Signals,
         }
-        serde_json::to_writer_pretty(&mut out, &value).context("writing JSON")?;
+        let shown = Inspected {
+            extraction: &extraction,
+            signals: transcript.signals(),
+        };
+        serde_json::to_writer_pretty(&mut out, &shown).context("writing JSON")?;
         writeln!(out)?;
         return Ok(());
     }

@@ -308,9 +308,16 @@ pub fn render_memory(
     earlier: &SessionFacts,
 ) -> RenderedMemory {
     let (extraction, segment_facts) = extract_and_find_facts(transcript);
-    let summary = offline::summarize(transcript, &extraction, config.lang);
+    let signals = transcript.signals();
+    let summary = offline::summarize_with(
+        transcript,
+        &extraction,
+        &signals,
+        earlier.previous_headline.as_deref(),
+        config.lang,
+    );
     let facts = segment_facts
-        .with(&extraction, config.lang)
+        .with(&extraction, &signals, config.lang)
         .after(earlier, &extraction.files.modified);
     let mut front = front_matter(
         req,

@@ -1,46 +1,177 @@
-//! What must outlive every compaction of a session: the user's standing instructions,
-//! the decisions taken, the approaches that failed and the files changed earlier.
+//! What must outlive every compaction of a session (docs/design.md §4.7): the user's
+//! requests and standing instructions, their answers to Claude's questions, the commands
+//! they ran in bash mode, what hooks required, the decisions taken, the approaches that
+//! failed, what a model's summary found of the same, and the files changed earlier.
 //!
-//! Each memory holds them in its "Session so far" section: those of its own segment,
-//! found without a model, after those carried from the session's previous memory. So
-//! an instruction typed before the first compaction is still in the memory (and the
-//! restore) of the third, and a model summary replacing the AI summary never drops it.
+//! Each memory holds them in its "Session so far" section, one `###` list of one-line
+//! items per kind: those of its own segment, found without a model, after those carried
+//! from the session's previous memory. So an instruction typed before the first
+//! compaction is still in the memory (and the restore) of the third, and a model summary
+//! replacing the AI summary never drops it.
 
 use std::fmt::Write as _;
 
 use crate::lang::Lang;
 use crate::memory::Section;
-use crate::memory::document::{code, sections};
+use crate::memory::document::{FrontMatter, code, sections};
 use crate::memory::labels::Labels;
 use crate::text::one_line;
+use crate::transcript::signals::Signals;
 use crate::transcript::{Extraction, Transcript};
 
-use super::offline;
+use super::{choices, instructions, meaning, offline};
 
-/// Most items kept of each kind (the newest, once carried over many compactions).
-const MAX_REQUESTS: usize = 10;
-const MAX_CONSTRAINTS: usize = 12;
-const MAX_DECISIONS: usize = 10;
-const MAX_FAILED: usize = 8;
-const MAX_EARLIER_FILES: usize = 20;
 /// Longest item, in characters.
 const ITEM_CHARS: usize = 300;
 /// Longest request kept, in characters (the memory keeps the last one whole).
 const REQUEST_CHARS: usize = 200;
 
-/// The lasting facts of a session, oldest first.
+/// One kind of lasting fact: a `###` list of Session so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// What the user asked for (continuations left out).
+    Requests,
+    /// Rules the user gave for how to work ("keep it to the same 3 files", "use pnpm").
+    Constraints,
+    /// The user's answers to Claude's questions.
+    Answers,
+    /// Commands the user ran in bash mode, and the end of their output.
+    Context,
+    /// What hooks required.
+    Requirements,
+    /// Decisions and their reasons: the user's answers and refusals, plans approved and
+    /// refused, tests changed to fit the code, choices the transcript states.
+    Decisions,
+    /// Approaches that failed: runs of a failing command, refused and denied calls.
+    Failed,
+    /// The standing instructions a model's summary found.
+    ModelPreferences,
+    /// The decisions a model's summary found.
+    ModelDecisions,
+    /// The failed approaches a model's summary found.
+    ModelFailed,
+    /// Files changed before this memory's segment (its own are under Files).
+    EarlierFiles,
+}
+
+impl Kind {
+    /// Every kind, in the order Session so far lists them.
+    pub const ALL: [Kind; 11] = [
+        Kind::Requests,
+        Kind::Constraints,
+        Kind::Answers,
+        Kind::Context,
+        Kind::Requirements,
+        Kind::Decisions,
+        Kind::Failed,
+        Kind::ModelPreferences,
+        Kind::ModelDecisions,
+        Kind::ModelFailed,
+        Kind::EarlierFiles,
+    ];
+
+    /// The `###` heading of the kind's list.
+    pub fn label(self, l: &Labels) -> &'static str {
+        match self {
+            Kind::Requests => l.your_requests,
+            Kind::Constraints => l.standing,
+            Kind::Answers => l.your_answers,
+            Kind::Context => l.bash_context,
+            Kind::Requirements => l.hook_requirements,
+            Kind::Decisions => l.decisions_taken,
+            Kind::Failed => l.failed_approaches,
+            Kind::ModelPreferences => l.model_preferences,
+            Kind::ModelDecisions => l.model_decisions,
+            Kind::ModelFailed => l.model_failed,
+            Kind::EarlierFiles => l.earlier_files,
+        }
+    }
+
+    /// The kind a `###` heading (in either language) names.
+    pub fn from_heading(heading: &str) -> Option<Kind> {
+        let h = heading.trim();
+        Kind::ALL.into_iter().find(|k| {
+            [Lang::En, Lang::Zh]
+                .iter()
+                .any(|l| k.label(Labels::of(*l)) == h)
+        })
+    }
+
+    /// Most items kept (the newest, once carried over many compactions).
+    fn max(self) -> usize {
+        match self {
+            Kind::Requests | Kind::Decisions => 10,
+            Kind::Constraints | Kind::Answers => 12,
+            Kind::Context | Kind::Requirements => 6,
+            Kind::Failed | Kind::ModelPreferences | Kind::ModelDecisions | Kind::ModelFailed => 8,
+            Kind::EarlierFiles => 20,
+        }
+    }
+}
+
+/// The lasting facts of a session, oldest first in each list.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SessionFacts {
     /// What the user asked for, one line each (continuations left out).
     pub requests: Vec<String>,
-    /// Rules the user typed ("never touch the public API", "don't add dependencies").
+    /// Rules the user gave ("never touch the public API", "use pnpm").
     pub constraints: Vec<String>,
-    /// Decisions and their reasons, as the transcript states them.
+    /// The user's answers to Claude's questions, with the question.
+    pub answers: Vec<String>,
+    /// Commands the user ran in bash mode, and the end of what they printed.
+    pub context: Vec<String>,
+    /// What hooks required.
+    pub requirements: Vec<String>,
+    /// Decisions and their reasons, as the transcript shows them.
     pub decisions: Vec<String>,
-    /// Approaches that were tried and failed, in the assistant's words.
+    /// Approaches that were tried and failed.
     pub failed: Vec<String>,
+    /// Standing instructions a model's summary found (marked as such in the memory).
+    pub model_preferences: Vec<String>,
+    /// Decisions a model's summary found.
+    pub model_decisions: Vec<String>,
+    /// Failed approaches a model's summary found.
+    pub model_failed: Vec<String>,
     /// Files changed before this memory's segment (its own are under Files).
     pub earlier_files: Vec<String>,
+    /// The headline of the memory these facts were carried from (not part of Session
+    /// so far: its front matter's), which the next memory keeps unless the work changed.
+    pub previous_headline: Option<String>,
+}
+
+impl SessionFacts {
+    /// The list of one kind.
+    pub fn list(&self, kind: Kind) -> &[String] {
+        match kind {
+            Kind::Requests => &self.requests,
+            Kind::Constraints => &self.constraints,
+            Kind::Answers => &self.answers,
+            Kind::Context => &self.context,
+            Kind::Requirements => &self.requirements,
+            Kind::Decisions => &self.decisions,
+            Kind::Failed => &self.failed,
+            Kind::ModelPreferences => &self.model_preferences,
+            Kind::ModelDecisions => &self.model_decisions,
+            Kind::ModelFailed => &self.model_failed,
+            Kind::EarlierFiles => &self.earlier_files,
+        }
+    }
+
+    fn list_mut(&mut self, kind: Kind) -> &mut Vec<String> {
+        match kind {
+            Kind::Requests => &mut self.requests,
+            Kind::Constraints => &mut self.constraints,
+            Kind::Answers => &mut self.answers,
+            Kind::Context => &mut self.context,
+            Kind::Requirements => &mut self.requirements,
+            Kind::Decisions => &mut self.decisions,
+            Kind::Failed => &mut self.failed,
+            Kind::ModelPreferences => &mut self.model_preferences,
+            Kind::ModelDecisions => &mut self.model_decisions,
+            Kind::ModelFailed => &mut self.model_failed,
+            Kind::EarlierFiles => &mut self.earlier_files,
+        }
+    }
 }
 
 /// The facts of a segment that are found without its extraction: the costly part (every
@@ -50,6 +181,7 @@ pub struct SessionFacts {
 pub struct SegmentFacts {
     requests: Vec<String>,
     constraints: Vec<String>,
+    choices: Vec<String>,
     stated_decisions: Vec<String>,
     failed: Vec<String>,
 }
@@ -64,7 +196,8 @@ impl SegmentFacts {
                 .filter(|r| !crate::transcript::is_continuation(r))
                 .map(|r| one_line(r, REQUEST_CHARS))
                 .collect(),
-            constraints: offline::constraints(&requests),
+            constraints: instructions::from_prompts(&requests),
+            choices: choices::from_prompts(&requests),
             ..SegmentFacts::default()
         }
     }
@@ -89,14 +222,34 @@ impl SegmentFacts {
         }
     }
 
-    /// The segment's facts, with the plan the extraction `ex` found approved.
-    pub fn with(self, ex: &Extraction, lang: Lang) -> SessionFacts {
+    /// The segment's facts, with what the extraction `ex` and the structural `signals`
+    /// give: structural facts first (they are sure), then those found in words.
+    pub fn with(self, ex: &Extraction, signals: &Signals, lang: Lang) -> SessionFacts {
+        let found = meaning::from_signals(signals, lang);
+        let mut constraints = found.constraints;
+        constraints.extend(self.constraints);
+        let mut decisions = found.decisions;
+        decisions.extend(self.choices.iter().map(|c| match lang {
+            Lang::En => format!("Your choice: “{c}”"),
+            Lang::Zh => format!("用户的选择：“{c}”"),
+        }));
+        decisions.extend(offline::with_plan(
+            ex,
+            self.stated_decisions,
+            &signals.plans,
+            lang,
+        ));
+        let mut failed = found.failed;
+        failed.extend(self.failed);
         SessionFacts {
             requests: self.requests,
-            constraints: self.constraints,
-            decisions: offline::with_plan(ex, self.stated_decisions, lang),
-            failed: self.failed,
-            earlier_files: Vec::new(),
+            constraints: instructions::newest_wins(constraints),
+            answers: found.answers,
+            context: found.context,
+            requirements: found.requirements,
+            decisions: dedup(decisions),
+            failed: dedup(failed),
+            ..SessionFacts::default()
         }
     }
 }
@@ -105,27 +258,33 @@ impl SessionFacts {
     /// These facts after `earlier` (from the session's previous memory), without
     /// repeats; `modified` (this memory's own files) is left out of the earlier files.
     pub fn after(self, earlier: &SessionFacts, modified: &[String]) -> SessionFacts {
-        SessionFacts {
-            requests: merge(&earlier.requests, self.requests, MAX_REQUESTS),
-            constraints: merge(&earlier.constraints, self.constraints, MAX_CONSTRAINTS),
-            decisions: merge(&earlier.decisions, self.decisions, MAX_DECISIONS),
-            failed: merge(&earlier.failed, self.failed, MAX_FAILED),
-            earlier_files: {
-                let mut files = merge(&earlier.earlier_files, Vec::new(), usize::MAX);
-                files.retain(|f| !modified.contains(f));
-                let start = files.len().saturating_sub(MAX_EARLIER_FILES);
-                files.split_off(start)
-            },
+        let mut out = SessionFacts::default();
+        for kind in Kind::ALL {
+            let new = self.list(kind).to_vec();
+            let merged = match kind {
+                Kind::EarlierFiles => {
+                    let mut files = merge(&earlier.earlier_files, new, usize::MAX);
+                    files.retain(|f| !modified.contains(f));
+                    let start = files.len().saturating_sub(kind.max());
+                    files.split_off(start)
+                }
+                // A newer rule replaces the older one it restates or revises.
+                Kind::Constraints => {
+                    let all = earlier.constraints.iter().cloned().chain(new).collect();
+                    let kept = instructions::newest_wins(all);
+                    let start = kept.len().saturating_sub(kind.max());
+                    kept[start..].to_vec()
+                }
+                _ => merge(earlier.list(kind), new, kind.max()),
+            };
+            *out.list_mut(kind) = merged;
         }
+        out
     }
 
     /// Whether there is nothing to say.
     pub fn is_empty(&self) -> bool {
-        self.requests.is_empty()
-            && self.constraints.is_empty()
-            && self.decisions.is_empty()
-            && self.failed.is_empty()
-            && self.earlier_files.is_empty()
+        Kind::ALL.iter().all(|k| self.list(*k).is_empty())
     }
 
     /// The facts a memory file holds (its "Session so far" section).
@@ -134,9 +293,22 @@ impl SessionFacts {
     }
 
     /// What a memory hands on to the session's next one: its facts, with the files it
-    /// lists as modified added to the earlier files.
+    /// lists as modified added to the earlier files, and what a model's summary of it
+    /// found (decisions, preferences, failed approaches), marked as the model's.
     pub fn carried_from(text: &str) -> SessionFacts {
-        Self::read(text, true)
+        let mut facts = Self::read(text, true);
+        facts.previous_headline = previous_headline(text);
+        if let Some(model) = meaning::model_facts(text) {
+            for (kind, items) in [
+                (Kind::ModelPreferences, model.preferences),
+                (Kind::ModelDecisions, model.decisions),
+                (Kind::ModelFailed, model.failed),
+            ] {
+                let list = facts.list_mut(kind);
+                *list = merge(list, items, kind.max());
+            }
+        }
+        facts
     }
 
     fn read(text: &str, with_modified: bool) -> SessionFacts {
@@ -146,30 +318,12 @@ impl SessionFacts {
             let body = &text[span.range.clone()];
             match span.section {
                 Some(Section::Session) => {
-                    let mut list: Option<&mut Vec<String>> = None;
+                    let mut kind: Option<Kind> = None;
                     for line in body.lines().skip(1) {
                         if let Some(h) = line.strip_prefix("### ") {
-                            let h = h.trim();
-                            let is = |f: fn(&Labels) -> &'static str| {
-                                [Lang::En, Lang::Zh].iter().any(|l| f(Labels::of(*l)) == h)
-                            };
-                            list = if is(|l| l.your_requests) {
-                                Some(&mut facts.requests)
-                            } else if is(|l| l.standing) {
-                                Some(&mut facts.constraints)
-                            } else if is(|l| l.decisions_taken) {
-                                Some(&mut facts.decisions)
-                            } else if is(|l| l.failed_approaches) {
-                                Some(&mut facts.failed)
-                            } else if is(|l| l.earlier_files) {
-                                Some(&mut facts.earlier_files)
-                            } else {
-                                None
-                            };
-                        } else if let (Some(list), Some(item)) =
-                            (list.as_deref_mut(), line.strip_prefix("- "))
-                        {
-                            list.push(uncode(item));
+                            kind = Kind::from_heading(h);
+                        } else if let (Some(k), Some(item)) = (kind, line.strip_prefix("- ")) {
+                            facts.list_mut(k).push(uncode(item));
                         }
                     }
                 }
@@ -200,38 +354,52 @@ impl SessionFacts {
             let _ = writeln!(out, "{}\n", l.nothing_lasting);
             return out;
         }
-        let mut list = |title: &str, items: &[String], as_code: bool| {
+        for kind in Kind::ALL {
+            let items = self.list(kind);
             if items.is_empty() {
-                return;
+                continue;
             }
-            let _ = writeln!(out, "### {title}\n");
+            let _ = writeln!(out, "### {}\n", kind.label(l));
             for i in items {
                 let item = one_line(i, ITEM_CHARS);
-                let _ = writeln!(out, "- {}", if as_code { code(&item) } else { item });
+                let shown = if kind == Kind::EarlierFiles {
+                    code(&item)
+                } else {
+                    item
+                };
+                let _ = writeln!(out, "- {shown}");
             }
             out.push('\n');
-        };
-        list(l.your_requests, &self.requests, false);
-        list(l.standing, &self.constraints, false);
-        list(l.decisions_taken, &self.decisions, false);
-        list(l.failed_approaches, &self.failed, false);
-        list(l.earlier_files, &self.earlier_files, true);
+        }
         out
     }
 }
 
+/// The headline of a memory, when it has one: what the session's next memory keeps
+/// unless the work changed.
+fn previous_headline(text: &str) -> Option<String> {
+    FrontMatter::parse(text)
+        .map(|(fm, _)| fm.summary)
+        .filter(|s| !s.trim().is_empty())
+}
+
 /// `earlier` then the new items not already there, the newest `max` kept.
 fn merge(earlier: &[String], new: Vec<String>, max: usize) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for item in earlier.iter().cloned().chain(new) {
-        let key = item.trim().to_lowercase();
-        if !key.is_empty() && seen.insert(key) {
-            out.push(item);
-        }
-    }
+    let mut out = dedup(earlier.iter().cloned().chain(new).collect());
     let start = out.len().saturating_sub(max);
     out.split_off(start)
+}
+
+/// The items in order, each once (compared case-insensitively).
+fn dedup(items: Vec<String>) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    items
+        .into_iter()
+        .filter(|item| {
+            let key = item.trim().to_lowercase();
+            !key.is_empty() && seen.insert(key)
+        })
+        .collect()
 }
 
 /// A list item without the backticks [`code`] put around it.
@@ -253,9 +421,16 @@ mod tests {
         SessionFacts {
             requests: vec!["Fix the invoice rounding".into()],
             constraints: vec!["Never touch the public API in src/api.rs.".into()],
+            answers: vec!["“Which rig?” → No rig (AskUserQuestion)".into()],
+            context: vec!["`uv run ty check` → Found 5 diagnostics (bash mode)".into()],
+            requirements: vec!["Stop hook: Cannot exit with unstaged changes.".into()],
             decisions: vec!["I chose round-half-even because the tax office does.".into()],
             failed: vec!["The Redis token bucket approach failed: no Redis.".into()],
+            model_preferences: vec!["Keep the public API stable".into()],
+            model_decisions: vec!["Round half to even".into()],
+            model_failed: vec!["A Redis token bucket".into()],
             earlier_files: vec!["src/billing/clock.rs".into(), "a `tick`.rs".into()],
+            previous_headline: None,
         }
     }
 
@@ -268,6 +443,19 @@ mod tests {
         }
         let empty = SessionFacts::default().render(Lang::En);
         assert_eq!(SessionFacts::from_memory(&empty), SessionFacts::default());
+    }
+
+    #[test]
+    fn every_kind_has_its_own_heading_in_each_language() {
+        for lang in [Lang::En, Lang::Zh] {
+            let l = Labels::of(lang);
+            let labels: std::collections::HashSet<_> =
+                Kind::ALL.iter().map(|k| k.label(l)).collect();
+            assert_eq!(labels.len(), Kind::ALL.len(), "{lang:?}");
+            for k in Kind::ALL {
+                assert_eq!(Kind::from_heading(k.label(l)), Some(k));
+            }
+        }
     }
 
     #[test]
@@ -285,13 +473,15 @@ mod tests {
         assert_eq!(
             merged.constraints,
             [
-                "Never touch the public API in src/api.rs.",
+                "never touch the public API in src/api.rs.",
                 "Don't change the database schema."
-            ]
+            ],
+            "the newer wording of the same rule wins"
         );
-        assert_eq!(merged.decisions.len(), MAX_DECISIONS);
+        assert_eq!(merged.decisions.len(), Kind::Decisions.max());
         assert_eq!(merged.decisions.last().unwrap(), "decided 11");
         assert_eq!(merged.earlier_files, ["a `tick`.rs"]);
+        assert_eq!(merged.answers, earlier.answers);
     }
 
     #[test]

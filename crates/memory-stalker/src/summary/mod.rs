@@ -6,9 +6,13 @@
 pub mod answer;
 pub mod anthropic;
 pub mod breaker;
+mod choices;
 pub mod claude_cli;
 pub mod facts;
+pub mod headline;
 mod http;
+mod instructions;
+mod meaning;
 pub mod offline;
 pub mod openai;
 pub mod prompt;
@@ -62,6 +66,12 @@ pub struct Decision {
     /// Why (empty when the conversation gave no reason).
     #[serde(default)]
     pub reason: String,
+}
+
+/// The sentences of a text (outside code, list markers removed), as the offline
+/// summary splits them.
+pub(crate) fn sentences_of(text: &str) -> Vec<String> {
+    offline::sentences(text)
 }
 
 /// Which summariser wrote a summary, as `summary_source` records it.

@@ -386,6 +386,21 @@ impl Transcript {
         })
     }
 
+    /// Claude Code's summary of the conversation before the segment (the record it
+    /// starts with after a compaction), when the segment has one.
+    pub fn compaction_summary(&self) -> Option<&str> {
+        self.segment()
+            .iter()
+            .take(20)
+            .filter(|r| !r.meta.sidechain)
+            .find_map(|r| match &r.entry {
+                Entry::User(u) if u.compact_summary || u.text.starts_with(prompt::CONTINUATION) => {
+                    Some(u.text.as_str())
+                }
+                _ => None,
+            })
+    }
+
     /// The assistant's text blocks in the segment, oldest first.
     pub fn segment_assistant_texts(&self) -> Vec<&str> {
         self.segment()

@@ -5,7 +5,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Source, View};
-use crate::transcript::record::{Question, ToolDetail};
+use crate::text::one_line;
+use crate::transcript::record::{Entry, Question, ToolDetail};
+
+/// Longest question or reply kept from a conversation's text.
+const TEXT_CHARS: usize = 300;
 
 /// One question put to the user, and their answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -53,6 +57,83 @@ pub(super) fn find(view: &View) -> Vec<Answer> {
         }
     }
     out
+}
+
+/// The user's replies to a question Claude ended its turn with ("Which dev server would
+/// you prefer? Or shall I just go with Vite?" → "ok, fine, let's do vite"): the
+/// question, and the prompt typed next. A reply of one or two words ("yes") says
+/// nothing on its own and is left out.
+pub(super) fn replies(view: &View) -> Vec<Answer> {
+    let mut out = Vec::new();
+    let mut after = view.start;
+    for (at, prompt) in view.prompts.iter().filter(|(i, _)| *i >= view.start) {
+        let from = after;
+        after = at + 1;
+        if prompt.starts_with('/') || prompt.split_whitespace().count() < 3 {
+            continue;
+        }
+        let Some(question) = closing_question(view, from, *at) else {
+            continue;
+        };
+        out.push(Answer {
+            question,
+            header: None,
+            answer: one_line(prompt, TEXT_CHARS),
+            chosen: false,
+            source: Source::of("reply", &view.all()[*at]),
+        });
+    }
+    out
+}
+
+/// The question the assistant's last text before record `before` (and after `from`)
+/// ends with: the last sentence of its last paragraph, when it asks something.
+fn closing_question(view: &View, from: usize, before: usize) -> Option<String> {
+    let mut text = None;
+    for r in view.all()[from..before]
+        .iter()
+        .rev()
+        .filter(|r| !r.meta.sidechain)
+    {
+        let Entry::Assistant(a) = &r.entry else {
+            continue;
+        };
+        if a.synthetic {
+            continue;
+        }
+        if let Some(t) = a
+            .texts
+            .iter()
+            .rev()
+            .map(|t| t.trim())
+            .find(|t| !t.is_empty())
+        {
+            text = Some(t);
+            break;
+        }
+        // A tool call after the last text: the turn did not end on a question.
+        if !a.tool_calls.is_empty() {
+            return None;
+        }
+    }
+    let last = text?
+        .rsplit("\n\n")
+        .map(str::trim)
+        .find(|p| !p.is_empty() && !p.starts_with("```"))?;
+    let last = last.lines().last()?.trim();
+    if !(last.ends_with('?') || last.ends_with('？')) {
+        return None;
+    }
+    let question = last.trim_start_matches(['*', '-', '#', ' ']);
+    // A long line: its last sentence is the question.
+    let question = if question.chars().count() <= TEXT_CHARS {
+        question
+    } else {
+        let body = &question[..question.len() - 1];
+        body.rfind(['.', '!', '?', ':'])
+            .map_or(question, |i| question[i + 1..].trim())
+    };
+    Some(one_line(question, TEXT_CHARS))
 }
 
 /// Whether every part of `answer` (several choices are joined by ", ") is an option

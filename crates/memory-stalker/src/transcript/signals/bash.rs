@@ -23,6 +23,9 @@ pub struct BashContext {
     /// The last lines of what it printed (stdout, then stderr), on one line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
+    /// The first file its output names (`test/test_cache.py`): what its errors are in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
     /// The request the user typed next, which this output is the context of.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_request: Option<String>,
@@ -46,14 +49,17 @@ pub(super) fn find(view: &View) -> Vec<BashContext> {
         };
         // The output is the next user record (or this one, in versions that wrote both
         // together).
-        let output = std::iter::once(text)
+        let printed = std::iter::once(text)
             .chain(users.get(n + 1).map(|(_, _, u)| u.text.trim_start()))
             .find(|t| t.contains("<bash-stdout>") || t.contains("<bash-stderr>"))
-            .and_then(|t| {
+            .map(|t| {
                 let stdout = tag(t, "bash-stdout").unwrap_or("");
                 let stderr = tag(t, "bash-stderr").unwrap_or("");
-                tail(&format!("{stdout}\n{stderr}"))
-            });
+                format!("{stdout}\n{stderr}")
+            })
+            .unwrap_or_default();
+        let output = tail(&printed);
+        let file = first_file(&printed);
         let next_input = users[n + 1..]
             .iter()
             .find(|(_, _, u)| u.text.trim_start().starts_with("<bash-input>"))
@@ -61,6 +67,7 @@ pub(super) fn find(view: &View) -> Vec<BashContext> {
         out.push(BashContext {
             command: one_line(command, COMMAND_CHARS),
             output,
+            file,
             next_request: view
                 .prompt_after(*at, next_input)
                 .map(|p| one_line(p, COMMAND_CHARS)),
@@ -100,9 +107,34 @@ fn tail(output: &str) -> Option<String> {
     })
 }
 
+/// The first file path an output names (`test/test_cache.py`, from `--> test/test_cache.py:203:20`).
+pub(crate) fn first_file(output: &str) -> Option<String> {
+    output
+        .split(|c: char| c.is_whitespace() || matches!(c, '`' | '"' | '\'' | '(' | ')' | ','))
+        .map(|w| w.split(':').next().unwrap_or(w).trim_end_matches('.'))
+        .find(|w| {
+            w.contains('/')
+                && !w.contains("://")
+                && w.rsplit('/').next().is_some_and(|n| {
+                    n.contains('.') && n.chars().next().is_some_and(char::is_alphanumeric)
+                })
+        })
+        .map(|w| one_line(w, COMMAND_CHARS))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_file_is_the_one_the_errors_are_in() {
+        assert_eq!(
+            first_file("warning[x]: y\n   --> test/test_cache.py:203:20\n see https://a.b/c.html")
+                .as_deref(),
+            Some("test/test_cache.py")
+        );
+        assert_eq!(first_file("Found 2 diagnostics"), None);
+    }
 
     #[test]
     fn the_tail_is_the_last_lines() {

@@ -28,8 +28,10 @@ pub use bash::BashContext;
 pub use hooks::HookFeedback;
 pub use notes::MemoryNote;
 pub use plans::PlanOutcome;
+pub(crate) use plans::title_of as plan_title;
 pub use refusals::{Refusal, RefusedBy};
-pub use runs::{FailedRun, TestEdit};
+pub(crate) use runs::error_line;
+pub use runs::{Diagnosis, FailedRun, TestEdit};
 
 /// Where a signal was read.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -74,6 +76,8 @@ impl Source {
 pub struct Signals {
     /// The user's answers to `AskUserQuestion`.
     pub answers: Vec<Answer>,
+    /// The user's replies to a question Claude ended a turn with.
+    pub replies: Vec<Answer>,
     /// Plans approved or refused at `ExitPlanMode`.
     pub plans: Vec<PlanOutcome>,
     /// Tool calls the user refused or the permission settings denied.
@@ -82,6 +86,8 @@ pub struct Signals {
     pub failed_runs: Vec<FailedRun>,
     /// Existing test files edited while their tests were failing.
     pub test_edits: Vec<TestEdit>,
+    /// Causes stated while a command failed, before a change made it pass.
+    pub diagnoses: Vec<Diagnosis>,
     /// Commands the user ran in bash mode (`!`), with the end of their output.
     pub bash: Vec<BashContext>,
     /// What hooks (a Stop hook, a blocking PreToolUse hook) required.
@@ -94,10 +100,12 @@ impl Signals {
     /// Whether no signal was found.
     pub fn is_empty(&self) -> bool {
         self.answers.is_empty()
+            && self.replies.is_empty()
             && self.plans.is_empty()
             && self.refusals.is_empty()
             && self.failed_runs.is_empty()
             && self.test_edits.is_empty()
+            && self.diagnoses.is_empty()
             && self.bash.is_empty()
             && self.hooks.is_empty()
             && self.notes.is_empty()
@@ -109,10 +117,12 @@ pub(crate) fn find(t: &Transcript) -> Signals {
     let view = View::new(t);
     Signals {
         answers: answers::find(&view),
+        replies: answers::replies(&view),
         plans: plans::find(&view, t.options.plans_dir.as_deref()),
         refusals: refusals::find(&view),
         failed_runs: runs::failed_runs(&view),
         test_edits: runs::test_edits(&view),
+        diagnoses: runs::diagnoses(&view),
         bash: bash::find(&view),
         hooks: hooks::find(&view),
         notes: notes::find(&view),
@@ -124,11 +134,11 @@ pub(crate) struct View<'a> {
     /// Every record read (the segment and what lies before it), in file order.
     records: &'a [Record],
     /// The index of the segment's first record.
-    start: usize,
+    pub(super) start: usize,
     /// Each tool call id's result, and the index of the record holding it.
     results: HashMap<&'a str, (usize, &'a ToolResult, &'a UserMsg)>,
     /// The user's prompts (record index, text), oldest first.
-    prompts: &'a [(usize, String)],
+    pub(super) prompts: &'a [(usize, String)],
     /// The session's working directory, which paths are shown relative to.
     cwd: Option<String>,
 }

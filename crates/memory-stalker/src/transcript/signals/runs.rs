@@ -2,7 +2,8 @@
 //! failing again and again while Claude changes code, until a change makes it pass.
 //! The changes that did not make it pass are approaches that failed; the one that did
 //! is what worked. A test file that existed before and was edited while its tests were
-//! failing is flagged: the test may have been changed to fit the code.
+//! failing is flagged: the test may have been changed to fit the code. The cause the
+//! assistant stated before a failing command passed is the root cause of what it fixed.
 
 use serde::{Deserialize, Serialize};
 
@@ -27,9 +28,27 @@ const MAX_TRIED: usize = 3;
 /// failed, nor refused, nor a misuse of the tool that Claude Code caught.
 fn ran(result: &crate::transcript::record::ToolResult) -> bool {
     let t = result.text.head().trim_start();
+    let failure_said = || {
+        let head = crate::text::prefix_chars(t, 300).to_lowercase();
+        !result.is_error
+            || [
+                "exit code",
+                "error",
+                "fail",
+                "not found",
+                "denied",
+                "cannot",
+                "timed out",
+            ]
+            .iter()
+            .any(|w| head.contains(w))
+    };
+    // An error that says nothing of a failure is the user's words (2.0 passes the
+    // feedback typed at a refusal as the call's error).
     !result.rejected
         && !t.starts_with("Sibling tool call errored")
         && !t.starts_with("<tool_use_error>")
+        && failure_said()
 }
 
 /// Whether Claude's sentence before a change says what the change is ("I'll use
@@ -91,6 +110,9 @@ pub struct TestEdit {
     pub file: String,
     /// The failing command.
     pub command: String,
+    /// Claude's sentence before the edit, when it says what the edit does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub said: Option<String>,
     /// The edit.
     pub source: Source,
 }
@@ -214,43 +236,65 @@ pub(super) fn failed_runs(view: &View) -> Vec<FailedRun> {
 
 pub(super) fn test_edits(view: &View) -> Vec<TestEdit> {
     let calls: Vec<Call> = view.calls().collect();
-    // Test files this session created: editing those is writing the test, not changing
-    // it.
-    let created: std::collections::HashSet<&str> = calls
-        .iter()
-        .filter(|c| c.call.name == "Write")
-        .filter(|c| {
-            c.result
-                .is_some_and(|(_, r, _)| r.text.head().trim_start().starts_with("File created"))
-        })
-        .filter_map(|c| match &c.call.detail {
-            ToolDetail::Modifies(p) => Some(p.as_str()),
-            _ => None,
+    // Test commands the user ran in bash mode, and whether they failed: a test the
+    // user saw fail counts as Claude's would.
+    let by_user: Vec<(usize, String, String, bool)> = super::bash::find(view)
+        .into_iter()
+        .filter(|b| is_test_command(&b.command))
+        .filter_map(|b| {
+            let at = view
+                .users()
+                .find(|(_, r, _)| r.meta.uuid.is_some() && r.meta.uuid == b.source.uuid)?
+                .0;
+            let failed = b.output.as_deref().is_some_and(|o| {
+                o.contains("FAILED") || o.contains(" failed") || o.contains("Error")
+            });
+            Some((at, command_key(&b.command)?, b.command, failed))
         })
         .collect();
-    let mut failing: Option<(String, String)> = None;
+    // The test commands failing now, by key, with the command as run.
+    let mut failing: Vec<(String, String)> = Vec::new();
     let mut out: Vec<TestEdit> = Vec::new();
+    let mut user_runs = by_user.into_iter().peekable();
     for event in events(&calls) {
+        let at = match &event {
+            Event::Ran { call, .. } | Event::Changed { call, .. } => call.at,
+        };
+        while let Some((_, key, command, failed)) = user_runs.next_if(|(i, ..)| *i < at) {
+            failing.retain(|(k, _)| *k != key);
+            if failed {
+                failing.push((key, command));
+            }
+        }
         match event {
             Event::Ran { key, call } if is_test_command(&call.call.summary) => {
+                if call.result.is_some_and(|(_, r, _)| !ran(r)) {
+                    continue;
+                }
+                failing.retain(|(k, _)| *k != key);
                 if call.failed() {
-                    failing = Some((key, call.call.summary.clone()));
-                } else if call.succeeded() && failing.as_ref().is_some_and(|(k, _)| *k == key) {
-                    failing = None;
+                    failing.push((key, call.call.summary.clone()));
                 }
             }
+            // A changed test file was written before (by this session or not): the
+            // Write that creates one is not a change of it.
             Event::Changed { file, call } => {
-                let Some((_, command)) = &failing else {
+                let Some((_, command)) = failing.last() else {
                     continue;
                 };
+                let creates = call.call.name == "Write"
+                    && call.result.is_some_and(|(_, r, _)| {
+                        r.text.head().trim_start().starts_with("File created")
+                    });
                 let shown = crate::transcript::extract::project_relative(&file, view.cwd());
-                if is_test_file(&file)
-                    && !created.contains(file.as_str())
-                    && !out.iter().any(|e| e.file == shown)
-                {
+                if is_test_file(&file) && !creates && !out.iter().any(|e| e.file == shown) {
                     out.push(TestEdit {
                         file: shown,
                         command: one_line(command, 160),
+                        said: view
+                            .narration_before(call.at, call.at.saturating_sub(3))
+                            .map(|t| first_sentence(t, CHANGE_CHARS))
+                            .filter(|s| says_what(s)),
                         source: Source::of(&call.call.name, call.record),
                     });
                 }
@@ -259,6 +303,76 @@ pub(super) fn test_edits(view: &View) -> Vec<TestEdit> {
         }
     }
     out
+}
+
+/// A cause the assistant stated while a command was failing, before a change made it
+/// pass: the root cause of what was fixed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagnosis {
+    /// The sentence that states the cause.
+    pub cause: String,
+    /// The command that failed, then passed.
+    pub command: String,
+    /// The call that passed.
+    pub source: Source,
+}
+
+pub(super) fn diagnoses(view: &View) -> Vec<Diagnosis> {
+    let calls: Vec<Call> = view.calls().collect();
+    // Per command key: the record of its first failure since it last passed.
+    let mut failing: std::collections::HashMap<String, usize> = Default::default();
+    let mut out: Vec<Diagnosis> = Vec::new();
+    for event in events(&calls) {
+        let Event::Ran { key, call } = event else {
+            continue;
+        };
+        if call.result.is_some_and(|(_, r, _)| !ran(r)) {
+            continue;
+        }
+        if call.failed() {
+            failing.entry(key).or_insert(call.at);
+        } else if call.succeeded()
+            && let Some(from) = failing.remove(&key)
+            && let Some(cause) = stated_cause(view, from, call.at)
+            && !out.iter().any(|d| d.cause == cause)
+        {
+            out.push(Diagnosis {
+                cause,
+                command: one_line(&call.call.summary, 160),
+                source: Source::of("Bash", call.record),
+            });
+        }
+    }
+    out
+}
+
+/// The last sentence of the assistant's texts between records `from` and `to` that
+/// states a cause ("The issue is that…", "root cause", "is caused by").
+fn stated_cause(view: &View, from: usize, to: usize) -> Option<String> {
+    const CUES: [&str; 8] = [
+        "root cause",
+        "the issue is",
+        "the problem is",
+        "the issue was",
+        "the problem was",
+        "the bug is",
+        "is caused by",
+        "was caused by",
+    ];
+    view.all()[from..to]
+        .iter()
+        .rev()
+        .filter(|r| !r.meta.sidechain)
+        .filter_map(|r| match &r.entry {
+            crate::transcript::record::Entry::Assistant(a) if !a.synthetic => Some(&a.texts),
+            _ => None,
+        })
+        .flat_map(|texts| texts.iter().rev())
+        .flat_map(|t| crate::summary::sentences_of(t).into_iter().rev())
+        .find(|s| {
+            let l = s.to_lowercase();
+            CUES.iter().any(|c| l.contains(c)) && s.chars().count() >= 30
+        })
 }
 
 /// What makes two commands "the same": the program and its subcommand (with the tool a

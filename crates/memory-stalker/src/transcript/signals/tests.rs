@@ -225,7 +225,7 @@ fn a_run_of_failures_until_a_change_passes_is_a_failed_approach() {
 }
 
 #[test]
-fn an_existing_test_edited_while_its_tests_fail_is_flagged() {
+fn a_test_edited_while_its_tests_fail_is_flagged_and_its_creation_is_not() {
     let mut t = T::default();
     t.prompt("The tests fail after the refactor");
     t.call(
@@ -265,7 +265,7 @@ fn an_existing_test_edited_while_its_tests_fail_is_flagged() {
     t.result("e4", "updated", false);
     let s = signals(&t);
     let files: Vec<_> = s.test_edits.iter().map(|e| e.file.as_str()).collect();
-    assert_eq!(files, vec!["tests/test_utils.py"]);
+    assert_eq!(files, vec!["tests/test_utils.py", "tests/test_new.py"]);
     assert_eq!(s.test_edits[0].command, "uv run pytest");
 }
 
@@ -287,6 +287,7 @@ fn bash_mode_gives_the_context_of_the_next_request() {
         )
     );
     assert_eq!(b.next_request.as_deref(), Some("please fix these"));
+    assert_eq!(b.file.as_deref(), Some("test/test_tui.py"));
     assert_eq!(b.source.tool, "bash mode");
 }
 
@@ -328,4 +329,69 @@ fn only_the_segments_main_chain_counts() {
     t.push(json!({"type":"user","isSidechain":true,"message":{"role":"user","content":"<bash-input>ls</bash-input>"}}));
     t.prompt("continue");
     assert!(signals(&t).is_empty());
+}
+
+#[test]
+fn a_reply_to_the_question_a_turn_ended_with_is_an_answer() {
+    let mut t = T::default();
+    t.prompt("Make the recorder run locally");
+    t.say("Python's http.server would work.\n\nWhich local dev server would you prefer (Vite, serve, http-server)? Or shall I just go with Vite?");
+    t.prompt("ok, fine, let's do vite");
+    t.say("Done. Want me to commit?");
+    t.prompt("yes");
+    t.say("Should I run the tests?");
+    t.call("b", "Bash", json!({"command":"ls"}));
+    t.result("b", "a", false);
+    t.prompt("no, just push the branch");
+    let s = signals(&t);
+    assert_eq!(s.replies.len(), 1, "{:#?}", s.replies);
+    assert_eq!(
+        s.replies[0].question,
+        "Which local dev server would you prefer (Vite, serve, http-server)? Or shall I just go with Vite?"
+    );
+    assert_eq!(s.replies[0].answer, "ok, fine, let's do vite");
+    assert_eq!(s.replies[0].source.tool, "reply");
+}
+
+#[test]
+fn a_test_the_user_saw_fail_in_bash_mode_counts_as_failing() {
+    let mut t = T::default();
+    t.prompt("<bash-input>uv run pytest -v</bash-input>");
+    t.prompt("<bash-stdout>FAILED test/test_names.py::test_last - AssertionError\n5 failed, 6 passed</bash-stdout><bash-stderr></bash-stderr>");
+    t.prompt("Can you please update these tests? We just pick the latest one now");
+    t.say("These tests expect the old behaviour; I'll update them to expect the last directory.");
+    t.call(
+        "e1",
+        "Edit",
+        json!({"file_path":"/proj/test/test_names.py"}),
+    );
+    t.result("e1", "updated", false);
+    let s = signals(&t);
+    assert_eq!(s.test_edits.len(), 1, "{s:#?}");
+    assert_eq!(s.test_edits[0].command, "uv run pytest -v");
+    assert_eq!(
+        s.test_edits[0].said.as_deref(),
+        Some(
+            "These tests expect the old behaviour; I'll update them to expect the last directory."
+        )
+    );
+}
+
+#[test]
+fn the_cause_stated_before_a_failing_command_passes_is_a_root_cause() {
+    let mut t = T::default();
+    t.prompt("CI fails on PR 18");
+    t.call("b1", "Bash", json!({"command":"go test ./..."}));
+    t.result("b1", "Exit code 1\ngo: go.mod requires go >= 1.24.0", true);
+    t.say("The issue is clear: x/net v0.49.0 requires Go 1.24.0 while CI runs Go 1.23.");
+    t.call("e1", "Edit", json!({"file_path":"/proj/go.mod"}));
+    t.result("e1", "updated", false);
+    t.call("b2", "Bash", json!({"command":"go test ./..."}));
+    t.result("b2", "ok", false);
+    let s = signals(&t);
+    assert_eq!(s.diagnoses.len(), 1);
+    assert_eq!(
+        s.diagnoses[0].cause,
+        "The issue is clear: x/net v0.49.0 requires Go 1.24.0 while CI runs Go 1.23."
+    );
 }
