@@ -343,6 +343,13 @@ pub fn pending_note(source: &str, lang: Lang) -> String {
     }
 }
 
+/// Whether a memory's text still says its model summary is on its way ([`pending_note`],
+/// in either language).
+pub fn summary_pending(text: &str) -> bool {
+    text.contains("is being written in the background; until it arrives")
+        || text.contains("正在后台生成摘要")
+}
+
 /// The note of a memory whose model summary failed.
 pub fn failed_note(source: &str, error: &str, lang: Lang) -> String {
     match lang {
@@ -384,6 +391,18 @@ pub fn task_list(todos: Option<&TodoList>, lang: Lang) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pending_note_is_known_in_both_languages() {
+        for lang in [Lang::En, Lang::Zh] {
+            assert!(summary_pending(&pending_note("claude-cli", lang)));
+            assert!(!summary_pending(&failed_note(
+                "claude-cli",
+                "timeout",
+                lang
+            )));
+        }
+    }
 
     #[test]
     fn sections_parse_from_keys_and_headings_in_both_languages() {

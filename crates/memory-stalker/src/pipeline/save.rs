@@ -388,7 +388,7 @@ pub(crate) fn front_matter(
         transcript: req.transcript.to_string_lossy().into_owned(),
         task_count,
         tasks_open,
-        summary: one_line(&summary.headline, HEADLINE_CHARS),
+        summary: crate::summary::headline::cut(&summary.headline, HEADLINE_CHARS),
         summary_source: source.to_string(),
         prompt_id: req.prompt_id.clone(),
         lang: config.lang,

@@ -298,17 +298,30 @@ impl SessionFacts {
     pub fn carried_from(text: &str) -> SessionFacts {
         let mut facts = Self::read(text, true);
         facts.previous_headline = previous_headline(text);
+        facts.add_model(text);
+        facts
+    }
+
+    /// What the restore right after a compaction tells of a memory: its facts, and what
+    /// its own model summary found when one has landed, marked as the model's.
+    pub fn for_restore(text: &str) -> SessionFacts {
+        let mut facts = Self::read(text, false);
+        facts.add_model(text);
+        facts
+    }
+
+    /// Adds what the model summary of the memory `text` found (none for an offline one).
+    fn add_model(&mut self, text: &str) {
         if let Some(model) = meaning::model_facts(text) {
             for (kind, items) in [
                 (Kind::ModelPreferences, model.preferences),
                 (Kind::ModelDecisions, model.decisions),
                 (Kind::ModelFailed, model.failed),
             ] {
-                let list = facts.list_mut(kind);
+                let list = self.list_mut(kind);
                 *list = merge(list, items, kind.max());
             }
         }
-        facts
     }
 
     fn read(text: &str, with_modified: bool) -> SessionFacts {

@@ -44,6 +44,9 @@ pub struct Summary {
     pub user_preferences: Vec<String>,
     /// What is left to do.
     pub follow_ups: Vec<String>,
+    /// Approaches that were tried and did not work (a model may leave it out).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_approaches: Vec<String>,
 }
 
 /// One row of the code changes table.
@@ -77,8 +80,8 @@ pub(crate) fn sentences_of(text: &str) -> Vec<String> {
 /// Which summariser wrote a summary, as `summary_source` records it.
 pub const OFFLINE_SOURCE: &str = "offline";
 
-/// Longest `headline`, in characters.
-pub const HEADLINE_CHARS: usize = 120;
+/// Longest `headline`, in characters (cut at the end of a word).
+pub const HEADLINE_CHARS: usize = headline::MAX;
 
 /// The system prompt given with every summary request.
 pub const SYSTEM_PROMPT: &str = "You summarise coding sessions into memory files. You reply with one JSON object and nothing else.";

@@ -165,6 +165,8 @@ pub fn summarize_with(
         key_decisions: Vec::new(),
         user_preferences: Vec::new(),
         follow_ups: follow_ups(ex),
+        // Session so far lists them.
+        failed_approaches: Vec::new(),
     }
 }
 

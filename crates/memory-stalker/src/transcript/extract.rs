@@ -485,7 +485,13 @@ fn last_action(
     results: &HashMap<&str, bool>,
     rejected: &HashSet<&str>,
 ) -> Option<LastAction> {
-    main_calls(segment).next_back().map(|c| LastAction {
+    // The last call that did work: a task-list update after it is bookkeeping, not
+    // the action the turn ended on.
+    let last = main_calls(segment)
+        .rev()
+        .find(|c| !is_bookkeeping(&c.name))
+        .or_else(|| main_calls(segment).next_back());
+    last.map(|c| LastAction {
         tool: c.name.clone(),
         summary: c.summary.clone(),
         ok: results.get(c.id.as_str()).map(|err| !err),

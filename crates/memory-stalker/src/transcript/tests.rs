@@ -926,3 +926,27 @@ fn a_large_segment_is_skimmed_not_parsed() {
         );
     }
 }
+
+#[test]
+fn the_last_action_is_the_last_call_that_did_work_not_a_task_update() {
+    let mut t = T::default();
+    t.prompt("Run the tests");
+    t.call("b", "Bash", json!({"command":"cargo test"}));
+    t.result("b", "test result: ok", false);
+    t.call(
+        "td",
+        "TodoWrite",
+        json!({"todos":[{"content":"Run the tests","status":"completed","activeForm":"Running"}]}),
+    );
+    t.result("td", "Todos have been modified successfully.", false);
+    let a = t.extract().last_action.unwrap();
+    assert_eq!(
+        (a.tool.as_str(), a.summary.as_str(), a.ok),
+        ("Bash", "cargo test", Some(true))
+    );
+    // With only bookkeeping, that is the last action.
+    let mut t = T::default();
+    t.prompt("Plan the work");
+    t.call("td", "TodoWrite", json!({"todos":[]}));
+    assert_eq!(t.extract().last_action.unwrap().tool, "TodoWrite");
+}
