@@ -21,8 +21,9 @@ use crate::transcript::{Extraction, Transcript};
 
 use super::{choices, instructions, meaning, offline};
 
-/// Longest item, in characters.
-const ITEM_CHARS: usize = 300;
+/// Longest item, in characters (a failed run says what worked, the error and what was
+/// tried).
+const ITEM_CHARS: usize = 420;
 /// Longest request kept, in characters (the memory keeps the last one whole).
 const REQUEST_CHARS: usize = 200;
 

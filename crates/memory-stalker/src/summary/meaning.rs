@@ -243,15 +243,23 @@ fn refusal(r: &Refusal, lang: Lang) -> String {
 }
 
 fn failed_run(run: &FailedRun, lang: Lang) -> String {
+    // What worked first: it is what the model must not undo; then the error and what
+    // was tried before, which it must not try again.
     let error = run
         .error
         .as_deref()
-        .map(|e| format!(" ({})", one_line(e, PART_CHARS)))
+        .map(|e| format!(" ({})", one_line(e, 140)))
         .unwrap_or_default();
-    let tried = run.tried.join("; ");
-    let text = match (lang, &run.worked) {
+    let tried = run
+        .tried
+        .iter()
+        .map(|t| one_line(t, 90))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let worked = run.worked.as_deref().map(|w| one_line(w, 140));
+    let text = match (lang, &worked) {
         (Lang::En, Some(w)) => format!(
-            "`{}` failed {} times{error}; tried: {tried}; it passed after: {w}",
+            "`{}` failed {} times{error} until: {w}; tried before: {tried}",
             run.command, run.failures
         ),
         (Lang::En, None) => format!(
@@ -259,7 +267,7 @@ fn failed_run(run: &FailedRun, lang: Lang) -> String {
             run.command, run.failures
         ),
         (Lang::Zh, Some(w)) => format!(
-            "`{}` 失败 {} 次{error}；尝试过：{tried}；之后通过：{w}",
+            "`{}` 失败 {} 次{error}，直到：{w}；之前尝试过：{tried}",
             run.command, run.failures
         ),
         (Lang::Zh, None) => format!(

@@ -212,19 +212,43 @@ pub(crate) fn stated_decisions(assistant_texts: &[&str]) -> Vec<String> {
     // A sentence with a cue is in a text with it: most texts need no splitting.
     for text in assistant_texts
         .iter()
-        .filter(|t| has_cue(t, &DECISION_CUES))
+        .filter(|t| has_cue(t, &DECISION_CUES) || has_cue(t, &REASONS))
     {
         for s in sentences(text) {
             let lower = s.to_lowercase();
-            if !is_narration(&lower)
-                && DECISION_CUES.iter().any(|c| lower.contains(c))
-                && !out.contains(&s)
-            {
+            let cued = !is_narration(&lower) && DECISION_CUES.iter().any(|c| lower.contains(c));
+            if (cued || reasoned_choice(&lower)) && !out.contains(&s) {
                 out.push(s);
             }
         }
     }
     out
+}
+
+/// Words that give the reason of a choice.
+const REASONS: [&str; 2] = [" because ", " since "];
+
+/// Whether a (lower-cased) sentence announces what the assistant will do and why ("I'll
+/// sign the webhooks with HMAC-SHA256, since the receivers already verify…"): a choice
+/// with its reason, not narration of a next step.
+fn reasoned_choice(lower: &str) -> bool {
+    let l = lower.trim_start_matches(['*', ' ']);
+    let l = l
+        .strip_prefix("so, ")
+        .or_else(|| l.strip_prefix("so "))
+        .unwrap_or(l);
+    [
+        "i'll ",
+        "i will ",
+        "we'll ",
+        "we will ",
+        "i'm going to ",
+        "i am going to ",
+    ]
+    .iter()
+    .any(|p| l.starts_with(p))
+        && REASONS.iter().any(|r| l.contains(r))
+        && !l.contains('?')
 }
 
 /// Sentences of the assistant that say an approach failed ("The Redis approach failed:
@@ -523,6 +547,22 @@ mod tests {
             source: Default::default(),
         }];
         assert_eq!(with_plan(&ex, stated, &signalled, Lang::En).len(), 3);
+    }
+
+    #[test]
+    fn a_choice_announced_with_its_reason_is_a_decision_and_narration_is_not() {
+        let texts = [
+            "I'll sign the webhooks with HMAC-SHA256, since the receivers already verify Stripe-style signatures.",
+            "I'll run the tests now. Let me check the config since it changed.",
+            "So I'll enter plan mode because this is a substantial change.",
+        ];
+        assert_eq!(
+            stated_decisions(&texts),
+            vec![
+                "I'll sign the webhooks with HMAC-SHA256, since the receivers already verify Stripe-style signatures.",
+                "So I'll enter plan mode because this is a substantial change.",
+            ]
+        );
     }
 
     #[test]

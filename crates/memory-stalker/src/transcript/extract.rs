@@ -403,9 +403,10 @@ fn reply(
 /// Whether a tool keeps the task list rather than doing the work: it ends no reply's
 /// work, and a failed one changes no code.
 pub fn is_bookkeeping(tool: &str) -> bool {
+    // ToolSearch only loads a deferred tool (TodoWrite on 2.1.3xx) for the next call.
     matches!(
         tool,
-        "TodoWrite" | "TaskCreate" | "TaskUpdate" | "TaskList" | "TaskGet"
+        "TodoWrite" | "TaskCreate" | "TaskUpdate" | "TaskList" | "TaskGet" | "ToolSearch"
     )
 }
 

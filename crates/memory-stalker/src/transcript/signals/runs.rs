@@ -219,7 +219,7 @@ pub(super) fn failed_runs(view: &View) -> Vec<FailedRun> {
                     if run.failures >= MIN_FAILURES && !run.tried.is_empty() {
                         let skip = run.tried.len().saturating_sub(MAX_TRIED);
                         out.push(FailedRun {
-                            command: one_line(&run.command, 160),
+                            command: shown_command(&run.command),
                             failures: run.failures,
                             error: run.error,
                             tried: run.tried[skip..].iter().map(Change::describe).collect(),
@@ -464,6 +464,19 @@ pub(crate) fn command_key(command: &str) -> Option<String> {
     Some(key.join(" "))
 }
 
+/// A command as a failed run shows it: its last step (after `cd … &&`), first line, at
+/// most 100 characters (a commit message in a heredoc says nothing of the command).
+fn shown_command(command: &str) -> String {
+    let first = command.split(" ⏎ ").next().unwrap_or(command);
+    let step = first
+        .split("&&")
+        .map(str::trim)
+        .filter(|s| !s.starts_with("cd ") && !s.is_empty())
+        .last()
+        .unwrap_or(first);
+    one_line(step, 100)
+}
+
 /// Whether a command runs tests.
 fn is_test_command(command: &str) -> bool {
     let c = command.to_lowercase();
@@ -517,16 +530,24 @@ pub(crate) fn error_line(output: &str) -> Option<String> {
         "fatal:",
         "failed",
     ];
+    // A hook's message passed on JSON-escaped keeps its `\n`s as text.
+    let output = output.replace("\\n", "\n");
     let lines: Vec<&str> = output
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with("Exit code"))
         .filter(|l| !l.starts_with("<tool_use_error>") || l.len() > 20)
         .collect();
-    let line = lines
+    let at = lines
         .iter()
-        .find(|l| STRONG.iter().any(|s| l.contains(s)))
-        .or(lines.first())?;
+        .position(|l| STRONG.iter().any(|s| l.contains(s)))
+        .unwrap_or(0);
+    let first = lines.get(at)?;
+    // "Pre-commit validation failed:" says what by its next line.
+    let line = match lines.get(at + 1) {
+        Some(next) if first.ends_with(':') => format!("{first} {next}"),
+        _ => (*first).to_string(),
+    };
     let line = line
         .trim_start_matches("<tool_use_error>")
         .trim_end_matches("</tool_use_error>");
@@ -589,5 +610,10 @@ mod tests {
             Some("something odd")
         );
         assert_eq!(error_line("Exit code 2\n"), None);
+        assert_eq!(
+            error_line("Pre-commit validation failed:\\n\\n[FORMAT] Code is not formatted.")
+                .as_deref(),
+            Some("Pre-commit validation failed: [FORMAT] Code is not formatted.")
+        );
     }
 }
