@@ -404,16 +404,25 @@ fn merge(earlier: &[String], new: Vec<String>, max: usize) -> Vec<String> {
     out.split_off(start)
 }
 
-/// The items in order, each once (compared case-insensitively).
+/// The items in order, each once (compared case-insensitively; an item that begins
+/// another, "Plan approved: X" and "Plan approved: X (its steps) (ExitPlanMode, …)", is
+/// the same item, and the first kept).
 fn dedup(items: Vec<String>) -> Vec<String> {
-    let mut seen = std::collections::HashSet::new();
-    items
-        .into_iter()
-        .filter(|item| {
-            let key = item.trim().to_lowercase();
-            !key.is_empty() && seen.insert(key)
-        })
-        .collect()
+    let mut kept: Vec<String> = Vec::new();
+    let mut keys: Vec<String> = Vec::new();
+    for item in items {
+        let key = item.trim().to_lowercase();
+        let same = |k: &String| {
+            *k == key
+                || (k.chars().count().min(key.chars().count()) >= 20
+                    && (k.starts_with(&key) || key.starts_with(k.as_str())))
+        };
+        if !key.is_empty() && !keys.iter().any(same) {
+            keys.push(key);
+            kept.push(item);
+        }
+    }
+    kept
 }
 
 /// A list item without the backticks [`code`] put around it.

@@ -722,6 +722,7 @@ mod tests {
         );
         let plans = [PlanOutcome::Approved {
             title: "Report corrupted archives in the manifest".into(),
+            gist: None,
             source: Source::default(),
         }];
         s.plans = &plans;
@@ -731,6 +732,7 @@ mod tests {
         );
         let generic = [PlanOutcome::Approved {
             title: "Refactoring Plan".into(),
+            gist: None,
             source: Source::default(),
         }];
         s.plans = &generic;

@@ -47,14 +47,16 @@ pub(crate) fn from_signals(s: &Signals, lang: Lang) -> Found {
         }
     }
     for r in &s.refusals {
-        // Words the user typed for the work, not a pasted log nor "ok, go on".
+        // Words the user typed for the work, not a pasted log nor "ok, go on": a rule
+        // for the rest of the work ("use pnpm") is an instruction, anything else a
+        // decision about this call.
         if let Some(reason) = r.reason.as_deref().filter(|w| is_said(w)) {
-            f.decisions.push(refused_with(r, reason, lang));
-            f.constraints.extend(
-                instructions::from_words(reason)
-                    .into_iter()
-                    .map(|i| sourced(&i, &r.source, lang)),
-            );
+            let rules = instructions::from_words(reason);
+            if rules.is_empty() {
+                f.decisions.push(refused_with(r, reason, lang));
+            }
+            f.constraints
+                .extend(rules.into_iter().map(|i| sourced(&i, &r.source, lang)));
         }
         f.failed.push(refusal(r, lang));
     }
@@ -171,16 +173,25 @@ fn answered(a: &Answer, lang: Lang) -> String {
 
 fn plan(p: &PlanOutcome, lang: Lang) -> String {
     match (p, lang) {
-        (PlanOutcome::Approved { title, source }, Lang::En) => sourced(
-            &format!("Plan approved: {}", one_line(title, PART_CHARS)),
-            source,
-            lang,
-        ),
-        (PlanOutcome::Approved { title, source }, Lang::Zh) => sourced(
-            &format!("已批准的计划：{}", one_line(title, PART_CHARS)),
-            source,
-            lang,
-        ),
+        (
+            PlanOutcome::Approved {
+                title,
+                gist,
+                source,
+            },
+            _,
+        ) => {
+            let gist = gist
+                .as_deref()
+                .map(|g| format!(" ({})", one_line(g, PART_CHARS)))
+                .unwrap_or_default();
+            let title = one_line(title, PART_CHARS);
+            let text = match lang {
+                Lang::En => format!("Plan approved: {title}{gist}"),
+                Lang::Zh => format!("已批准的计划：{title}{gist}"),
+            };
+            sourced(&text, source, lang)
+        }
         (
             PlanOutcome::Refused {
                 title,
@@ -426,9 +437,9 @@ mod tests {
         assert_eq!(
             f.decisions,
             [
-                "You chose “No rig” when asked “Which rig do these beads belong to?” (AskUserQuestion, 2026-02-12 20:58)",
-                "You refused Bash npm install: “use pnpm” (Bash, 2026-02-12 20:58)"
-            ]
+                "You chose “No rig” when asked “Which rig do these beads belong to?” (AskUserQuestion, 2026-02-12 20:58)"
+            ],
+            "a rule given with a refusal is an instruction, not a decision"
         );
         assert_eq!(
             f.failed,

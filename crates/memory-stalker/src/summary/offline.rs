@@ -184,8 +184,9 @@ pub(crate) fn with_plan(
     let title = ex
         .plan
         .as_ref()
-        .map(|p| p.title())
+        .and_then(|p| crate::transcript::signals::plan_title(&p.text))
         .filter(|t| !t.is_empty() && !t.starts_with("(plan kept by Claude Code"));
+    let title = title.as_deref();
     let known = |t: &str| {
         signalled.iter().any(|p| match p {
             PlanOutcome::Approved { title, .. } => title == t || t.ends_with(title.as_str()),
@@ -544,6 +545,7 @@ mod tests {
         // Approved in the segment, the plan is a signal's decision: not said twice.
         let signalled = [PlanOutcome::Approved {
             title: "Cache the invoice totals".into(),
+            gist: None,
             source: Default::default(),
         }];
         assert_eq!(with_plan(&ex, stated, &signalled, Lang::En).len(), 3);

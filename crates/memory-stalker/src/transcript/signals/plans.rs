@@ -21,6 +21,9 @@ pub enum PlanOutcome {
     Approved {
         /// The plan's title: the first line of its text.
         title: String,
+        /// Its first steps, when its text is known: what the plan does.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        gist: Option<String>,
         /// The record of the approval.
         source: Source,
     },
@@ -52,6 +55,11 @@ pub(super) fn find(view: &View, plans_dir: Option<&Path>) -> Vec<PlanOutcome> {
         };
         let record = &view.all()[at];
         let from_text = inline.as_deref().and_then(title_of);
+        let plan_text = inline.clone().or_else(|| {
+            user.plan_file
+                .as_deref()
+                .and_then(|f| crate::transcript::extract::read_plan_file(Path::new(f), plans_dir))
+        });
         if result.rejected {
             // The user's words: given with the refusal, or typed next (before the plan
             // is put to them again).
@@ -84,6 +92,7 @@ pub(super) fn find(view: &View, plans_dir: Option<&Path>) -> Vec<PlanOutcome> {
         if let Some(title) = title {
             out.push(PlanOutcome::Approved {
                 title,
+                gist: plan_text.as_deref().and_then(gist_of),
                 source: Source::of("ExitPlanMode", record),
             });
         }
@@ -104,6 +113,48 @@ pub(crate) fn title_of(plan: &str) -> Option<String> {
         .find_map(|p| line.strip_prefix(p))
         .map_or(line, str::trim);
     (!line.is_empty()).then(|| one_line(line, CHARS))
+}
+
+/// What a plan does, in a line: its first three steps (list items, or headings when it
+/// has no list), markup left out.
+fn gist_of(plan: &str) -> Option<String> {
+    let lines: Vec<&str> = plan
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    fn item(l: &str) -> Option<&str> {
+        let t = l.trim_start_matches(['-', '*', '+']).trim_start();
+        let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+        (l.starts_with(['-', '*', '+']) || (digits > 0 && t[digits..].starts_with(". ")))
+            .then(|| t[digits..].trim_start_matches(". ").trim())
+    }
+    let mut steps: Vec<String> = lines
+        .iter()
+        .skip(1)
+        .filter_map(|l| item(l))
+        .map(clean)
+        .collect();
+    if steps.is_empty() {
+        steps = lines
+            .iter()
+            .skip(1)
+            .filter(|l| l.starts_with('#'))
+            .map(|l| clean(l.trim_start_matches('#')))
+            .collect();
+    }
+    steps.retain(|s| !s.is_empty());
+    steps.truncate(3);
+    (!steps.is_empty()).then(|| one_line(&steps.join("; "), CHARS))
+}
+
+/// A step without Markdown emphasis and code marks.
+fn clean(step: &str) -> String {
+    step.replace("**", "")
+        .replace('`', "")
+        .trim()
+        .trim_end_matches(':')
+        .to_string()
 }
 
 /// The title of the approved plan Claude Code repeats in its answer ("## Approved
@@ -140,6 +191,19 @@ fn written_title(view: &View, before: usize, plan_file: Option<&str>) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gist_is_the_first_steps() {
+        assert_eq!(
+            gist_of("## Plan: Make it installable\n\n### Changes\n1. **Switch to Hatchling** build backend\n2. Fix `py-modules`\n   - detail\n3. Install with uv tool install .\n4. More").as_deref(),
+            Some("Switch to Hatchling build backend; Fix py-modules; detail")
+        );
+        assert_eq!(
+            gist_of("# Title\n\n## Overview\ntext\n## Steps\n").as_deref(),
+            Some("Overview; Steps")
+        );
+        assert_eq!(gist_of("# Only a title"), None);
+    }
 
     #[test]
     fn a_title_is_the_first_line_without_marks_or_a_plan_prefix() {
