@@ -335,6 +335,19 @@ fn meaning_report() {
             .or_default();
         for (n, m) in r.memories.iter().enumerate() {
             let check = score::check_headline(&headline(m), s, &source);
+            if verbose {
+                println!(
+                    "headline of memory {} of {}: {} ({})",
+                    n + 1,
+                    r.memories.len(),
+                    headline(m),
+                    if check.acceptable() {
+                        "acceptable"
+                    } else {
+                        "not acceptable"
+                    }
+                );
+            }
             h[2] += usize::from(check.acceptable());
             h[3] += 1;
             h[4] += usize::from(check.cut_mid_word);

@@ -294,6 +294,20 @@ fn from_request(request: &str, bash: &[BashContext]) -> String {
         .map(|s| strip_preamble(s))
         .collect();
     let at = sentences.iter().position(|s| !is_scene_setting(s));
+    // "read CLAUDE.md and the plan. There is one CI test that keeps failing. …": what
+    // follows the reading says what the request is about.
+    let at = match at {
+        Some(i) if is_exploration(&sentences[i]) => sentences
+            .iter()
+            .enumerate()
+            .skip(i + 1)
+            .take(3)
+            .find(|(_, s)| {
+                !is_scene_setting(s) && !is_exploration(s) && s.split_whitespace().count() >= 4
+            })
+            .map_or(Some(i), |(j, _)| Some(j)),
+        other => other,
+    };
     let mut chosen = at.map_or_else(|| strip_preamble(typed), |i| sentences[i].clone());
     chosen = chosen.trim_end_matches(['?', '？']).trim().to_string();
     // A short request that points at something ("Can you please update these tests?")
@@ -636,6 +650,12 @@ mod tests {
                 "/speec-workflow \"帮我实现灰度区域管理功能，参考灰度用户管理功能的数据库和前后端\""
             ),
             "帮我实现灰度区域管理功能，参考灰度用户管理功能的数据库和前后端"
+        );
+        assert_eq!(
+            from(
+                "read claude.md and docs/project-plan .  There is one ci test that keeps failing.  I suspect the root cause is the query logic."
+            ),
+            "There is one ci test that keeps failing."
         );
         assert_eq!(
             from("[Image #1] Can you please add margin-bottom to the details element?"),
