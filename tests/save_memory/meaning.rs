@@ -147,6 +147,11 @@ fn age(path: &Path) {
 
 /// Replays the session of the corpus file `transcript` with `bin`.
 pub fn replay(bin: &str, transcript: &Path) -> Replay {
+    replay_in(bin, transcript).0
+}
+
+/// [`replay`], and the sandbox's directory (what a snapshot leaves out).
+fn replay_in(bin: &str, transcript: &Path) -> (Replay, PathBuf) {
     let mut sb = Sandbox::new();
     sb.set("MEMORY_STALKER_SUMMARIZER", "offline");
     let text = std::fs::read_to_string(transcript).unwrap();
@@ -217,10 +222,14 @@ pub fn replay(bin: &str, transcript: &Path) -> Replay {
         })
         .collect();
     memories.sort();
-    Replay {
-        memories: memories.into_iter().map(|(_, _, t)| t).collect(),
-        restores,
-    }
+    let root = sb.root.path().to_path_buf();
+    (
+        Replay {
+            memories: memories.into_iter().map(|(_, _, t)| t).collect(),
+            restores,
+        },
+        root,
+    )
 }
 
 /// The items of a `###` list of a memory's AI summary, placeholders `(…)` left out;
@@ -443,4 +452,73 @@ fn meaning_report() {
         );
     }
     println!("{out}");
+}
+
+/// Run-dependent parts of a memory or restore (memory names with the time of saving,
+/// the sandbox's directory) replaced, so a snapshot repeats.
+fn stable(text: &str, root: &Path) -> String {
+    let text = text.replace(&root.to_string_lossy().into_owned(), "<tmp>");
+    let name = regex::Regex::new(r"\b\d{8}_\d{6}_([A-Za-z0-9-]{1,8})(_\d+)?\.md").unwrap();
+    name.replace_all(&text, "YYYYMMDD_HHMMSS_$1.md")
+        .into_owned()
+}
+
+/// What a memory says the session meant: its headline, Session so far and AI summary
+/// sections.
+fn meaning_of(memory: &str) -> String {
+    let mut out = format!("headline: {}\n\n", headline(memory));
+    for span in sections(memory) {
+        if matches!(span.section, Some(Section::Session | Section::AiSummary)) {
+            out.push_str(
+                memory[span.range]
+                    .trim_end()
+                    .trim_end_matches("---")
+                    .trim_end(),
+            );
+            out.push_str("\n\n");
+        }
+    }
+    out
+}
+
+/// What every annotated session's memories say it meant, and the restore after its last
+/// compaction (its final memory's), read by eye: insta snapshots.
+#[test]
+fn meaning_memories() {
+    let Some((corpus, all)) = sessions() else {
+        return;
+    };
+    let bin = binary();
+    for s in &all {
+        let path = corpus.join(&s.transcript);
+        let (r, root) = replay_in(&bin, &path);
+        let mut text = format!(
+            "{} ({}), {} memories; reference headline: {}\n\n",
+            s.name,
+            s.split,
+            r.memories.len(),
+            s.headline
+        );
+        for (n, m) in r.memories.iter().enumerate() {
+            if n + 1 < r.memories.len() {
+                let _ = writeln!(text, "memory {}: {}", n + 1, headline(m));
+            }
+        }
+        if let Some(last) = r.memories.last() {
+            let _ = write!(
+                text,
+                "\n======== the final memory ========\n\n{}",
+                meaning_of(last)
+            );
+        }
+        let restore = r.restores.last().map_or("", String::as_str);
+        let _ = write!(
+            text,
+            "======== its restore (SessionStart compact) ========\n\n{restore}\n"
+        );
+        let text = stable(&text, &root);
+        insta::with_settings!({ snapshot_suffix => s.name.clone(), prepend_module_to_snapshot => false }, {
+            insta::assert_snapshot!("meaning", text);
+        });
+    }
 }

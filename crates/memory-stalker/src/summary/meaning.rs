@@ -267,25 +267,28 @@ fn failed_run(run: &FailedRun, lang: Lang) -> String {
         .map(|t| one_line(t, 90))
         .collect::<Vec<_>>()
         .join("; ");
-    let worked = run.worked.as_deref().map(|w| one_line(w, 140));
-    let text = match (lang, &worked) {
-        (Lang::En, Some(w)) => format!(
-            "`{}` failed {} times{error} until: {w}; tried before: {tried}",
-            run.command, run.failures
-        ),
-        (Lang::En, None) => format!(
-            "`{}` failed {} times{error}; tried: {tried}",
-            run.command, run.failures
-        ),
-        (Lang::Zh, Some(w)) => format!(
-            "`{}` 失败 {} 次{error}，直到：{w}；之前尝试过：{tried}",
-            run.command, run.failures
-        ),
-        (Lang::Zh, None) => format!(
-            "`{}` 失败 {} 次{error}；尝试过：{tried}",
-            run.command, run.failures
-        ),
+    let times = match (lang, run.failures) {
+        (Lang::En, 1) => "once".to_string(),
+        (Lang::En, n) => format!("{n} times"),
+        (Lang::Zh, n) => format!("{n} 次"),
     };
+    let mut text = match lang {
+        Lang::En => format!("`{}` failed {times}{error}", run.command),
+        Lang::Zh => format!("`{}` 失败 {times}{error}", run.command),
+    };
+    if let Some(w) = &run.worked {
+        let w = one_line(w, 140);
+        text.push_str(&match lang {
+            Lang::En => format!(" until: {w}"),
+            Lang::Zh => format!("，直到：{w}"),
+        });
+    }
+    if !tried.is_empty() {
+        text.push_str(&match lang {
+            Lang::En => format!("; tried before: {tried}"),
+            Lang::Zh => format!("；之前尝试过：{tried}"),
+        });
+    }
     sourced(&text, &run.source, lang)
 }
 

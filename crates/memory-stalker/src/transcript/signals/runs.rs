@@ -11,10 +11,10 @@ use super::{Call, Source, View, first_sentence};
 use crate::text::one_line;
 use crate::transcript::record::ToolDetail;
 
-/// Failures of one command before a pass that make a run worth a failed approach: one
-/// failure then a fix is ordinary work; a fix that did not work is an approach that
-/// failed.
-const MIN_FAILURES: usize = 2;
+/// Failures of one command before a change made it pass that make a failed approach:
+/// what failed is what the model must not try again. A command that passes when simply
+/// run again (no change between) is no approach.
+const MIN_FAILURES: usize = 1;
 /// Longest error line kept.
 const ERROR_CHARS: usize = 200;
 /// Longest description of a change.
@@ -216,7 +216,8 @@ pub(super) fn failed_runs(view: &View) -> Vec<FailedRun> {
                     run.failures += 1;
                 } else if call.succeeded() {
                     let run = std::mem::take(run);
-                    if run.failures >= MIN_FAILURES && !run.tried.is_empty() {
+                    let changed = !run.tried.is_empty() || !run.pending.is_empty();
+                    if run.failures >= MIN_FAILURES && changed {
                         let skip = run.tried.len().saturating_sub(MAX_TRIED);
                         out.push(FailedRun {
                             command: shown_command(&run.command),
@@ -516,11 +517,12 @@ pub(crate) fn is_test_file(path: &str) -> bool {
 /// The most telling line of a failed command's output: the first that names an error,
 /// a failure or an assertion, else the first that is not an exit code.
 pub(crate) fn error_line(output: &str) -> Option<String> {
-    const STRONG: [&str; 12] = [
+    const STRONG: [&str; 13] = [
         "error:",
         "error[",
         "error ",
         "Error:",
+        "Error [",
         "ERROR",
         "FAILED",
         "FAIL ",

@@ -160,7 +160,7 @@ fn refused_and_denied_calls_keep_the_reason() {
 }
 
 /// A type checker failing while two approaches are tried, until a third makes it pass;
-/// an ordinary fix (one failure, one change, a pass) is no failed approach.
+/// a command that passes when simply run again is no failed approach.
 #[test]
 fn a_run_of_failures_until_a_change_passes_is_a_failed_approach() {
     let mut t = T::default();
@@ -193,19 +193,33 @@ fn a_run_of_failures_until_a_change_passes_is_a_failed_approach() {
     );
     t.call("c3", "Bash", json!({"command":"uv run pyright"}));
     t.result("c3", "0 errors, 0 warnings", false);
-    // One failure, one fix: ordinary work.
+    // Run again with no change between: no approach failed.
     t.call("m1", "Bash", json!({"command":"cargo build"}));
     t.result(
         "m1",
+        "Exit code 101\nerror: could not lock the build directory",
+        true,
+    );
+    t.call("m2", "Bash", json!({"command":"cargo build"}));
+    t.result("m2", "Finished", false);
+    // One failure, then a change that made it pass: what failed is worth knowing.
+    t.call("m3", "Bash", json!({"command":"cargo build"}));
+    t.result(
+        "m3",
         "Exit code 101\nerror[E0425]: cannot find value `x`",
         true,
     );
     t.call("e3", "Edit", json!({"file_path":"/proj/src/main.rs"}));
     t.result("e3", "ok", false);
-    t.call("m2", "Bash", json!({"command":"cargo build"}));
-    t.result("m2", "Finished", false);
+    t.call("m4", "Bash", json!({"command":"cargo build"}));
+    t.result("m4", "Finished", false);
     let s = signals(&t);
-    assert_eq!(s.failed_runs.len(), 1, "{:#?}", s.failed_runs);
+    assert_eq!(s.failed_runs.len(), 2, "{:#?}", s.failed_runs);
+    assert_eq!(s.failed_runs[1].failures, 1);
+    assert_eq!(
+        s.failed_runs[1].error.as_deref(),
+        Some("error[E0425]: cannot find value `x`")
+    );
     let run = &s.failed_runs[0];
     assert_eq!(run.command, "uv run pyright");
     assert_eq!(run.failures, 2);
