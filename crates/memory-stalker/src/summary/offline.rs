@@ -422,10 +422,18 @@ fn conclusion(text: &str) -> Option<String> {
                 .into_iter()
                 .filter(|s| !ends_in_colon(s) && !is_narration(&s.to_lowercase()))
                 .collect();
-            (
-                said.join(" "),
-                paragraphs.get(at + 1).cloned().unwrap_or_default(),
-            )
+            // A list whose items are apart ("1. …\n\n2. …") is several paragraphs.
+            let list: Vec<&str> = paragraphs[at + 1..]
+                .iter()
+                .take_while(|p| is_list(p))
+                .map(String::as_str)
+                .collect();
+            let rest = if list.is_empty() {
+                paragraphs.get(at + 1).cloned().unwrap_or_default()
+            } else {
+                list.join("\n")
+            };
+            (said.join(" "), rest)
         }
     };
     let items = list_items(&rest);
@@ -437,12 +445,19 @@ fn conclusion(text: &str) -> Option<String> {
     (!text.is_empty() && !ends_in_colon(&text)).then_some(text)
 }
 
+/// Whether a line is an item of a list (`- a`, `* a`, `1. a`).
+fn is_item(line: &str) -> bool {
+    let t = line.trim_start();
+    t.starts_with(['-', '*', '•']) || strip_ordinal(t).len() < t.len()
+}
+
+/// Whether a paragraph starts with a list item.
+fn is_list(paragraph: &str) -> bool {
+    paragraph.lines().next().is_some_and(is_item)
+}
+
 /// A paragraph on one line: a list's items joined by "; ", its markers left out.
 fn list_items(paragraph: &str) -> String {
-    let is_item = |l: &str| {
-        let t = l.trim_start();
-        t.starts_with(['-', '*', '•']) || strip_ordinal(t).len() < t.len()
-    };
     let list = paragraph
         .lines()
         .filter(|l| !l.trim().is_empty())
@@ -591,7 +606,7 @@ mod tests {
             Some("Done: all green.")
         );
         assert_eq!(
-            conclusion("Perfect! Both type checking issues have been resolved:\n\n1. **Fixed** the unbound attribute\n2. **Fixed** the call to skip\n").as_deref(),
+            conclusion("Perfect! Both type checking issues have been resolved:\n\n1. **Fixed** the unbound attribute\n\n2. **Fixed** the call to skip\n\nAll green.").as_deref(),
             Some("**Fixed** the unbound attribute; **Fixed** the call to skip")
         );
         assert_eq!(
