@@ -1,6 +1,7 @@
 //! The integration tests of the `memory-stalker` library, in one test binary:
 //! `cargo test -p memory-stalker --test library [FILTER]`, where a filter can name a
-//! module (`corpus`, `corpus_memories`, `memory_render`, `properties`) or one test.
+//! module (`corpus`, `corpus_memories`, `memory_render`, `properties`, `renderers`) or one
+//! test.
 
 #[path = "../support/corpus.rs"]
 mod corpus_support;
@@ -9,3 +10,4 @@ mod corpus;
 mod corpus_memories;
 mod memory_render;
 mod properties;
+mod renderers;

@@ -73,10 +73,7 @@ fn rendered_memory_reads_back() {
             fm.prompt_id.as_deref(),
             Some("a1f415a3-0000-4000-8000-000000000001")
         );
-        let found: Vec<_> = sections(&text)
-            .into_iter()
-            .filter_map(|s| s.section)
-            .collect();
+        let found: Vec<_> = sections(&text).into_iter().map(|s| s.section).collect();
         assert_eq!(
             found,
             [

@@ -11,12 +11,10 @@ use std::io::Cursor;
 
 use memory_stalker::Lang;
 use memory_stalker::memory::FrontMatter;
-use memory_stalker::memory::document::{
-    code, fenced, sections, set_front_matter_field, set_written_ns,
-};
+use memory_stalker::memory::document::{sections, set_front_matter_field, set_written_ns};
 use memory_stalker::redact::{Clipped, redact};
-use memory_stalker::text::one_line;
 use memory_stalker::transcript::{ReverseLines, TodoItem, TodoList, TodoSource};
+use memory_stalker::untrusted::{block, clean, code, line};
 use proptest::collection::vec;
 use proptest::option;
 use proptest::prelude::*;
@@ -463,7 +461,7 @@ proptest! {
     /// and give back the body (trailing newlines trimmed) when stripped.
     #[test]
     fn fenced_blocks_cannot_be_closed_from_inside(info in "[a-z]{0,10}", body in markdownish()) {
-        let out = fenced(&info, &body);
+        let out = block(&info, &body);
         let Some(first_nl) = out.find('\n') else {
             return Err(TestCaseError::fail(format!("no newline in {out:?}")));
         };
@@ -475,7 +473,10 @@ proptest! {
         let close = format!("\n{fence}\n");
         prop_assert!(out.ends_with(&close), "{out:?} does not end with {close:?}");
         let inner = &out[first_nl + 1..out.len() - close.len()];
-        prop_assert_eq!(inner, body.trim_end_matches('\n'));
+        // The body as the one rule keeps it: every line break a line feed, controls,
+        // bidirectional and invisible characters out.
+        let cleaned = clean(&body);
+        prop_assert_eq!(inner, cleaned.trim_end_matches('\n'));
         // CommonMark line endings are \n, \r\n and \r.
         for line in inner.split(['\n', '\r']) {
             let indent = line.len() - line.trim_start_matches(' ').len();
@@ -495,7 +496,7 @@ proptest! {
     fn headings_inside_fences_are_not_sections(body in markdownish()) {
         let text = format!(
             "## Metadata\n\n{}\n## AI summary\n\nz\n",
-            fenced("text", &body)
+            block("text", &body)
         );
         let headings: Vec<String> = sections(&text).into_iter().map(|s| s.heading).collect();
         prop_assert_eq!(headings, vec!["Metadata".to_string(), "AI summary".to_string()]);
@@ -507,7 +508,7 @@ proptest! {
     /// collapsed to one line, and contain no `\n` that could end the list item it is in.
     #[test]
     fn code_spans_read_back_as_the_one_line_text(text in markdownish()) {
-        let expected = one_line(&text, 2_000);
+        let expected = line(&text, 2_000);
         prop_assume!(!expected.is_empty());
         let out = code(&text);
         prop_assert!(!out.contains('\n'), "{out:?}");

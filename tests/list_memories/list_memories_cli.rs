@@ -93,6 +93,8 @@ fn project() -> Sandbox {
     fs::write(dir.join("notes.md"), "# my notes\n").unwrap();
     fs::write(dir.join("INDEX.md"), "# Memory index\n").unwrap();
     fs::write(dir.join(".log"), "log\n").unwrap();
+    // The user's own memories (the legacy one has no front matter to sign: foreign).
+    support::sign_memories(&s, &dir);
     s
 }
 
@@ -446,18 +448,21 @@ fn search_across_all_projects() {
 #[test]
 fn prune_keeps_the_newest_and_never_touches_other_files() {
     let s = project();
+    // The user's own beyond their newest 3; the legacy memory (no front matter, no
+    // MAC: foreign) is neither counted nor deleted by --keep.
     let (code, v) = json(&s, &["prune", "--keep", "3", "--dry-run"]);
     assert_eq!(code, 0);
-    assert_eq!(v["deleted"].as_array().unwrap().len(), 4);
+    assert_eq!(v["deleted"].as_array().unwrap().len(), 3);
     assert_eq!(s.memory_files().len(), 9, "a dry run deletes nothing");
     let (code, out, _) = run(&s, &["prune", "--keep", "3"]);
     assert_eq!(code, 0);
-    assert!(out.starts_with("Deleted 4 memories:"), "{out}");
+    assert!(out.starts_with("Deleted 3 memories:"), "{out}");
     let mut left = s.memory_files();
     left.sort();
     assert_eq!(
         left,
         [
+            "20260128_100000_ab12cd34.md",
             "20260130_091500_9b7282f9.md",
             "20260130_120000_9b7282f9.md",
             "20260131_000000_badbad00.md",
@@ -467,9 +472,9 @@ fn prune_keeps_the_newest_and_never_touches_other_files() {
     );
     let index = fs::read_to_string(s.memories().join("INDEX.md")).unwrap();
     assert!(index.contains("20260201_080000_c0ffee00.md") && !index.contains("ff246da3"));
-    // Everything is older than a day by now.
+    // Everything is older than a day by now, foreign or not.
     let (_, v) = json(&s, &["prune", "--older-than", "1"]);
-    assert_eq!(v["deleted"].as_array().unwrap().len(), 3);
+    assert_eq!(v["deleted"].as_array().unwrap().len(), 4);
     assert_eq!(
         s.memory_files(),
         ["20260131_000000_badbad00.md", "notes.md"]
@@ -521,7 +526,7 @@ fn memory_text(session: &str, created: &str, summary: &str) -> String {
 fn memories_of_one_second_are_ordered_by_the_time_of_writing() {
     use memory_stalker::memory::MemoryStore;
     let s = Sandbox::new();
-    let store = MemoryStore::new(s.memories());
+    let store = MemoryStore::new(s.memories()).with_writer(Some(support::writer(&s)));
     let second = chrono::DateTime::parse_from_rfc3339("2026-03-01T12:00:00+08:00").unwrap();
     let earlier = chrono::DateTime::parse_from_rfc3339("2026-03-01T11:59:59+08:00").unwrap();
     let mut written = Vec::new();
@@ -631,6 +636,7 @@ fn order_within_a_second_with_and_without_created_ns() {
             1,
         );
         fs::write(dir.join(name), text).unwrap();
+        support::sign_memory(&s, &dir.join(name));
     };
     // Written in this order; created_ns says so, the names say the reverse.
     with_ns(
@@ -657,6 +663,7 @@ fn order_within_a_second_with_and_without_created_ns() {
     let old = |name: &str, sid: &str, mtime_s: u64| {
         let path = dir.join(name);
         fs::write(&path, memory_text(sid, "2026-03-01T08:00:00+08:00", name)).unwrap();
+        support::sign_memory(&s, &path);
         let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(mtime_s);
         fs::File::options()
             .write(true)
@@ -776,7 +783,8 @@ fn status_off_and_on() {
       "dir": "<root>/project/.claude/memories",
       "enabled": true,
       "file": "<root>/project/.claude/memory-stalker.json",
-      "memories": 8,
+      "ignored": [],
+      "memories": 7,
       "newest": "20260201_080000_c0ffee00.md",
       "project": "<root>/project",
       "recall": false,
@@ -860,6 +868,9 @@ fn a_reader_that_goes_early_is_not_an_error() {
 fn seen(s: &Sandbox, args: &[&str]) -> String {
     let (code, out, err) = run(s, args);
     let command: String = args.iter().map(|a| format!(" {a}")).collect();
+    // A memory's MAC depends on the sandbox's random key.
+    let mac = regex::Regex::new(r#"writer: "[0-9a-f]{64}""#).unwrap();
+    let out = mac.replace_all(&out, r#"writer: "<mac>""#);
     format!("$ list-memories{command}\nexit: {code}\n--- stdout\n{out}--- stderr\n{err}")
 }
 
@@ -896,4 +907,46 @@ fn answers_snapshot() {
         seen(&s, &["index"]),
     ];
     insta::assert_snapshot!("answers", runs.join("\n"));
+}
+
+/// Issue 25, defect 4: a memory larger than the tools read is listed (marked), found
+/// and searched, and `show` says why it does not print it, instead of failing on it.
+#[test]
+fn a_memory_too_large_to_show_is_listed_and_said_so() {
+    let s = Sandbox::new();
+    fs::create_dir_all(s.memories()).unwrap();
+    let body = format!(
+        "# Session memory\n\n## Last complete interaction\n\n```text\nneedle {}\n```\n",
+        "x".repeat(9 << 20)
+    );
+    memory(
+        &s.memories(),
+        "20260129_173000_big00001.md",
+        "big00001-aaaa",
+        "2026-01-29T17:30:00+00:00",
+        (0, 0),
+        "A huge one",
+        "en",
+        &body,
+    );
+    let project = s.project().to_string_lossy().into_owned();
+    let run = |args: &[&str]| {
+        let mut all = vec!["--project", project.as_str()];
+        all.extend_from_slice(args);
+        let out = s.run(BIN, &all, b"");
+        let (stdout, stderr) = text(&out);
+        (out.status.code(), stdout, stderr)
+    };
+    let (code, table, _) = run(&[]);
+    assert_eq!(code, Some(0));
+    assert!(table.contains("(too large to show)"), "{table}");
+    let (_, json, _) = run(&["--json"]);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["memories"][0]["too_large"], true, "{json}");
+    let (code, out, err) = run(&["show", "latest"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(err.contains("over the 8 MiB list-memories reads"), "{err}");
+    let (code, found, _) = run(&["search", "needle"]);
+    assert_eq!(code, Some(0), "{found}");
+    assert!(found.contains("20260129_173000_big00001.md"), "{found}");
 }

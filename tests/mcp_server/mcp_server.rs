@@ -76,6 +76,8 @@ fn project() -> Sandbox {
         "Newest: \u{1b}[31mcafé\u{1b}[0m menu",
         "## Current task list\n\n- [ ] menu\n\n## AI summary\n\n- café café retry\n",
     );
+    // The user's own memories, as the hook signs them (docs/design.md §4.10).
+    support::sign_memories(&s, &dir);
     s
 }
 
@@ -115,12 +117,25 @@ async fn call(s: &Sandbox, client: &Client, tool: &'static str, args: Value) -> 
     (unroot(s, &text), result.is_error == Some(true))
 }
 
-/// `text` with the sandbox's paths made stable for snapshots.
+/// `text` with the sandbox's paths, and the MACs made with its random key, made stable
+/// for snapshots.
 fn unroot(s: &Sandbox, text: &str) -> String {
     let root = s.root.path();
     let canonical = root.canonicalize().unwrap();
-    text.replace(&*canonical.to_string_lossy(), "<root>")
-        .replace(&*root.to_string_lossy(), "<root>")
+    let text = text
+        .replace(&*canonical.to_string_lossy(), "<root>")
+        .replace(&*root.to_string_lossy(), "<root>");
+    let mut out = String::new();
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("writer: \"") {
+        let (before, after) = rest.split_at(at + "writer: \"".len());
+        out.push_str(before);
+        let hex = after.bytes().take_while(u8::is_ascii_hexdigit).count();
+        out.push_str(if hex == 64 { "<mac>" } else { &after[..hex] });
+        rest = &after[hex..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A successful answer's text.
@@ -245,7 +260,7 @@ async fn show_answers() {
     );
     let latest = ok(&s, &client, "show_memory", json!({"target": "latest"})).await;
     assert!(
-        latest.starts_with("20260201_080000_c0ffee00.md (2026-02-01 08:00"),
+        latest.starts_with("Memory 20260201_080000_c0ffee00.md (2026-02-01 08:00"),
         "{latest}"
     );
     assert!(
@@ -265,12 +280,12 @@ async fn show_answers() {
     );
     let by_session = ok(&s, &client, "show_memory", json!({"target": "9b7282f9"})).await;
     assert!(
-        by_session.starts_with("20260130_091500_9b7282f9.md"),
+        by_session.starts_with("Memory 20260130_091500_9b7282f9.md"),
         "{by_session}"
     );
     let by_date = ok(&s, &client, "show_memory", json!({"target": "2026-02-01"})).await;
     assert!(
-        by_date.starts_with("20260201_080000_c0ffee00.md"),
+        by_date.starts_with("Memory 20260201_080000_c0ffee00.md"),
         "{by_date}"
     );
     client.cancel().await.unwrap();
@@ -392,6 +407,7 @@ async fn search_all_projects() {
         "Other project's uploader",
         "## AI summary\n\n- uploader retry budget elsewhere, retry budget again\n",
     );
+    support::sign_memories(&s, &other_dir);
     let data = s.root.path().join("plugin-data");
     fs::create_dir_all(&data).unwrap();
     fs::write(

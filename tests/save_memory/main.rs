@@ -15,6 +15,7 @@ mod support {
     pub mod claude;
     pub mod corpus;
     pub mod http;
+    pub mod mcp;
 }
 
 mod compaction_hooks;
@@ -27,4 +28,6 @@ mod meaning_score;
 mod plugin_bundle;
 mod save_memory_hook;
 mod secrets;
+mod shipped;
 mod summaries;
+mod time_zones;

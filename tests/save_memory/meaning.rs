@@ -237,7 +237,7 @@ fn replay_in(bin: &str, transcript: &Path) -> (Replay, PathBuf) {
 fn summary_list(memory: &str, heading: fn(&Labels) -> &'static str) -> Vec<String> {
     let Some(span) = sections(memory)
         .into_iter()
-        .find(|s| s.section == Some(Section::AiSummary))
+        .find(|s| s.section == Section::AiSummary)
     else {
         return Vec::new();
     };
@@ -468,7 +468,7 @@ fn stable(text: &str, root: &Path) -> String {
 fn meaning_of(memory: &str) -> String {
     let mut out = format!("headline: {}\n\n", headline(memory));
     for span in sections(memory) {
-        if matches!(span.section, Some(Section::Session | Section::AiSummary)) {
+        if matches!(span.section, Section::Session | Section::AiSummary) {
             out.push_str(
                 memory[span.range]
                     .trim_end()

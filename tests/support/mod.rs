@@ -179,3 +179,35 @@ pub fn write_memory(
     );
     std::fs::write(dir.join(name), text).unwrap();
 }
+
+/// The sandbox user's writer key (made when there is none), as memory-stalker finds it
+/// under `$HOME/.local/state/memory-stalker/` (docs/design.md §4.10).
+#[allow(dead_code, reason = "not every test binary writes memories by hand")]
+pub fn writer(s: &Sandbox) -> std::sync::Arc<memory_stalker::memory::provenance::Writer> {
+    let w = memory_stalker::memory::provenance::Writer::at(
+        s.home().join(".local/state/memory-stalker/writer.key"),
+    );
+    w.key_or_create().unwrap();
+    std::sync::Arc::new(w)
+}
+
+/// Signs the memory file at `path` with the sandbox user's writer key, as memory-stalker
+/// marks the memories it writes: a memory a test wrote by hand is then the user's own,
+/// listed without a mark, recalled and counted by `prune --keep`.
+#[allow(dead_code, reason = "not every test binary writes memories by hand")]
+pub fn sign_memory(s: &Sandbox, path: &Path) {
+    let key = writer(s).key().unwrap();
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let text = std::fs::read_to_string(path).unwrap();
+    std::fs::write(path, key.sign(&name, &text)).unwrap();
+}
+
+/// Signs every memory file in `dir` ([`sign_memory`]).
+#[allow(dead_code, reason = "not every test binary writes memories by hand")]
+pub fn sign_memories(s: &Sandbox, dir: &Path) {
+    for name in files_in(dir) {
+        if memory_stalker::memory::store::is_memory_file_name(&name) {
+            sign_memory(s, &dir.join(name));
+        }
+    }
+}

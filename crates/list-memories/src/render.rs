@@ -1,13 +1,15 @@
 //! The human-readable output of `list-memories`: aligned tables, plain when stdout is
-//! not a terminal or `NO_COLOR` is set.
+//! not a terminal or `NO_COLOR` is set. Every value from a memory, a file name or a path
+//! is printed through `untrusted::terminal_line` (docs/design.md §8.3): one line, no
+//! control character, bidirectional and invisible ones shown.
 
 use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::path::Path;
 
 use memory_stalker::memory::{Found, Listing, MemoryEntry, ProjectHit, Target};
-use memory_stalker::text::one_line;
 use memory_stalker::transcript::bytes;
+use memory_stalker::untrusted::terminal_line;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// Whether to colour, and how wide the terminal is.
@@ -59,7 +61,7 @@ impl Style {
 /// Fits `s` in `w` terminal columns (wide CJK characters take two), cut with `…` or
 /// padded with spaces.
 fn pad(s: &str, w: usize) -> String {
-    let s = one_line(s, usize::MAX);
+    let s = terminal_line(s, usize::MAX);
     let mut out = String::new();
     let mut used = 0;
     for c in s.chars() {
@@ -127,6 +129,15 @@ pub fn table(entries: &[MemoryEntry], style: &Style) -> String {
         } else {
             &e.summary
         };
+        // Not the user's own (docs/design.md §4.10): said before the headline.
+        let marked;
+        let summary = match e.mark() {
+            Some(mark) => {
+                marked = format!("[{mark}] {summary}");
+                marked.as_str()
+            }
+            None => summary,
+        };
         let _ = write!(out, "{:>3}  ", i + 1);
         pad_into(&mut out, &e.date, 18);
         pad_into(&mut out, &e.session, 10);
@@ -134,6 +145,10 @@ pub fn table(entries: &[MemoryEntry], style: &Style) -> String {
         pad_into(&mut out, summary, summary_w);
         out.push_str("  ");
         out.push_str(&style.dim(&bytes(e.size_bytes)));
+        if e.too_large {
+            // Listed by its front matter, but `show` will not print it.
+            out.push_str(" (too large to show)");
+        }
         out.push('\n');
     }
     out
@@ -144,13 +159,13 @@ pub fn listing(l: &Listing, dir: &Path, style: &Style) -> String {
     if l.total == 0 {
         return format!(
             "No memories in {} yet. memory-stalker writes one each time Claude Code compacts a session.\n",
-            dir.display()
+            shown(dir)
         );
     }
     let mut out = format!(
         "{} in {}{}:\n",
         plural(l.total, "memory", "memories"),
-        dir.display(),
+        shown(dir),
         if l.memories.len() < l.total {
             format!(" (showing {})", l.memories.len())
         } else {
@@ -166,17 +181,20 @@ pub fn nothing_found(f: &Found, dir: &Path) -> String {
     let how = match &f.kind {
         Target::Latest => "there are no memories".to_string(),
         Target::Index(n) => format!("there is no memory #{n}"),
-        Target::File(name) => format!("no file named {name}"),
+        Target::File(name) => format!("no file named {}", terminal_line(name, 200)),
         Target::Date(p) => format!(
             "no memory dated {p}… (and none whose session id starts with {:?})",
-            f.target
+            terminal_line(&f.target, 200)
         ),
-        Target::Session(p) => format!("no memory whose session id starts with {p:?}"),
+        Target::Session(p) => format!(
+            "no memory whose session id starts with {:?}",
+            terminal_line(p, 200)
+        ),
     };
     format!(
         "No memory matches {:?}: {how} in {}.",
-        f.target,
-        dir.display()
+        terminal_line(&f.target, 200),
+        shown(dir)
     )
 }
 
@@ -189,8 +207,9 @@ pub fn search(
     style: &Style,
 ) -> String {
     let mut out = format!(
-        "{} match {query:?}{}:\n",
+        "{} match {:?}{}:\n",
         plural(total, "memory", "memories"),
+        terminal_line(query, 200),
         if hits.len() < total {
             format!(" (best {})", hits.len())
         } else {
@@ -202,17 +221,17 @@ pub fn search(
             out,
             "{:>3}. {}  {}  {}",
             i + 1,
-            h.memory.date,
-            style.bold(&h.memory.file),
+            terminal_line(&h.memory.date, 40),
+            style.bold(&terminal_line(&h.memory.file, 200)),
             style.dim(&format!("({})", plural(h.hits, "hit", "hits")))
         );
         if all_projects {
-            let _ = writeln!(out, "     {}", style.dim(&project.display().to_string()));
+            let _ = writeln!(out, "     {}", style.dim(&shown(project)));
         }
         let _ = writeln!(
             out,
             "     {}",
-            one_line(&h.snippet, style.width.saturating_sub(5))
+            terminal_line(&h.snippet, style.width.saturating_sub(5))
         );
     }
     out
@@ -232,6 +251,11 @@ pub fn pruned(doomed: &[MemoryEntry], dry_run: bool, style: &Style) -> String {
     out
 }
 
+/// A path as one line on a terminal: directory names come from outside.
+pub fn shown(path: &Path) -> String {
+    terminal_line(&path.to_string_lossy(), 1_000)
+}
+
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
@@ -246,19 +270,19 @@ pub fn status(
 ) -> String {
     let mut out = format!(
         "memory-stalker in {}: {}\n",
-        project.display(),
-        status.describe()
+        shown(project),
+        terminal_line(&status.describe(), 2_000)
     );
     let _ = match listing.memories.first() {
         Some(newest) => writeln!(
             out,
             "Memories: {} in {} (newest {}, {})",
             listing.total,
-            dir.display(),
-            newest.date,
-            newest.file
+            shown(dir),
+            terminal_line(&newest.date, 40),
+            terminal_line(&newest.file, 200)
         ),
-        None => writeln!(out, "Memories: none yet in {}", dir.display()),
+        None => writeln!(out, "Memories: none yet in {}", shown(dir)),
     };
     let _ = if !status.enabled {
         writeln!(
@@ -295,16 +319,19 @@ pub fn switched(
         Some(file) => format!(
             "memory-stalker is now {} in {} (wrote {}).\n",
             if status.enabled { "on" } else { "off" },
-            project.display(),
-            file.display()
+            shown(project),
+            shown(file)
         ),
         None => format!(
             "Nothing changed in {}: memory-stalker is {}.\n",
-            project.display(),
-            status.describe()
+            shown(project),
+            terminal_line(&status.describe(), 2_000)
         ),
     }
 }
+
+#[cfg(test)]
+mod properties;
 
 #[cfg(test)]
 mod tests {

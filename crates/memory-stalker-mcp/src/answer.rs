@@ -1,12 +1,15 @@
 //! The text of the tools' answers, shaped for a model: the gist first, details on
-//! request, and never more than [`MAX_CHARS`] characters.
+//! request, and never more than [`MAX_CHARS`] characters. Every value from a memory, a
+//! file name, a path or the model's own arguments is one line through
+//! `memory_stalker::untrusted` (docs/design.md §8.3), so none can add a line of ours.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 use memory_stalker::memory::document::sections;
 use memory_stalker::memory::{Found, Listing, MemoryEntry, ProjectHit, Section, Target};
-use memory_stalker::text::{one_line, prefix_chars, strip_controls};
+use memory_stalker::text::prefix_chars;
+use memory_stalker::untrusted;
 
 /// Most characters in any answer: a tool result lands in the model's context whole.
 pub const MAX_CHARS: usize = 8_000;
@@ -19,7 +22,12 @@ const MAX_NAMED: usize = 20;
 
 /// A value from outside (a file, or the model's own arguments) as one clean line.
 fn clean(text: &str, max: usize) -> String {
-    one_line(&strip_controls(text), max)
+    untrusted::line(text, max)
+}
+
+/// A path (a project's directory name comes from outside) as one clean line.
+fn path(p: &Path) -> String {
+    untrusted::path(p)
 }
 
 /// The model's own words, quoted, at most [`ECHO_CHARS`] of them.
@@ -41,13 +49,29 @@ fn tasks(e: &MemoryEntry) -> String {
     }
 }
 
-/// The memory's headline, or a placeholder when it has none.
+/// The memory's headline, or a placeholder when it has none; a memory that is not the
+/// user's own says so first (docs/design.md §4.10).
 fn headline(e: &MemoryEntry) -> String {
     let h = clean(&e.summary, HEADLINE_CHARS);
-    if h.is_empty() {
+    let h = if h.is_empty() {
         "(no summary)".into()
     } else {
         h
+    };
+    match e.mark() {
+        Some(_) => format!("{} {h}", provenance_note(e)),
+        None => h,
+    }
+}
+
+/// Why a memory is not the user's own, for a model to weigh it.
+fn provenance_note(e: &MemoryEntry) -> &'static str {
+    match e.mark() {
+        Some("future") => "[dated in the future: unverified]",
+        Some(_) => {
+            "[foreign: not written by memory-stalker on this machine (a repository's or another machine's, or edited); unverified]"
+        }
+        None => "",
     }
 }
 
@@ -118,11 +142,11 @@ pub fn search(
             }
             if all_projects {
                 if h.project == this_project {
-                    let _ = writeln!(e, "   project: {} (this one)", h.project.display());
+                    let _ = writeln!(e, "   project: {} (this one)", path(&h.project));
                 } else {
                     others = true;
-                    let _ = writeln!(e, "   project: {}", h.project.display());
-                    let _ = writeln!(e, "   file: {}", m.path.display());
+                    let _ = writeln!(e, "   project: {}", path(&h.project));
+                    let _ = writeln!(e, "   file: {}", path(&m.path));
                 }
             }
             e
@@ -153,8 +177,9 @@ pub fn search(
 /// The answer of `search_memories` when nothing matched: not an error.
 pub fn nothing_matched(query: &str, searched: &str) -> String {
     bounded(format!(
-        "No memory matches {} (searched {searched}). Every word of the query must occur; try fewer or other words, or list_memories for the newest.\n",
-        quoted(query)
+        "No memory matches {} (searched {}). Every word of the query must occur; try fewer or other words, or list_memories for the newest.\n",
+        quoted(query),
+        clean(searched, 1_000)
     ))
 }
 
@@ -165,11 +190,11 @@ pub fn listing(l: &Listing, filter: Option<&str>, dir: &Path) -> String {
             Some(f) => format!(
                 "No memory matches filter {} in {}; list_memories without a filter shows them all.\n",
                 quoted(f),
-                dir.display()
+                path(dir)
             ),
             None => format!(
                 "No memories yet in {}. memory-stalker saves one each time Claude Code compacts a session of this project.\n",
-                dir.display()
+                path(dir)
             ),
         });
     }
@@ -238,13 +263,17 @@ pub fn listing(l: &Listing, filter: Option<&str>, dir: &Path) -> String {
 pub fn memory(m: &MemoryEntry, section: Option<Section>, text: &str) -> String {
     let file = clean(&m.file, 200);
     let head = format!(
-        "{file} ({}, session {}, {}){}:\n\n",
+        "Memory {file} ({}, session {}, {}){}{}:\n\n",
         clean(&m.date, 40),
         clean(&m.session, 20),
         tasks(m),
-        section.map_or(String::new(), |s| format!(", section {}", s.key()))
+        section.map_or(String::new(), |s| format!(", section {}", s.key())),
+        match m.mark() {
+            Some(_) => format!(" {}", provenance_note(m)),
+            None => String::new(),
+        }
     );
-    let text = strip_controls(text);
+    let text = untrusted::clean(text);
     let total = head.chars().count() + text.chars().count();
     if total <= MAX_CHARS {
         return format!("{head}{text}");
@@ -260,14 +289,14 @@ pub fn memory(m: &MemoryEntry, section: Option<Section>, text: &str) -> String {
             format!(
                 "\n\n[Cut at 8,000 characters: this memory has {} characters. Ask for one section instead: show_memory(target=\"{file}\", section=\"<key>\"), its sections: {keys}. The whole file: {}]\n",
                 text.chars().count(),
-                m.path.display()
+                path(&m.path)
             )
         }
         Some(s) => format!(
             "\n\n[Cut at 8,000 characters: the {} section has {} characters. The rest is in the file: {}]\n",
             s.key(),
             text.chars().count(),
-            m.path.display()
+            path(&m.path)
         ),
     };
     let keep = MAX_CHARS.saturating_sub(head.chars().count() + note.chars().count());
@@ -278,7 +307,7 @@ pub fn memory(m: &MemoryEntry, section: Option<Section>, text: &str) -> String {
 /// blocks are not sections: the library's own reading of a memory).
 fn sections_in(text: &str) -> Vec<&'static str> {
     let mut keys: Vec<&'static str> = Vec::new();
-    for s in sections(text).into_iter().filter_map(|span| span.section) {
+    for s in sections(text).into_iter().map(|span| span.section) {
         if !keys.contains(&s.key()) {
             keys.push(s.key());
         }
@@ -332,16 +361,26 @@ pub fn not_found(found: &Found, dir: &Path) -> String {
     bounded(format!(
         "No memory matches {}: {how} in {}. A target is latest, #N (1 = newest), a date (20260129 or 2026-01-29), a session-id prefix, or a file name; list_memories shows what there is.",
         quoted(&found.target),
-        dir.display()
+        path(dir)
     ))
 }
 
 /// The error of `show_memory` when the memory lacks the section asked for.
 pub fn no_section(m: &MemoryEntry, section: Section) -> String {
     bounded(format!(
-        "{} has no {} section; show_memory without section shows all it has.",
+        "Memory {} has no {} section; show_memory without section shows all it has.",
         clean(&m.file, 200),
         section.key()
+    ))
+}
+
+/// The error of `show_memory` when the memory is larger than the tools read.
+pub fn too_large(m: &MemoryEntry) -> String {
+    bounded(format!(
+        "Memory {} is {} bytes, over the 8 MiB the tools read (it was not written by this version of memory-stalker); it is not shown. It is at {}.",
+        clean(&m.file, 200),
+        m.size_bytes,
+        path(&m.path)
     ))
 }
 
@@ -353,3 +392,6 @@ pub fn unknown_section(name: &str) -> String {
         section_keys()
     ))
 }
+
+#[cfg(test)]
+mod properties;

@@ -5,6 +5,7 @@
 //! carries the protocol only; problems go to stderr.
 
 mod answer;
+mod framing;
 mod server;
 
 use std::path::PathBuf;
@@ -68,15 +69,32 @@ fn main() -> ExitCode {
     }
 }
 
-/// Serves `server` on stdin/stdout until the client goes away.
+/// Serves `server` on stdin/stdout until the client goes away. Every line from the
+/// client goes through [`framing`] first, so that one rmcp would drop (too large, not
+/// JSON) still gets an answer; rmcp's answers and those share one writer of stdout.
 async fn serve(server: MemoryServer) -> Result<(), String> {
+    const PIPE: usize = 1 << 20;
+    let (to_server, server_in) = tokio::io::duplex(PIPE);
+    let (server_out, from_server) = tokio::io::duplex(PIPE);
+    let (lines, out) = tokio::sync::mpsc::channel::<String>(64);
+    let writer = tokio::spawn(framing::write_lines(tokio::io::stdout(), out));
+    let reader = tokio::spawn(framing::server_lines(from_server, lines.clone()));
+    let filter = tokio::spawn(framing::filter_requests(
+        tokio::io::BufReader::new(tokio::io::stdin()),
+        to_server,
+        lines,
+    ));
     let running = server
-        .serve(rmcp::transport::stdio())
+        .serve((server_in, server_out))
         .await
         .map_err(|e| format!("initialization failed: {e}"))?;
-    running
+    let stopped = running
         .waiting()
         .await
-        .map_err(|e| format!("server stopped: {e}"))?;
-    Ok(())
+        .map_err(|e| format!("server stopped: {e}"));
+    // The client went away: what is left to say is said, then the process ends.
+    filter.abort();
+    let _ = reader.await;
+    let _ = writer.await;
+    stopped.map(drop)
 }

@@ -169,7 +169,7 @@ impl MemoryServer {
                         }
                     )
                 } else {
-                    p.store.dir().display().to_string()
+                    memory_stalker::untrusted::path(p.store.dir())
                 };
                 return Ok(answer::nothing_matched(&query, &where_));
             }
@@ -215,6 +215,7 @@ impl MemoryServer {
                 Shown::NotFound(found) => Err(answer::not_found(&found, p.store.dir())),
                 Shown::Ambiguous(found) => Err(answer::ambiguous(&target, &found)),
                 Shown::NoSection { memory, section } => Err(answer::no_section(&memory, section)),
+                Shown::TooLarge(memory) => Err(answer::too_large(&memory)),
             },
         )
         .await

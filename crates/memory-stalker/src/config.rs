@@ -108,6 +108,10 @@ pub struct Config {
     pub project_dir: Option<PathBuf>,
     /// `PATH`, where the `claude` executable is looked for.
     pub path_var: Option<String>,
+    /// The key this user's memories are signed with (docs/design.md §4.10), kept outside
+    /// every project: `$XDG_STATE_HOME/memory-stalker/writer.key`, else
+    /// `~/.local/state/memory-stalker/writer.key`; `None` without either variable.
+    pub writer: Option<std::sync::Arc<crate::memory::provenance::Writer>>,
     /// Problems found while reading the configuration.
     pub warnings: Vec<String>,
 }
@@ -216,6 +220,18 @@ impl Config {
         };
 
         let home = var("HOME").map(PathBuf::from);
+        // Not the plugin's data directory, which differs between Claude Code and other
+        // agents: one key for every memory this user's tools write.
+        let state_dir = var("XDG_STATE_HOME")
+            .map(PathBuf::from)
+            .filter(|d| d.is_absolute())
+            .or_else(|| home.as_ref().map(|h| h.join(".local/state")));
+        let writer = state_dir.map(|d| {
+            std::sync::Arc::new(crate::memory::provenance::Writer::at(
+                d.join("memory-stalker")
+                    .join(crate::memory::provenance::KEY_FILE),
+            ))
+        });
         let data_dir = var("CLAUDE_PLUGIN_DATA")
             .map(PathBuf::from)
             .or_else(|| var("XDG_CACHE_HOME").map(|c| Path::new(&c).join("memory-stalker")))
@@ -250,6 +266,7 @@ impl Config {
             task_list_id: var("CLAUDE_CODE_TASK_LIST_ID"),
             project_dir: var("CLAUDE_PROJECT_DIR").map(PathBuf::from),
             path_var: var("PATH"),
+            writer,
             warnings,
         }
     }
@@ -275,10 +292,17 @@ impl Config {
     /// links followed), else `<project>/.claude/memories`, reached without following
     /// links.
     pub fn store(&self, project: &Path) -> crate::memory::MemoryStore {
-        match &self.memories_dir {
+        let store = match &self.memories_dir {
             Some(_) => crate::memory::MemoryStore::new(self.memories_dir(project)),
             None => crate::memory::MemoryStore::for_project(project),
-        }
+        };
+        store.with_writer(self.writer.clone())
+    }
+
+    /// The store of the memories in `dir` (the fallback directory, or the directory of a
+    /// memory being edited), with this user's writer key.
+    pub fn store_at(&self, dir: &Path) -> crate::memory::MemoryStore {
+        crate::memory::MemoryStore::new(dir).with_writer(self.writer.clone())
     }
 
     /// The memories directory of a project, honouring `MEMORY_STALKER_DIR`.

@@ -106,8 +106,14 @@ pub fn open_regular_with_metadata(
 /// Reads a regular file (never a link, FIFO or device) of at most `max` bytes as text;
 /// invalid UTF-8 is replaced rather than refused.
 pub fn read_regular(path: &Path, max: u64) -> io::Result<String> {
+    read_regular_file(path, false, max)
+}
+
+/// [`read_regular`], following a symbolic link when `follow` (for files the user names,
+/// or Claude Code's own): still a regular file only, opened without blocking, capped.
+pub fn read_regular_file(path: &Path, follow: bool, max: u64) -> io::Result<String> {
     use std::io::Read;
-    let (file, len) = open_regular(path, false, Some(max))?;
+    let (file, len) = open_regular(path, follow, Some(max))?;
     let mut bytes = Vec::with_capacity(len as usize);
     // The size can grow after the check: never read past the cap.
     file.take(max).read_to_end(&mut bytes)?;
@@ -250,6 +256,31 @@ pub fn create_new_atomic(
         sync_dir(dir);
     }
     result
+}
+
+/// [`create_new_atomic`], with a content made for each name tried (a memory's MAC covers
+/// its file name): a name already taken is passed over before anything is written for
+/// it, and one taken between that look and the link costs a second temporary file.
+pub fn create_new_atomic_with(
+    dir: &Path,
+    names: impl IntoIterator<Item = String>,
+    content: impl Fn(&str) -> String,
+) -> io::Result<PathBuf> {
+    for name in names {
+        let target = dir.join(&name);
+        if fs::symlink_metadata(&target).is_ok() {
+            continue;
+        }
+        match create_new_atomic(dir, [name.clone()], content(&name).as_bytes()) {
+            Ok(p) => return Ok(p),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        "every candidate name is taken",
+    ))
 }
 
 /// Atomically creates `path` with `content` unless something (a file, a link, anything)

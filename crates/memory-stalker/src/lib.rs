@@ -13,6 +13,7 @@
 //! - [`hook`]: Claude Code's hook protocol, and what each event does.
 //! - [`switch`]: whether memory-stalker works in a project.
 //! - [`redact`]: secret redaction for everything sent to a model or written to disk.
+//! - [`untrusted`]: the one way untrusted text reaches what a person or the model reads.
 //! - [`config`], [`log`]: environment configuration and the hook's log.
 
 #![warn(missing_docs)]
@@ -31,6 +32,7 @@ pub mod summary;
 pub mod switch;
 pub mod text;
 pub mod transcript;
+pub mod untrusted;
 
 pub use config::Config;
 pub use error::Error;

@@ -8,6 +8,8 @@ use std::sync::Mutex;
 
 /// Size after which the log file is rotated to `.log.1`.
 pub const MAX_LOG_BYTES: u64 = 256 * 1024;
+/// Longest log line, in characters.
+const MAX_LINE_CHARS: usize = 4_000;
 
 /// A sink for diagnostic lines.
 #[derive(Debug, Default)]
@@ -57,6 +59,9 @@ impl Log {
         // Lines quote model errors, paths and transcript text: whatever they carry, no
         // secret reaches the terminal or the log file (redaction is not optional here).
         let msg = crate::redact::redact(msg);
+        // One line, nothing a terminal acts on: paths and ids in messages came from
+        // outside (docs/design.md §8.3).
+        let msg = crate::untrusted::terminal_line(&msg, MAX_LINE_CHARS);
         if !self.quiet {
             eprintln!("memory-stalker: {msg}");
         }

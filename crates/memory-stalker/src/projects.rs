@@ -12,6 +12,15 @@ use crate::fsutil::{self, Lock};
 pub const REGISTRY_FILE: &str = "projects.txt";
 /// Most projects kept in the registry.
 const MAX_REGISTERED: usize = 2_000;
+/// Largest registry read: 2,000 paths of a few hundred bytes. A larger file is not one
+/// the hook wrote, and is read as empty (and replaced by the next registration).
+const MAX_REGISTRY_BYTES: u64 = 4 * 1024 * 1024;
+
+/// The registry at `file`, read as a regular file (no link, FIFO or device) of at most
+/// [`MAX_REGISTRY_BYTES`]: it is in a data directory other processes of this user share.
+fn read_registry(file: &Path) -> String {
+    fsutil::read_regular(file, MAX_REGISTRY_BYTES).unwrap_or_default()
+}
 
 /// The project of `start`: the nearest ancestor with `.claude/memories/`, else the
 /// nearest with `.claude/` (not the home directory, whose `.claude/` is Claude Code's
@@ -34,7 +43,7 @@ pub fn register(data_dir: &Path, project: &Path) -> std::io::Result<()> {
     let file = data_dir.join(REGISTRY_FILE);
     let _lock = Lock::acquire(&data_dir.join("projects.lock"))?;
     let line = project.to_string_lossy().into_owned();
-    let existing = fs::read_to_string(&file).unwrap_or_default();
+    let existing = read_registry(&file);
     if existing.lines().any(|l| l == line) {
         return Ok(());
     }
@@ -74,13 +83,12 @@ pub fn known_projects(config: &Config) -> Vec<PathBuf> {
         }
     }
     for r in registries {
-        if let Ok(text) = fs::read_to_string(&r) {
-            found.extend(
-                text.lines()
-                    .filter(|l| !l.trim().is_empty())
-                    .map(PathBuf::from),
-            );
-        }
+        found.extend(
+            read_registry(&r)
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(PathBuf::from),
+        );
     }
     found
         .into_iter()
@@ -97,8 +105,10 @@ fn transcript_cwd(dir: &Path) -> Option<PathBuf> {
         .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
         .max()?
         .1;
-    // The first records carry it; 256 KiB is plenty and bounds the work.
-    let reader = BufReader::new(fs::File::open(newest).ok()?.take(256 * 1024));
+    // The first records carry it; 256 KiB is plenty and bounds the work. A regular file
+    // only: a FIFO named like a transcript would never end.
+    let (file, _) = fsutil::open_regular(&newest, false, None).ok()?;
+    let reader = BufReader::new(file.take(256 * 1024));
     for line in reader.split(b'\n').map_while(Result::ok) {
         #[derive(serde::Deserialize)]
         struct Cwd {

@@ -11,6 +11,12 @@
 //! who wrote it meant to switch something, and capturing a session they meant to keep
 //! out of memory would be the worse mistake. `list-memories status` says which file
 //! decided and why.
+//!
+//! A switch file (or the `.claude` directory it is in) owned by another user than this
+//! one or root is ignored, and `status` says so: in a shared directory (`/tmp`, mode
+//! 1777) anyone could otherwise turn memory-stalker on or off for every project below
+//! it. A switch file is read as a regular file only (no link followed, no FIFO, at most
+//! 64 KiB); `on` and `off` write it only into a real `.claude` directory of the project.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -35,6 +41,17 @@ pub struct Status {
     /// What decided it.
     #[serde(flatten)]
     pub why: Why,
+    /// Switch files on the way that were not used, and why (another user's).
+    pub ignored: Vec<Ignored>,
+}
+
+/// A switch file that was passed over.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Ignored {
+    /// The file.
+    pub file: PathBuf,
+    /// Why it was not used.
+    pub reason: String,
 }
 
 /// What decided [`Status::enabled`].
@@ -62,16 +79,29 @@ pub enum Why {
 impl Status {
     /// One line for people: "on", "off", and why.
     pub fn describe(&self) -> String {
+        let mut out = self.decided();
+        for i in &self.ignored {
+            out.push_str(&format!(
+                "; ignored {} ({})",
+                crate::untrusted::path(&i.file),
+                i.reason
+            ));
+        }
+        out
+    }
+
+    /// What decided, in words.
+    fn decided(&self) -> String {
         let state = if self.enabled { "on" } else { "off" };
         match &self.why {
             Why::File { file } => format!(
                 "{state}, set by {} ({{\"enabled\": {}}})",
-                file.display(),
+                crate::untrusted::path(file),
                 self.enabled
             ),
             Why::BadFile { file, problem } => format!(
                 "{state}, because {} cannot be read as {{\"enabled\": true}} or {{\"enabled\": false}} ({problem})",
-                file.display()
+                crate::untrusted::path(file)
             ),
             Why::Environment => {
                 format!("{state}, set by MEMORY_STALKER_ENABLED (no switch file applies)")
@@ -85,34 +115,67 @@ impl Status {
 
 /// Whether memory-stalker works in `project`.
 pub fn status(project: &Path, config: &Config) -> Status {
+    let mut ignored = Vec::new();
     for dir in project.ancestors() {
         let file = dir.join(SWITCH_FILE);
+        if let Some(reason) = foreign_owner(&file) {
+            ignored.push(Ignored { file, reason });
+            continue;
+        }
         match read_switch(&file) {
             Read::Absent => continue,
             Read::Set(enabled) => {
                 return Status {
                     enabled,
                     why: Why::File { file },
+                    ignored,
                 };
             }
             Read::Bad(problem) => {
                 return Status {
                     enabled: false,
                     why: Why::BadFile { file, problem },
+                    ignored,
                 };
             }
         }
     }
-    match config.enabled {
-        Some(enabled) => Status {
-            enabled,
-            why: Why::Environment,
-        },
-        None => Status {
-            enabled: true,
-            why: Why::Default,
-        },
+    let (enabled, why) = match config.enabled {
+        Some(enabled) => (enabled, Why::Environment),
+        None => (true, Why::Default),
+    };
+    Status {
+        enabled,
+        why,
+        ignored,
     }
+}
+
+/// Why the switch file `file` is not this user's to decide with: it, or the `.claude`
+/// directory it is in, is owned by another user than this one or root. `None` when it
+/// is (or there is no such file).
+fn foreign_owner(file: &Path) -> Option<String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        let me = unsafe { libc::geteuid() };
+        let meta = fs::symlink_metadata(file).ok()?;
+        let owners = [
+            Some(meta.uid()),
+            file.parent()
+                .and_then(|d| fs::symlink_metadata(d).ok())
+                .map(|m| m.uid()),
+        ];
+        for uid in owners.into_iter().flatten() {
+            if uid != me && uid != 0 {
+                return Some(format!("owned by uid {uid}, not by you or root"));
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = file;
+    None
 }
 
 /// What a switch file says.
@@ -124,7 +187,7 @@ enum Read {
 
 fn read_switch(file: &Path) -> Read {
     use std::io::Read as _;
-    let (opened, _) = match fsutil::open_regular(file, true, Some(MAX_SWITCH_BYTES)) {
+    let (opened, _) = match fsutil::open_regular(file, false, Some(MAX_SWITCH_BYTES)) {
         Ok(o) => o,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Read::Absent,
         Err(e) => return Read::Bad(e.to_string()),
@@ -144,9 +207,16 @@ fn read_switch(file: &Path) -> Read {
 }
 
 /// Sets the switch in `project`'s own file (other keys in it are kept); returns it.
+///
+/// The project's `.claude` must be a real directory (a link could send the file
+/// anywhere); it is made when missing. The file there is read as a regular file of at
+/// most 64 KiB: anything else (a FIFO, a link, a huge file) is replaced.
 pub fn set(project: &Path, enabled: bool) -> Result<PathBuf, Error> {
+    let dir = project.join(".claude");
+    fsutil::ensure_dir_no_follow(project, Path::new(".claude"))
+        .map_err(|e| Error::store("will not write in", &dir, e))?;
     let file = project.join(SWITCH_FILE);
-    let mut value = match fs::read_to_string(&file) {
+    let mut value = match fsutil::read_regular(&file, MAX_SWITCH_BYTES) {
         Ok(text) => serde_json::from_str::<serde_json::Value>(&text)
             .ok()
             .filter(serde_json::Value::is_object)
@@ -156,8 +226,6 @@ pub fn set(project: &Path, enabled: bool) -> Result<PathBuf, Error> {
     value["enabled"] = serde_json::Value::Bool(enabled);
     let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
     text.push('\n');
-    let dir = project.join(".claude");
-    fs::create_dir_all(&dir).map_err(|e| Error::store("creating", &dir, e))?;
     fsutil::replace_atomic(&file, text.as_bytes())
         .map_err(|e| Error::store("writing", &file, e))?;
     Ok(file)

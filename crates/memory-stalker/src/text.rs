@@ -65,24 +65,8 @@ pub fn head_tail(text: &str, max: usize) -> String {
     )
 }
 
-/// `text` without control characters other than line breaks and tabs: no terminal
-/// escape sequence, NUL or bell from a transcript reaches a terminal or a file.
-pub fn strip_controls(text: &str) -> std::borrow::Cow<'_, str> {
-    // Printable ASCII, what most text is, has none: checked byte by byte, without
-    // decoding characters.
-    if text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let bad = |c: char| c.is_control() && c != '\n' && c != '\t' && c != '\r';
-    if text.chars().any(bad) {
-        std::borrow::Cow::Owned(text.chars().filter(|c| !bad(*c)).collect())
-    } else {
-        std::borrow::Cow::Borrowed(text)
-    }
-}
-
 /// `text` without terminal colour sequences (`ESC[1;31m`), including those whose
-/// escape character was already removed ([`strip_controls`] leaves `[1;31m`): only a
+/// escape character was already removed (cleaning leaves `[1;31m`): only a
 /// bracket of digits and semicolons closed by a letter is taken for one.
 pub fn strip_ansi(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -237,18 +221,6 @@ mod tests {
         let out = head_tail(&t, 4);
         assert!(out.starts_with("éé\n[… 6 characters omitted …]\néé"));
         assert_eq!(head_tail("short", 10), "short");
-    }
-
-    #[test]
-    fn controls_are_stripped_but_line_breaks_kept() {
-        assert_eq!(
-            strip_controls("a\u{1b}[31mred\u{1b}[0m\n\tb\0\u{7}\u{9b}c"),
-            "a[31mred[0m\n\tbc"
-        );
-        assert!(matches!(
-            strip_controls("plain ✓"),
-            std::borrow::Cow::Borrowed(_)
-        ));
     }
 
     #[test]

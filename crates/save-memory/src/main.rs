@@ -293,7 +293,10 @@ fn by_hand(args: ByHand) -> anyhow::Result<()> {
     };
     let now = chrono::Local::now().fixed_offset();
     let saved = pipeline::save_memory(&request, now, &config, &log)?;
-    println!("{}", saved.path.display());
+    println!(
+        "{}",
+        memory_stalker::untrusted::terminal_line(&saved.path.to_string_lossy(), usize::MAX)
+    );
     Ok(())
 }
 
@@ -322,7 +325,9 @@ fn inspect(file: &Path, json: bool, session: Option<&str>) -> anyhow::Result<()>
     // read with redaction on (as configured), and the text view is redacted once more.
     if json {
         // The structural signals (docs/design.md §3.12) go after the extraction's
-        // fields, under a key of their own, when there are any.
+        // fields, under a key of their own, when there are any. Escaped where a
+        // terminal would act on a character or hide it (docs/design.md §8.3): the same
+        // JSON value.
         #[derive(serde::Serialize)]
         struct Inspected<'a> {
             #[serde(flatten)]
@@ -334,8 +339,8 @@ fn inspect(file: &Path, json: bool, session: Option<&str>) -> anyhow::Result<()>
             extraction: &extraction,
             signals: transcript.signals(),
         };
-        serde_json::to_writer_pretty(&mut out, &shown).context("writing JSON")?;
-        writeln!(out)?;
+        let text = serde_json::to_string_pretty(&shown).context("writing JSON")?;
+        writeln!(out, "{}", memory_stalker::untrusted::escape_json(&text))?;
         return Ok(());
     }
     let (read, size) = transcript.bytes_read();

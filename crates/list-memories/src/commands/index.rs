@@ -26,7 +26,7 @@ pub fn run(ctx: Context<'_>) -> anyhow::Result<ExitCode> {
             },
         )?;
     } else {
-        writeln!(ctx.out, "wrote {}", path.display())?;
+        writeln!(ctx.out, "wrote {}", crate::render::shown(&path))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -132,8 +132,10 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
 
 /// Writes `v` as pretty JSON and a newline.
 fn emit(out: &mut dyn Write, v: &impl serde::Serialize) -> anyhow::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, v).map_err(json_error)?;
-    writeln!(out)?;
+    // Paths and values from memories, with what a terminal would act on or hide
+    // escaped (docs/design.md §8.3): the same JSON value.
+    let text = serde_json::to_string_pretty(v).map_err(json_error)?;
+    writeln!(out, "{}", memory_stalker::untrusted::escape_json(&text))?;
     Ok(())
 }
 
@@ -181,6 +183,11 @@ fn report_skipped(skipped: &[Skipped]) {
     let stderr = std::io::stderr();
     let mut err = stderr.lock();
     for s in skipped {
-        let _ = writeln!(err, "list-memories: skipped {}: {}", s.file, s.reason);
+        let _ = writeln!(
+            err,
+            "list-memories: skipped {}: {}",
+            memory_stalker::untrusted::terminal_line(&s.file, 300),
+            s.reason
+        );
     }
 }

@@ -73,7 +73,7 @@ pub fn run(ctx: Context<'_>, args: SearchArgs) -> anyhow::Result<ExitCode> {
             if args.all_projects {
                 format!("{} projects with memories", searched.len())
             } else {
-                ctx.store.dir().display().to_string()
+                crate::render::shown(ctx.store.dir())
             }
         );
         return Ok(ExitCode::from(1));

@@ -59,8 +59,21 @@ pub fn run(ctx: Context<'_>, args: ShowArgs) -> anyhow::Result<ExitCode> {
             );
             return Ok(ExitCode::from(1));
         }
+        Shown::TooLarge(memory) => {
+            eprintln!(
+                "{} is {}, over the 8 MiB list-memories reads; it is not shown (open {} in an editor)",
+                memory_stalker::untrusted::terminal_line(&memory.file, 200),
+                memory_stalker::transcript::bytes(memory.size_bytes),
+                crate::render::shown(&memory.path)
+            );
+            return Ok(ExitCode::from(1));
+        }
         Shown::NoSection { memory, section } => {
-            eprintln!("{} has no {} section", memory.file, section.key());
+            eprintln!(
+                "{} has no {} section",
+                memory_stalker::untrusted::terminal_line(&memory.file, 200),
+                section.key()
+            );
             return Ok(ExitCode::from(1));
         }
     };
@@ -77,7 +90,7 @@ pub fn run(ctx: Context<'_>, args: ShowArgs) -> anyhow::Result<ExitCode> {
     } else {
         // Printed on a terminal: no escape sequence from the file gets through.
         ctx.out
-            .write_all(memory_stalker::text::strip_controls(&shown).as_bytes())?;
+            .write_all(memory_stalker::untrusted::terminal(&shown).as_bytes())?;
     }
     Ok(ExitCode::SUCCESS)
 }

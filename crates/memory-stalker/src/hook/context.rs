@@ -3,14 +3,18 @@
 //! what that summary dropped, and the restore context of SessionStart(compact).
 //!
 //! Everything is bounded and written as facts about the session, not as commands, so a
-//! transcript cannot turn it into instructions.
+//! transcript cannot turn it into instructions; every value from the transcript, the
+//! memory or a path goes through [`crate::untrusted`] (one line, or a quote whose lines
+//! all carry the quote mark), so none can start a line of ours.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
+use super::lasting;
 use crate::summary::facts::SessionFacts;
-use crate::text::{mentions, one_line, prefix_chars};
+use crate::text::{mentions, prefix_chars};
 use crate::transcript::{Extraction, TaskLine, TodoList};
+use crate::untrusted::{self, line};
 
 /// Longest compaction instruction (docs/design.md §2.4).
 pub const STEER_MAX: usize = 1_500;
@@ -51,13 +55,13 @@ pub fn steering(ex: &Extraction, memory: Option<&Path>) -> String {
     if let Some(p) = &ex.last_prompt {
         keep.push(format!(
             "the user's last request (\"{}\")",
-            one_line(&p.text, 240)
+            line(&p.text, 240)
         ));
     }
     if let Some(r) = &ex.request {
         keep.push(format!(
             "the request it carries on (\"{}\")",
-            one_line(&r.text, 240)
+            line(&r.text, 240)
         ));
     }
     let mut out = String::from("memory-stalker:");
@@ -69,11 +73,11 @@ pub fn steering(ex: &Extraction, memory: Option<&Path>) -> String {
             let _ = write!(
                 out,
                 " mention that this session is saved in {}",
-                path.display()
+                untrusted::path(path)
             );
         }
         Some(path) => {
-            let _ = write!(out, "; the session is saved in {}", path.display());
+            let _ = write!(out, "; the session is saved in {}", untrusted::path(path));
         }
         None if keep.is_empty() => return String::new(),
         None => {}
@@ -140,7 +144,7 @@ pub fn dropped_note(summary: &str, ex: &Extraction, memory: &Path) -> String {
     {
         lines.push(format!(
             "The user's last request, which it does not mention: \"{}\"\n",
-            one_line(&p.text, 400)
+            line(&p.text, 400)
         ));
     }
     if let Some(r) = &ex.request
@@ -148,7 +152,7 @@ pub fn dropped_note(summary: &str, ex: &Extraction, memory: &Path) -> String {
     {
         lines.push(format!(
             "The request that last one carries on, which it does not mention: \"{}\"\n",
-            one_line(&r.text, 400)
+            line(&r.text, 400)
         ));
     }
     if let Some(plan) = &ex.plan {
@@ -156,7 +160,7 @@ pub fn dropped_note(summary: &str, ex: &Extraction, memory: &Path) -> String {
         if !mentions(&lower, title) && !lower.contains("plan") {
             lines.push(format!(
                 "The approved plan (\"{}\"), which it does not mention; it is in the memory's Plan section.\n",
-                one_line(title, 120)
+                line(title, 120)
             ));
         }
     }
@@ -165,7 +169,7 @@ pub fn dropped_note(summary: &str, ex: &Extraction, memory: &Path) -> String {
     }
     let mut out = format!(
         "memory-stalker: the compaction summary leaves out some of what was saved in {}.\n",
-        memory.display()
+        untrusted::path(memory)
     );
     for l in lines {
         out.push_str("- ");
@@ -176,23 +180,52 @@ pub fn dropped_note(summary: &str, ex: &Extraction, memory: &Path) -> String {
 
 /// The SessionStart(compact) context: facts from the memory of the compaction, and the
 /// session's lasting facts that memory carries (`facts`).
+///
+/// Its parts come in this order because a cut to its size limit takes the end: what
+/// was asked and the task list, then the user's own words (rules, answers, bash-mode
+/// context, hook requirements), then the long closing words, then what was decided and
+/// what failed, then the files, the plan and the last action.
 pub fn restore_context(ex: &Extraction, memory: &Path, facts: &SessionFacts) -> String {
+    let mut out = heading(ex, memory);
+    requests(&mut out, ex, facts);
+    tasks(&mut out, ex);
+    lasting::users_words(&mut out, facts);
+    closing_words(&mut out, ex);
+    // What the reply may claim is only as true as its calls: say which did not work.
+    let calls = ex.reply.as_ref().map_or(&[][..], |r| &r.tool_calls);
+    if let Some(failed) = lasting::failed_calls(calls) {
+        out.push_str(&failed);
+        out.push('\n');
+    }
+    lasting::decisions_and_failures(&mut out, facts);
+    files(&mut out, ex, facts);
+    where_it_stopped(&mut out, ex, facts);
+    fit(out, RESTORE_MAX)
+}
+
+/// The restore's first lines: what it is, the memory file, Claude Code's title.
+fn heading(ex: &Extraction, memory: &Path) -> String {
     let file = memory.file_name().map_or_else(
-        || memory.display().to_string(),
-        |f| f.to_string_lossy().into_owned(),
+        || untrusted::path(memory),
+        |f| line(&f.to_string_lossy(), 200),
     );
     let mut out = format!(
         "memory-stalker: facts saved from this session just before the compaction (a record of the past; check the code before relying on it).\n- Memory file: {} (the whole last interaction, task list, plan and files; `list-memories show {file}` prints it).\n",
-        memory.display()
+        untrusted::path(memory)
     );
     if let Some(title) = &ex.title {
         let _ = writeln!(
             out,
             "- Claude Code's title of this session: {}",
-            one_line(title, 200)
+            line(title, 200)
         );
     }
-    // The session's requests before the last one (which follows, whole).
+    out
+}
+
+/// The session's requests before the last one, then the last one (and the request it
+/// carries on), whole.
+fn requests(out: &mut String, ex: &Extraction, facts: &SessionFacts) {
     let shown: Vec<&str> = [&ex.last_prompt, &ex.request]
         .into_iter()
         .flatten()
@@ -204,15 +237,14 @@ pub fn restore_context(ex: &Extraction, memory: &Path, facts: &SessionFacts) -> 
         .filter(|r| {
             !shown
                 .iter()
-                .any(|s| one_line(s, usize::MAX).starts_with(r.trim_end_matches('…')))
+                .any(|s| line(s, usize::MAX).starts_with(r.trim_end_matches('…')))
         })
         .cloned()
         .collect();
-    bullets(
-        &mut out,
+    lasting::bullets(
+        out,
         "- The user's earlier requests in this session, oldest first:",
         &earlier,
-        200,
     );
     if let Some(p) = &ex.last_prompt {
         let _ = writeln!(out, "- The user's last request:\n{}", quote(&p.text, 2_000));
@@ -224,6 +256,10 @@ pub fn restore_context(ex: &Extraction, memory: &Path, facts: &SessionFacts) -> 
             quote(&r.text, 2_000)
         );
     }
+}
+
+/// The task list at compaction, its items indented under their heading.
+fn tasks(out: &mut String, ex: &Extraction) {
     match ex.todos.as_ref() {
         Some(t) if !t.items.is_empty() => {
             let _ = writeln!(
@@ -232,106 +268,81 @@ pub fn restore_context(ex: &Extraction, memory: &Path, facts: &SessionFacts) -> 
                 t.open_count(),
                 t.items.len()
             );
-            out.push_str(&task_lines(t, 2_500, 200));
+            for l in task_lines(t, 2_500, 200).lines() {
+                let _ = writeln!(out, "  {l}");
+            }
         }
         Some(_) => out.push_str("- The task list was empty (cleared) at compaction.\n"),
         None => {}
     }
-    // The user's rules come before anything long: a cut to the size limit spares them.
-    bullets(
-        &mut out,
-        "- The user's standing instructions in this session (their words):",
-        &facts.constraints,
-        220,
-    );
-    if let Some(reply) = &ex.reply {
-        if let Some(closing) = reply.closing() {
-            let _ = writeln!(
-                out,
-                "- The assistant's closing words before compaction:\n{}",
-                quote(closing, 2_500)
-            );
-        } else if let Some(last) = reply.last_words() {
-            let _ = writeln!(
-                out,
-                "- The assistant was still at work; its last words before compaction:\n{}",
-                quote(last, 1_500)
-            );
-        }
-    }
-    // What the reply may claim is only as true as its calls: say which did not work.
-    let calls: &[crate::transcript::ToolCallSummary] =
-        ex.reply.as_ref().map_or(&[], |r| &r.tool_calls);
-    let failed: Vec<String> = calls
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| c.failed && !crate::transcript::is_bookkeeping(&c.name))
-        // A call tried again with success did its work in the end.
-        .filter(|(i, c)| {
-            !calls[i + 1..]
-                .iter()
-                .any(|l| !l.failed && l.name == c.name && l.summary == c.summary)
-        })
-        .map(|(_, c)| c)
-        .map(|c| {
-            let how = if c.rejected { "refused" } else { "failed" };
-            format!("{} {} ({how})", c.name, one_line(&c.summary, 100))
-        })
-        .collect();
-    if !failed.is_empty() {
-        let shown = failed.len().min(5);
+}
+
+/// The assistant's closing words (or its last words when it was still at work).
+fn closing_words(out: &mut String, ex: &Extraction) {
+    let Some(reply) = &ex.reply else {
+        return;
+    };
+    if let Some(closing) = reply.closing() {
         let _ = writeln!(
             out,
-            "- Tool calls of that reply that did not succeed: {}{}.",
-            failed[failed.len() - shown..].join("; "),
-            if failed.len() > shown {
-                format!(" (and {} earlier)", failed.len() - shown)
-            } else {
-                String::new()
-            }
+            "- The assistant's closing words before compaction:\n{}",
+            quote(closing, 2_500)
+        );
+    } else if let Some(last) = reply.last_words() {
+        let _ = writeln!(
+            out,
+            "- The assistant was still at work; its last words before compaction:\n{}",
+            quote(last, 1_500)
         );
     }
-    bullets(
-        &mut out,
-        "- Decisions taken in this session:",
-        &facts.decisions,
-        260,
-    );
-    bullets(
-        &mut out,
-        "- Approaches that failed in this session:",
-        &facts.failed,
-        220,
-    );
-    if !ex.files.modified.is_empty() || !facts.earlier_files.is_empty() {
-        let mut files: Vec<&str> = ex.files.modified.iter().map(String::as_str).collect();
-        files.truncate(15);
-        let earlier: Vec<&str> = facts
-            .earlier_files
-            .iter()
-            .rev()
-            .take(15)
-            .map(String::as_str)
-            .collect();
-        out.push_str("- Files changed");
-        if !files.is_empty() {
-            let _ = write!(out, " before the compaction: {}", files.join(", "));
-        }
-        if !earlier.is_empty() {
-            let sep = if files.is_empty() { "" } else { ";" };
-            let _ = write!(out, "{sep} earlier in the session: {}", earlier.join(", "));
-        }
-        out.push_str(".\n");
+}
+
+/// The files changed before the compaction and earlier in the session.
+fn files(out: &mut String, ex: &Extraction, facts: &SessionFacts) {
+    if ex.files.modified.is_empty() && facts.earlier_files.is_empty() {
+        return;
     }
+    let files: Vec<String> = ex
+        .files
+        .modified
+        .iter()
+        .take(15)
+        .map(|f| line(f, 300))
+        .collect();
+    let earlier: Vec<String> = facts
+        .earlier_files
+        .iter()
+        .rev()
+        .take(15)
+        .map(|f| line(f, 300))
+        .collect();
+    out.push_str("- Files changed");
+    if !files.is_empty() {
+        let _ = write!(out, " before the compaction: {}", files.join(", "));
+    }
+    if !earlier.is_empty() {
+        let sep = if files.is_empty() { "" } else { ";" };
+        let _ = write!(out, "{sep} earlier in the session: {}", earlier.join(", "));
+    }
+    out.push_str(".\n");
+}
+
+/// The plan approved, the last action and how the turn stopped.
+fn where_it_stopped(out: &mut String, ex: &Extraction, facts: &SessionFacts) {
     if let Some(plan) = &ex.plan {
         let title = Some(plan.title())
             .filter(|t| !t.is_empty())
             .unwrap_or("plan");
-        let _ = writeln!(
-            out,
-            "- A plan was approved (\"{}\"); it is in the memory file's Plan section.",
-            one_line(title, 120)
-        );
+        // An approval the decisions above already list is not said again.
+        if facts.decisions.iter().any(|d| d.contains(title)) {
+            out.push_str("- The approved plan is in the memory file's Plan section.\n");
+        } else {
+            let _ = writeln!(
+                out,
+                "- A plan was approved (\"{}\"); it is in the memory file's Plan section.",
+                line(title, 120)
+            );
+        }
     }
     if let Some(a) = &ex.last_action {
         let outcome = match a.ok {
@@ -343,8 +354,8 @@ pub fn restore_context(ex: &Extraction, memory: &Path, facts: &SessionFacts) -> 
         let _ = writeln!(
             out,
             "- The last action: {} {} ({outcome}).",
-            a.tool,
-            one_line(&a.summary, 160)
+            line(&a.tool, 100),
+            line(&a.summary, 160)
         );
     }
     if let Some(stop) = &ex.stopped {
@@ -354,32 +365,11 @@ pub fn restore_context(ex: &Extraction, memory: &Path, facts: &SessionFacts) -> 
             crate::summary::offline::stop_line(stop, crate::lang::Lang::En)
         );
     }
-    fit(out, RESTORE_MAX)
 }
 
-/// A titled list of one-line items (nothing when there are none).
-fn bullets(out: &mut String, title: &str, items: &[String], item_max: usize) {
-    if items.is_empty() {
-        return;
-    }
-    let _ = writeln!(out, "{title}");
-    for i in items {
-        let _ = writeln!(out, "  - {}", one_line(i, item_max));
-    }
-}
-
-/// A block quote of at most `max` characters.
+/// A block quote of at most `max` characters: every line carries the quote mark.
 fn quote(text: &str, max: usize) -> String {
-    let t = text.trim();
-    let t = if t.chars().count() > max {
-        format!("{}…", prefix_chars(t, max))
-    } else {
-        t.to_string()
-    };
-    t.lines()
-        .map(|l| format!("  > {l}"))
-        .collect::<Vec<_>>()
-        .join("\n")
+    untrusted::quote(text, max, "  > ")
 }
 
 #[cfg(test)]
@@ -406,6 +396,7 @@ mod tests {
             reply: Some(Reply {
                 text: "First part.\n\nAll 6 tests pass; README is next.".into(),
                 tool_calls: vec![],
+                calls_not_listed: 0,
                 closing_at: Some(0),
             }),
             todos: Some(TodoList {
@@ -492,6 +483,7 @@ mod tests {
             summary: summary.into(),
             failed,
             rejected: false,
+            error: None,
         };
         e.reply.as_mut().unwrap().tool_calls = vec![
             call("Edit", "src/a.rs", true),
@@ -507,11 +499,13 @@ mod tests {
         );
         assert!(c.contains("`list-memories show 20260129_080000_s.md` prints it"));
         assert!(c.contains("- The request that last one carries on:\n  > Add a retry budget"));
-        // Retried with success, or bookkeeping: not worth a line.
+        // Retried with success: said, with what superseded it (issue 22: the resumed
+        // model must not redo it); bookkeeping: not worth a line.
         assert!(
-            c.contains("did not succeed: Write CLAUDE.md (failed)."),
+            c.contains("did not succeed: Edit src/a.rs (failed; a later call of it succeeded); Write CLAUDE.md (failed)."),
             "{c}"
         );
+        assert!(!c.contains("TodoWrite"), "{c}");
         assert!(c.contains("The user interrupted the last turn"));
         let steer = steering(&e, None);
         assert!(

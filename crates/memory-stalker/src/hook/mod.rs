@@ -5,6 +5,7 @@
 //! logged (stderr and the memories log) and the compaction goes on.
 
 pub mod context;
+mod lasting;
 pub mod note;
 mod protocol;
 pub mod recall;
@@ -17,7 +18,7 @@ pub use protocol::{Event, HookInput, MAX_INPUT_BYTES, Output, Source, time_budge
 use crate::Error;
 use crate::config::Config;
 use crate::log::Log;
-use crate::memory::{MemoryEdit, MemoryStore, Trigger};
+use crate::memory::{MemoryEdit, Trigger};
 use crate::redact::redact_if;
 use crate::summary::facts::SessionFacts;
 use crate::transcript::Extraction;
@@ -258,7 +259,7 @@ fn post_compact(input: &HookInput, config: &Config, log: &Log) -> Output {
         log.warn("PostCompact: the hook input has no compact_summary to add");
         return Output::Nothing;
     }
-    let store = MemoryStore::new(path.parent().unwrap_or(Path::new(".")));
+    let store = config.store_at(path.parent().unwrap_or(Path::new(".")));
     let added = store.update(&path, |text| {
         let mut edit = MemoryEdit::new(text, config.redact);
         edit.set_compaction_summary(summary);

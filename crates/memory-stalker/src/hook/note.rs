@@ -23,6 +23,9 @@ use super::HookInput;
 /// A note nobody picked up (the session ended) is swept after this long.
 const STALE_AFTER: Duration = Duration::from_secs(7 * 24 * 3600);
 
+/// Largest note file read: a note is at most [`super::context::NOTE_MAX`] characters.
+const MAX_NOTE_BYTES: u64 = 4 * super::context::NOTE_MAX as u64;
+
 /// The events whose `additionalContext` carries a waiting note to the model.
 const HAND_OVER_EVENTS: [&str; 2] = ["UserPromptSubmit", "PostToolUse"];
 
@@ -94,12 +97,21 @@ pub fn hand_over(stdin: &[u8], config: &Config) -> String {
     if fs::rename(&path, &claimed).is_err() {
         return String::new();
     }
-    let note = fs::read_to_string(&claimed).unwrap_or_default();
+    // The note is PostCompact's, but the data directory is shared with whatever else runs
+    // as this user: only a regular file (no link, so no `~/.ssh/id_rsa`; no FIFO, which
+    // would hang the hook), of a note's size, goes to the model, cleaned and redacted.
+    let note = fsutil::read_regular(&claimed, MAX_NOTE_BYTES).unwrap_or_default();
     let _ = fs::remove_file(&claimed);
-    if note.trim().is_empty() {
+    let note = crate::redact::redact(&crate::untrusted::clean(&note)).into_owned();
+    let note = crate::text::prefix_chars(note.trim(), super::context::NOTE_MAX);
+    if note.is_empty() {
         return String::new();
     }
-    super::Output::Context { event, text: note }.into_stdout()
+    super::Output::Context {
+        event,
+        text: note.to_string(),
+    }
+    .into_stdout()
 }
 
 #[cfg(test)]
@@ -148,5 +160,38 @@ mod tests {
         let p = leave(&c, "../../etc/passwd", "n").unwrap();
         assert_eq!(p, dir.path().join("data/notes/etcpasswd.txt"));
         assert!(leave(&c, "/..", "n").is_err());
+    }
+
+    /// Issue 25, defect 11: the data directory is shared with whatever else runs as this
+    /// user; a note that is a link, a FIFO or huge is never handed over as it is.
+    #[cfg(unix)]
+    #[test]
+    fn only_a_regular_note_of_a_notes_size_is_handed_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = config(dir.path());
+        let notes = dir.path().join("notes");
+        std::fs::create_dir_all(&notes).unwrap();
+        let secret = dir.path().join("id_rsa");
+        std::fs::write(&secret, "-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n").unwrap();
+        std::os::unix::fs::symlink(&secret, notes.join("s-1.txt")).unwrap();
+        assert_eq!(hand_over(&input("PostToolUse", "s-1"), &c), "");
+        let fifo = std::ffi::CString::new(notes.join("s-1.txt").to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        assert_eq!(hand_over(&input("PostToolUse", "s-1"), &c), "");
+        std::fs::write(notes.join("s-1.txt"), "x".repeat(1 << 20)).unwrap();
+        assert_eq!(hand_over(&input("PostToolUse", "s-1"), &c), "");
+        assert_eq!(
+            std::fs::read_dir(&notes).unwrap().count(),
+            0,
+            "nothing is left"
+        );
+        // A note with escapes and a secret in it is cleaned and redacted.
+        leave(&c, "s-1", "Open tasks \u{1b}[2J AKIAIOSFODNN7EXAMPLE").unwrap();
+        let out = hand_over(&input("PostToolUse", "s-1"), &c);
+        assert!(
+            !out.contains("AKIAIOSFODNN7EXAMPLE") && !out.contains("\\u001b"),
+            "{out}"
+        );
     }
 }

@@ -55,7 +55,7 @@ impl HookInput {
         // Ids end up in file names, front matter and Markdown: no control characters.
         for id in [&mut input.session_id, &mut input.prompt_id] {
             if let Some(v) = id.as_mut() {
-                *v = crate::text::strip_controls(v).into_owned();
+                *v = crate::untrusted::clean(v).into_owned();
             }
         }
         Ok(input)

@@ -15,8 +15,8 @@ use chrono::{DateTime, Local};
 use crate::memory::MemoryStore;
 use crate::memory::catalog::created_at;
 use crate::memory::store::read_front_matter;
-use crate::text::one_line;
 use crate::transcript::{TaskLine, TaskStatus, TodoItem};
+use crate::untrusted::line;
 
 /// The longest recall, in characters.
 pub const MAX_RECALL_CHARS: usize = 1_000;
@@ -36,8 +36,9 @@ pub fn recall_context(
     if !store.exists() {
         return None;
     }
-    let listing = store.list(Some(1), None).ok()?;
-    let memory = listing.memories.first()?;
+    // Only the user's own: a memory a repository ships, or one dated in the future, is
+    // never handed to the model unasked (docs/design.md §4.10).
+    let memory = &store.newest_own().ok()??;
     let created = created_at(memory);
     let age_days = created.map(|c| (now.date_naive() - c.date_naive()).num_days());
     let recent = age_days.is_some_and(|d| d <= i64::from(days));
@@ -73,9 +74,10 @@ pub fn recall_context(
     let _ = write!(
         out,
         "memory-stalker: this project's latest memory is from {} ({when}), session {}",
-        memory.date, memory.session
+        line(&memory.date, 40),
+        line(&memory.session, 20)
     );
-    let headline = one_line(&memory.summary, 140);
+    let headline = line(&memory.summary, 140);
     if headline.is_empty() {
         out.push_str(".\n");
     } else {
@@ -98,9 +100,9 @@ pub fn recall_context(
     let _ = write!(
         out,
         "Only this note is loaded. For what was done and decided, call the search_memories tool, or show_memory with target \"{}\"; the user can run /memory-stalker:resume.",
-        memory.file
+        line(&memory.file, 200)
     );
-    Some(crate::text::strip_controls(&clip(&out)).into_owned())
+    Some(clip(&out))
 }
 
 /// `text` cut to [`MAX_RECALL_CHARS`] at a line's end where possible.
@@ -120,7 +122,20 @@ mod tests {
     use super::*;
     use chrono::TimeZone;
 
-    /// Writes a memory created at `created` with `tasks` as (content, status).
+    /// The writer key of the memories written in `dir`.
+    fn writer(dir: &Path) -> std::sync::Arc<crate::memory::provenance::Writer> {
+        let w = crate::memory::provenance::Writer::at(dir.join(".key/writer.key"));
+        w.key_or_create().unwrap();
+        std::sync::Arc::new(w)
+    }
+
+    /// The store of `dir`, with the key its memories are signed with.
+    fn store(dir: &Path) -> MemoryStore {
+        MemoryStore::new(dir).with_writer(Some(writer(dir)))
+    }
+
+    /// Writes a memory created at `created` with `tasks` as (content, status), signed as
+    /// this machine's.
     fn memory(dir: &Path, name: &str, created: &str, summary: &str, tasks: &[(&str, &str)]) {
         let items: Vec<_> = tasks
             .iter()
@@ -134,7 +149,8 @@ mod tests {
             serde_json::to_string(summary).unwrap(),
         );
         std::fs::create_dir_all(dir).unwrap();
-        std::fs::write(dir.join(name), text).unwrap();
+        let key = writer(dir).key().unwrap();
+        std::fs::write(dir.join(name), key.sign(name, &text)).unwrap();
     }
 
     fn at(y: i32, m: u32, d: u32) -> DateTime<Local> {
@@ -148,7 +164,7 @@ mod tests {
     #[test]
     fn a_memory_with_open_tasks_is_recalled_in_a_few_lines() {
         let t = tempfile::tempdir().unwrap();
-        let store = MemoryStore::new(t.path());
+        let store = store(t.path());
         memory(
             t.path(),
             FILE,
@@ -180,7 +196,7 @@ mod tests {
 
     /// The listing's date of the memory, as the note shows it (local time).
     fn created_date(dir: &Path) -> String {
-        MemoryStore::new(dir).list(Some(1), None).unwrap().memories[0]
+        store(dir).list(Some(1), None).unwrap().memories[0]
             .date
             .clone()
     }
@@ -188,7 +204,7 @@ mod tests {
     #[test]
     fn a_finished_memory_is_recalled_only_while_recent() {
         let t = tempfile::tempdir().unwrap();
-        let store = MemoryStore::new(t.path());
+        let store = store(t.path());
         memory(
             t.path(),
             FILE,
@@ -209,7 +225,7 @@ mod tests {
     #[test]
     fn only_the_newest_memory_counts() {
         let t = tempfile::tempdir().unwrap();
-        let store = MemoryStore::new(t.path());
+        let store = store(t.path());
         memory(
             t.path(),
             "20261001_093000_5e551011.md",
@@ -232,23 +248,18 @@ mod tests {
     fn nothing_without_memories_and_no_directory_is_made() {
         let t = tempfile::tempdir().unwrap();
         let dir = t.path().join(".claude/memories");
-        assert_eq!(
-            recall_context(&MemoryStore::new(&dir), None, at(2026, 11, 23), 7),
-            None
-        );
+        let keyed = MemoryStore::new(&dir).with_writer(Some(writer(t.path())));
+        assert_eq!(recall_context(&keyed, None, at(2026, 11, 23), 7), None);
         assert!(!dir.exists());
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("INDEX.md"), "# Memory index\n").unwrap();
-        assert_eq!(
-            recall_context(&MemoryStore::new(&dir), None, at(2026, 11, 23), 7),
-            None
-        );
+        assert_eq!(recall_context(&keyed, None, at(2026, 11, 23), 7), None);
     }
 
     #[test]
     fn a_shared_directory_recalls_only_this_projects_memory() {
         let t = tempfile::tempdir().unwrap();
-        let store = MemoryStore::new(t.path());
+        let store = store(t.path());
         memory(t.path(), FILE, CREATED, "Uploader", &[("Open", "pending")]);
         let now = at(2026, 11, 21);
         assert!(recall_context(&store, Some(Path::new("/work/uploader")), now, 7).is_some());
@@ -261,7 +272,7 @@ mod tests {
     #[test]
     fn the_note_stays_short_whatever_the_memory_holds() {
         let t = tempfile::tempdir().unwrap();
-        let store = MemoryStore::new(t.path());
+        let store = store(t.path());
         let long = "word ".repeat(400);
         let tasks: Vec<(&str, &str)> = (0..50).map(|_| (long.as_str(), "in_progress")).collect();
         memory(t.path(), FILE, CREATED, &long, &tasks);

@@ -6,20 +6,21 @@
 
 use std::cmp::Reverse;
 use std::fs;
-
-use crate::text::strip_controls;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
 use super::document::{FrontMatter, body_start};
 use super::entry::{
-    MAX_LEGACY_BYTES, MAX_LEGACY_LEN, entry_from, legacy_from_text, read_opened_entry,
+    MAX_LEGACY_BYTES, MAX_LEGACY_LEN, entry_from, file_name, legacy_from_text, read_opened_entry,
 };
 pub use super::entry::{MemoryEntry, created_at, read_entry};
 use super::labels::Section;
+use super::ordered::Ordered;
+use super::provenance::{WriterKey, verdict};
 use super::store::{
-    MAX_MEMORY_BYTES, MemoryStore, is_memory_file_name, lossy, parse_file_name, read_head_bytes,
+    MAX_MEMORY_BYTES, MemoryStore, NamedFile, is_memory_file_name, lossy, parse_file_name,
+    read_head_bytes,
 };
 use crate::Error;
 use crate::fsutil;
@@ -46,47 +47,34 @@ pub struct Listing {
 }
 
 impl MemoryStore {
-    /// Lists memories, newest first. Only front matter is read, and only for as many
-    /// files as needed when there is a `limit` and no `filter`.
+    /// Lists memories, newest first (by the time of writing, [`OrderKey`]). Only front
+    /// matter is read, and only for as many files as needed when there is a `limit` and
+    /// no `filter`.
     pub fn list(&self, limit: Option<usize>, filter: Option<&str>) -> Result<Listing, Error> {
         let (names, mut skipped) = self.scan()?;
         let filter = filter.map(str::to_lowercase).filter(|f| !f.is_empty());
         let mut listing = Listing::default();
-        let mut next = 0;
-        while next < names.len() {
-            // Without a filter, a limit says how many more files are needed, if all of
-            // them can be read: only those are read (in parallel), and then more, one
-            // batch at a time, for those that could not.
-            let needed = match limit {
-                Some(l) if filter.is_none() => l.saturating_sub(listing.memories.len()),
-                _ => names.len(),
-            };
-            if needed == 0 {
-                // Unread files still count, as long as their names are memory names.
-                listing.total += names.len() - next;
-                break;
-            }
-            let batch = &names[next..names.len().min(next + needed)];
-            next += batch.len();
-            for (name, read) in batch.iter().zip(self.read_entries(batch)) {
-                match read {
-                    Ok(entry) => {
-                        if filter
-                            .as_deref()
-                            .is_some_and(|f| !matches_filter(&entry, f))
-                        {
-                            continue;
-                        }
-                        listing.total += 1;
-                        if limit.is_none_or(|l| listing.memories.len() < l) {
-                            listing.memories.push(entry);
-                        }
+        let mut ordered = Ordered::new(self, names);
+        while let Some((name, read)) = ordered.next() {
+            match read {
+                Ok(entry) => {
+                    if filter
+                        .as_deref()
+                        .is_some_and(|f| !matches_filter(&entry, f))
+                    {
+                        continue;
                     }
-                    Err(reason) => skipped.push(Skipped {
-                        file: name.clone(),
-                        reason,
-                    }),
+                    listing.total += 1;
+                    if limit.is_none_or(|l| listing.memories.len() < l) {
+                        listing.memories.push(entry);
+                    } else if filter.is_none() {
+                        // Unread files still count, as long as their names are memory
+                        // names.
+                        listing.total += ordered.left();
+                        break;
+                    }
                 }
+                Err(reason) => skipped.push(Skipped { file: name, reason }),
             }
         }
         listing.skipped = skipped;
@@ -94,17 +82,22 @@ impl MemoryStore {
     }
 
     /// The listing entries of the memories named `names`, in their order.
-    fn read_entries(&self, names: &[impl AsRef<str> + Sync]) -> Vec<Result<MemoryEntry, String>> {
+    pub(crate) fn read_entries(
+        &self,
+        names: &[impl AsRef<str> + Sync],
+    ) -> Vec<Result<MemoryEntry, String>> {
+        let key = self.writer_key();
         in_parallel(names, |buf: &mut Vec<u8>, name| {
             let path = self.dir().join(name.as_ref());
             let opened = fsutil::open_regular_with_metadata(&path, false, None);
-            read_opened_entry(&path, opened, buf)
+            read_opened_entry(&path, opened, buf, key.as_ref())
         })
     }
 
-    /// Names of the memory files, newest first, and the `.md` files that are not
-    /// memories: one pass over the directory. Paths are made only for the files read.
-    fn scan(&self) -> Result<(Vec<String>, Vec<Skipped>), Error> {
+    /// Names of the memory files by the second in their names, newest first, and the
+    /// `.md` files that are not memories: one pass over the directory. Paths are made
+    /// only for the files read.
+    fn scan(&self) -> Result<(Vec<NamedFile>, Vec<Skipped>), Error> {
         let mut skipped = Vec::new();
         let names = self.memory_names(|name, is_file| {
             let reason = if is_file {
@@ -119,6 +112,15 @@ impl MemoryStore {
         })?;
         skipped.sort_by(|a, b| a.file.cmp(&b.file));
         Ok((names, skipped))
+    }
+
+    /// The newest memory that counts as the user's own ([`MemoryEntry::is_own`]): what the
+    /// recall at session start may speak of.
+    pub fn newest_own(&self) -> Result<Option<MemoryEntry>, Error> {
+        let (names, _) = self.scan()?;
+        Ok(Ordered::new(self, names)
+            .filter_map(|(_, read)| read.ok())
+            .find(MemoryEntry::is_own))
     }
 
     /// Resolves a `find` target (docs/design.md §7.3) to the memories it names, newest
@@ -142,80 +144,81 @@ impl MemoryStore {
         Ok(found)
     }
 
-    /// The memories among `scanned` ([`MemoryStore::scan`]) that `kind` names.
+    /// The memories among `scanned` ([`MemoryStore::scan`]) that `kind` names, newest
+    /// first. `latest` is the newest memory not dated in the future (§4.9); `#N` the N-th
+    /// of the listing.
     fn find_target(
         &self,
-        (names, skipped): &(Vec<String>, Vec<Skipped>),
+        (names, skipped): &(Vec<NamedFile>, Vec<Skipped>),
         target: &str,
         kind: Target,
     ) -> Found {
         let mut skipped = skipped.clone();
-        let candidates: Vec<&String> = match &kind {
-            Target::Latest | Target::Index(_) => names.iter().collect(),
-            Target::File(name) => {
-                let want = if name.ends_with(".md") {
-                    name.clone()
-                } else {
-                    format!("{name}.md")
-                };
-                names.iter().filter(|n| **n == want).collect()
-            }
-            Target::Date(prefix) => names
-                .iter()
-                .filter(|n| {
-                    parse_file_name(n).is_some_and(|(ts, _, _)| ts.starts_with(prefix.as_str()))
-                })
-                .collect(),
-            Target::Session(prefix) => {
-                // The file name holds the first 8 characters of the id; the front
-                // matter is checked for longer prefixes below.
-                let short: String = prefix.to_lowercase().chars().take(8).collect();
-                names
-                    .iter()
-                    .filter(|n| {
-                        parse_file_name(n).is_some_and(|(_, sid, _)| {
-                            // A name's sid is ASCII: lower-cased byte by byte, as
-                            // `to_lowercase` would, without a copy of each.
-                            sid.get(..short.len())
-                                .is_some_and(|p| p.eq_ignore_ascii_case(&short))
-                        })
-                    })
-                    .collect()
-            }
-        };
-        // Latest and #N stop reading as soon as they have what they need.
-        let wanted = match kind {
-            Target::Latest => Some(1),
-            Target::Index(n) => Some(n),
-            _ => None,
-        };
         let mut matches = Vec::new();
-        let mut next = 0;
-        while next < candidates.len() {
-            // As many as are still wanted, if all can be read (see `list`).
-            let needed = wanted.map_or(candidates.len(), |w| w.saturating_sub(matches.len()));
-            if needed == 0 {
-                break;
-            }
-            let batch = &candidates[next..candidates.len().min(next + needed)];
-            next += batch.len();
-            for (name, read) in batch.iter().zip(self.read_entries(batch)) {
+        if let Target::Latest | Target::Index(_) = kind {
+            let mut seen = 0;
+            for (name, read) in Ordered::new(self, names.clone()) {
                 match read {
-                    Ok(e) => matches.push(e),
-                    Err(reason) => skipped.push(Skipped {
-                        file: name.to_string(),
-                        reason,
-                    }),
+                    Ok(e) if kind == Target::Latest && e.future => {}
+                    Ok(e) => {
+                        seen += 1;
+                        if kind == Target::Latest || kind == Target::Index(seen) {
+                            matches.push(e);
+                            break;
+                        }
+                    }
+                    Err(reason) => skipped.push(Skipped { file: name, reason }),
                 }
             }
+            return Found {
+                target: target.to_string(),
+                kind,
+                matches,
+                skipped,
+            };
         }
-        match &kind {
-            Target::Index(n) => matches = matches.into_iter().skip(n - 1).collect(),
-            Target::Session(prefix) => {
-                let prefix = prefix.to_lowercase();
-                matches.retain(|e| e.session_id.to_lowercase().starts_with(&prefix));
+        let candidates: Vec<&str> = names
+            .iter()
+            .map(|(_, _, n)| n.as_str())
+            .filter(|n| match &kind {
+                Target::File(name) => {
+                    let want = if name.ends_with(".md") {
+                        name.clone()
+                    } else {
+                        format!("{name}.md")
+                    };
+                    *n == want
+                }
+                Target::Date(prefix) => {
+                    parse_file_name(n).is_some_and(|(ts, _, _)| ts.starts_with(prefix.as_str()))
+                }
+                Target::Session(prefix) => {
+                    // The file name holds the first 8 characters of the id; the front
+                    // matter is checked for longer prefixes below.
+                    let short: String = prefix.to_lowercase().chars().take(8).collect();
+                    parse_file_name(n).is_some_and(|(_, sid, _)| {
+                        // A name's sid is ASCII: lower-cased byte by byte, as
+                        // `to_lowercase` would, without a copy of each.
+                        sid.get(..short.len())
+                            .is_some_and(|p| p.eq_ignore_ascii_case(&short))
+                    })
+                }
+                Target::Latest | Target::Index(_) => false,
+            })
+            .collect();
+        for (name, read) in candidates.iter().zip(self.read_entries(&candidates)) {
+            match read {
+                Ok(e) => matches.push(e),
+                Err(reason) => skipped.push(Skipped {
+                    file: name.to_string(),
+                    reason,
+                }),
             }
-            _ => {}
+        }
+        matches.sort_by(|a, b| b.order.cmp(&a.order));
+        if let Target::Session(prefix) = &kind {
+            let prefix = prefix.to_lowercase();
+            matches.retain(|e| e.session_id.to_lowercase().starts_with(&prefix));
         }
         Found {
             target: target.to_string(),
@@ -239,12 +242,15 @@ impl MemoryStore {
             return Ok(Vec::new());
         }
         let (names, _) = self.scan()?;
+        let names: Vec<String> = names.into_iter().map(|(_, _, n)| n).collect();
+        let key = self.writer_key();
         let query = Query::new(&words);
         let mut hits: Vec<SearchHit> = in_parallel(&names, |scratch: &mut SearchScratch, name| {
             let path = self.dir().join(name);
-            let opened =
-                fsutil::open_regular_with_metadata(&path, false, Some(MAX_MEMORY_BYTES)).ok()?;
-            Self::search_memory(&path, opened, &query, scratch)
+            // A memory larger than the tools read is searched in its first
+            // `MAX_MEMORY_BYTES` (`read_opened` stops there), and found as too large.
+            let opened = fsutil::open_regular_with_metadata(&path, false, None).ok()?;
+            Self::search_memory(&path, opened, &query, scratch, key.as_ref())
         })
         .into_iter()
         .flatten()
@@ -262,13 +268,15 @@ impl MemoryStore {
     /// The snippet at `anchor` of the memory at `path`, read again as the search read
     /// it (a memory is replaced by a new file, never rewritten in place).
     fn snippet_of(path: &Path, (pos, len): (usize, usize)) -> Option<String> {
-        let (file, meta) =
-            fsutil::open_regular_with_metadata(path, false, Some(MAX_MEMORY_BYTES)).ok()?;
+        let (file, meta) = fsutil::open_regular_with_metadata(path, false, None).ok()?;
         let mut bytes = Vec::new();
         read_opened(file, meta.len(), &mut bytes)?;
         let text = lossy(&bytes);
         let body = body_start(&text).map_or(&*text, |start| &text[start..]);
-        Some(strip_controls(&snippet(body, pos, len, SNIPPET_CHARS)).into_owned())
+        Some(crate::untrusted::line(
+            &snippet(body, pos, len, SNIPPET_CHARS),
+            2 * SNIPPET_CHARS,
+        ))
     }
 
     /// Searches one memory: read once, its body lower-cased once, each word counted
@@ -279,6 +287,7 @@ impl MemoryStore {
         (file, meta): (std::fs::File, std::fs::Metadata),
         query: &Query,
         scratch: &mut SearchScratch,
+        key: Option<&WriterKey>,
     ) -> Option<SearchHit> {
         let bytes = &mut scratch.file;
         read_opened(file, meta.len(), bytes)?;
@@ -315,7 +324,16 @@ impl MemoryStore {
                 (legacy_from_text(&lossy(legacy)).ok()?, None)
             }
         };
-        let memory = entry_from(path, meta.len(), meta.modified().ok(), fm, written_ns).ok()?;
+        let provenance = verdict(key, &file_name(path), &lossy(bytes));
+        let memory = entry_from(
+            path,
+            meta.len(),
+            meta.modified().ok(),
+            fm,
+            written_ns,
+            provenance,
+        )
+        .ok()?;
         Some(SearchHit {
             snippet: String::new(),
             hits: count,
@@ -324,8 +342,9 @@ impl MemoryStore {
         })
     }
 
-    /// Deletes memories beyond the newest `keep`, or created more than `older_than_days`
-    /// ago (whichever are given). Only files recognised as memories are ever touched.
+    /// Deletes the user's own memories beyond their newest `keep`, and any memory created
+    /// more than `older_than_days` ago (whichever are given). Only files recognised as
+    /// memories are ever touched.
     pub fn prune(
         &self,
         keep: Option<usize>,
@@ -335,16 +354,23 @@ impl MemoryStore {
     ) -> Result<Vec<MemoryEntry>, Error> {
         let listing = self.list(None, None)?;
         let cutoff = older_than_days.map(|d| now - chrono::Duration::days(d as i64));
-        let doomed: Vec<MemoryEntry> = listing
-            .memories
-            .into_iter()
-            .enumerate()
-            .filter(|(i, e)| {
-                keep.is_some_and(|k| *i >= k)
-                    || cutoff.is_some_and(|c| created_at(e).is_some_and(|t| t < c))
-            })
-            .map(|(_, e)| e)
-            .collect();
+        // `--keep N` keeps the user's own N newest and deletes their older ones; it never
+        // counts or deletes a foreign memory (or one dated in the future), which a
+        // repository could ship to push the user's own out. `--older-than` names
+        // memories by their age, foreign ones too (docs/design.md §7.5).
+        let mut own = 0;
+        let mut doomed: Vec<MemoryEntry> = Vec::new();
+        for e in listing.memories {
+            let beyond_keep = e.is_own()
+                && keep.is_some_and(|k| {
+                    own += 1;
+                    own > k
+                });
+            let too_old = cutoff.is_some_and(|c| created_at(&e).is_some_and(|t| t < c));
+            if beyond_keep || too_old {
+                doomed.push(e);
+            }
+        }
         if !dry_run {
             for e in &doomed {
                 // Under the memory's lock: a summary worker in the middle of rewriting
@@ -476,6 +502,9 @@ pub enum Shown {
     NotFound(Found),
     /// More than one memory matches: the target must name one of them.
     Ambiguous(Found),
+    /// The memory is larger than the tools read ([`MAX_MEMORY_BYTES`]): it is not one of
+    /// ours, or it was written before memories were bounded.
+    TooLarge(MemoryEntry),
     /// The memory has no such section (a memory of the original design, say).
     NoSection {
         /// The memory.
@@ -497,6 +526,9 @@ impl MemoryStore {
             });
         }
         let memory = found.matches.remove(0);
+        if memory.too_large {
+            return Ok(Shown::TooLarge(memory));
+        }
         let text = MemoryStore::read(&memory.path)?;
         Ok(match section {
             None => Shown::Memory {
@@ -575,6 +607,19 @@ pub struct SearchHit {
     /// Where that occurrence is in the lower-cased body: byte offset and length.
     #[serde(skip)]
     anchor: (usize, usize),
+}
+
+impl SearchHit {
+    /// A hit on `memory` with `hits` occurrences and its `snippet` (for searches that
+    /// rank memories themselves).
+    pub fn new(memory: MemoryEntry, hits: usize, snippet: String) -> SearchHit {
+        SearchHit {
+            memory,
+            hits,
+            snippet,
+            anchor: (0, 0),
+        }
+    }
 }
 
 const SNIPPET_CHARS: usize = 120;
@@ -803,7 +848,9 @@ mod tests {
     #[test]
     fn prune_waits_for_a_rewrite_and_the_memory_stays_deleted() {
         let dir = tempfile::tempdir().unwrap();
-        let store = MemoryStore::new(dir.path());
+        let writer = super::super::provenance::Writer::at(dir.path().join(".key/writer.key"));
+        writer.key_or_create().unwrap();
+        let store = MemoryStore::new(dir.path()).with_writer(Some(std::sync::Arc::new(writer)));
         let t = chrono::DateTime::parse_from_rfc3339("2026-01-29T17:30:00+00:00").unwrap();
         let fm = "---\nsession_id: \"s\"\ncreated: \"2026-01-29T17:30:00+00:00\"\n---\nbody\n";
         let path = store.save_new(&t, "s", fm).unwrap();
@@ -956,7 +1003,7 @@ mod tests {
         let hits = store.search("NEEDLE", usize::MAX).unwrap();
         assert_eq!(hits.len(), files.len());
         for hit in &hits {
-            assert_eq!(hit.memory, read_entry(&hit.memory.path).unwrap());
+            assert_eq!(hit.memory, read_entry(&hit.memory.path, None).unwrap());
             assert!(hit.snippet.to_lowercase().contains("needle"), "{hit:?}");
         }
         // Only the best hits get a snippet, and the same one.

@@ -1,10 +1,12 @@
 //! The memory file (docs/design.md §4): YAML front matter for listing, then a Markdown
 //! body.
 //!
-//! Untrusted text (prompts, replies, plans, Claude Code's summary) only ever appears
-//! inside fenced blocks whose fence is longer than any backtick run in it, or collapsed
-//! into single list-item lines, so nothing in a transcript can forge a heading or end a
-//! section early; sections can then be found and replaced by heading alone.
+//! Every value from outside (prompts, replies, plans, Claude Code's summary, but also
+//! ids, time stamps, tool names, versions, paths, the trigger) is written through
+//! [`crate::untrusted`]: inside a fenced block, or as one line after a label of ours, so
+//! nothing in a transcript or a hook's input can forge a heading or end a section early.
+//! Sections are found by our headings outside fenced blocks, the last of each kind
+//! ([`sections`]).
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -14,14 +16,21 @@ use serde::{Deserialize, Serialize};
 use super::labels::{Labels, Section, task_list};
 use crate::lang::Lang;
 use crate::summary::Summary;
-use crate::text::one_line;
 use crate::transcript::{Extraction, TodoList};
+use crate::untrusted::{self, block, code, line};
 
 /// Version of the file format written in `memory_stalker:`.
 pub const FORMAT_VERSION: u32 = 1;
 
 /// Most tool calls listed under the reply; the rest are counted.
 const MAX_LISTED_CALLS: usize = 40;
+/// Longest `todos` line written in a front matter, in bytes: the front matter is read
+/// whole (up to 256 KiB) to list a memory.
+const MAX_TODOS_JSON: usize = 64 * 1024;
+/// Longest `/compact` instructions kept, in characters.
+const CUSTOM_INSTRUCTIONS_CHARS: usize = 4_000;
+/// Longest Claude Code compaction summary kept, in characters.
+pub const COMPACTION_SUMMARY_CHARS: usize = 64_000;
 
 /// The front matter: everything `list-memories` needs without reading the body.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -132,7 +141,7 @@ impl FrontMatter {
     /// Renders the `---`-delimited block. String values are JSON strings, which are
     /// valid YAML and need no YAML library to read back.
     pub fn render(&self) -> String {
-        let q = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
+        let q = untrusted::json;
         let mut out = String::from("---\n");
         let _ = writeln!(out, "memory_stalker: {}", self.format.max(FORMAT_VERSION));
         let _ = writeln!(out, "session_id: {}", q(&self.session_id));
@@ -156,9 +165,13 @@ impl FrontMatter {
             let _ = writeln!(out, "transcript_bytes: {b}");
         }
         if let Some(t) = &self.todos {
-            // JSON is valid YAML flow syntax, and keeps the list on one line.
-            let json = serde_json::to_string(t).unwrap_or_else(|_| "null".into());
-            let _ = writeln!(out, "todos: {json}");
+            // JSON is valid YAML flow syntax, and keeps the list on one line. A list too
+            // long for a front matter that listing reads whole is left out: later reads
+            // find it in the transcript instead of at this checkpoint.
+            let json = untrusted::json_of(t).unwrap_or_else(|| "null".into());
+            if json.len() <= MAX_TODOS_JSON {
+                let _ = writeln!(out, "todos: {json}");
+            }
         }
         out.push_str("---\n");
         out
@@ -226,10 +239,27 @@ pub(crate) fn body_start(text: &str) -> Option<usize> {
     front_matter_lines(text, |_| {})
 }
 
+/// The raw values (the text after `key:`, as written) of `keys` in the front matter of
+/// `text`: of a key on several lines, the last, which is the one [`FrontMatter::parse`]
+/// reads; `None` for a key it does not have.
+pub(crate) fn front_matter_raw<'a>(text: &'a str, keys: &[&str]) -> Vec<Option<&'a str>> {
+    let mut found = vec![None; keys.len()];
+    front_matter_lines(text, |line| {
+        let Some(colon) = line.bytes().position(|b| b == b':') else {
+            return;
+        };
+        let key = line[..colon].trim();
+        if let Some(i) = keys.iter().position(|k| *k == key) {
+            found[i] = Some(&line[colon + 1..]);
+        }
+    });
+    found
+}
+
 /// Calls `field` with each line of the front matter at the start of `text` (an opening
 /// `---` line, after a byte order mark if any, to a closing one), line ends trimmed;
 /// returns where the body starts, or `None` when there is no opening or closing line.
-fn front_matter_lines(text: &str, mut field: impl FnMut(&str)) -> Option<usize> {
+fn front_matter_lines<'a>(text: &'a str, mut field: impl FnMut(&'a str)) -> Option<usize> {
     let given = text.len();
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let rest = text
@@ -363,20 +393,23 @@ impl MemoryDoc<'_> {
         let _ = writeln!(out, "- {}: {}", l.session_id, code(&self.front.session_id));
         let _ = writeln!(out, "- {}: {}", l.project, code(&self.front.project));
         let _ = writeln!(out, "- {}: {}", l.time, display_time(&self.front.created));
-        let _ = writeln!(out, "- {}: {}", l.trigger, self.front.trigger);
+        let _ = writeln!(
+            out,
+            "- {}: {}",
+            l.trigger,
+            trigger_text(&self.front.trigger)
+        );
         if let Some(ci) = self.custom_instructions.filter(|c| !c.trim().is_empty()) {
-            if ci.trim().contains('\n') {
-                let _ = writeln!(
-                    out,
-                    "- {}:\n\n{}",
-                    l.custom_instructions,
-                    fenced("text", ci.trim())
-                );
+            let ci = clip(ci.trim(), CUSTOM_INSTRUCTIONS_CHARS);
+            let ci = ci.as_ref();
+            if untrusted::clean(ci).contains('\n') {
+                let _ = writeln!(out, "- {}:\n\n{}", l.custom_instructions, block("text", ci));
             } else {
-                let _ = writeln!(out, "- {}: {}", l.custom_instructions, one_line(ci, 2_000));
+                let _ = writeln!(out, "- {}: {}", l.custom_instructions, line(ci, 2_000));
             }
         }
         if let Some(v) = &ex.version {
+            let v = line(v, 40);
             let _ = match &ex.git_branch {
                 Some(b) => writeln!(out, "- {}: {v} · {} {}", l.claude_code, l.branch, code(b)),
                 None => writeln!(out, "- {}: {v}", l.claude_code),
@@ -391,9 +424,9 @@ impl MemoryDoc<'_> {
         let _ = writeln!(out, "### {}\n", l.user_input);
         match &ex.last_prompt {
             Some(p) => {
-                out.push_str(&fenced("text", &p.text));
+                out.push_str(&block("text", &p.text));
                 if let Some(ts) = &p.timestamp {
-                    let _ = writeln!(out, "\n_{}_", ts);
+                    let _ = writeln!(out, "\n_{}_", line(ts, 40));
                 }
             }
             None => {
@@ -402,16 +435,16 @@ impl MemoryDoc<'_> {
         }
         if let Some(r) = &ex.request {
             let _ = writeln!(out, "\n### {}\n", l.continues);
-            out.push_str(&fenced("text", &r.text));
+            out.push_str(&block("text", &r.text));
             if let Some(ts) = &r.timestamp {
-                let _ = writeln!(out, "\n_{}_", ts);
+                let _ = writeln!(out, "\n_{}_", line(ts, 40));
             }
         }
         let _ = writeln!(out, "\n### {}\n", l.assistant_reply);
         match &ex.reply {
             Some(r) => {
                 if !r.text.is_empty() {
-                    out.push_str(&fenced("markdown", &r.text));
+                    out.push_str(&block("markdown", &r.text));
                 }
                 if !r.tool_calls.is_empty() {
                     let _ = writeln!(
@@ -419,11 +452,12 @@ impl MemoryDoc<'_> {
                         "{}**{}** ({}):\n",
                         if r.text.is_empty() { "" } else { "\n" },
                         l.tool_calls,
-                        r.tool_calls.len()
+                        r.calls_total()
                     );
                     let skip = r.tool_calls.len().saturating_sub(MAX_LISTED_CALLS);
-                    if skip > 0 {
-                        let _ = writeln!(out, "- … {skip} {}", l.earlier_calls);
+                    let unlisted = skip + r.calls_not_listed;
+                    if unlisted > 0 {
+                        let _ = writeln!(out, "- … {unlisted} {}", l.earlier_calls);
                     }
                     for c in &r.tool_calls[skip..] {
                         let outcome = if c.rejected {
@@ -433,10 +467,11 @@ impl MemoryDoc<'_> {
                         } else {
                             String::new()
                         };
+                        let name = tool_name(&c.name);
                         if c.summary.is_empty() {
-                            let _ = writeln!(out, "- {}{outcome}", c.name);
+                            let _ = writeln!(out, "- {name}{outcome}");
                         } else {
-                            let _ = writeln!(out, "- {} {}{outcome}", c.name, code(&c.summary));
+                            let _ = writeln!(out, "- {name} {}{outcome}", code(&c.summary));
                         }
                     }
                 }
@@ -453,7 +488,7 @@ impl MemoryDoc<'_> {
 
         if let Some(plan) = &ex.plan {
             let _ = writeln!(out, "## {}\n", l.plan);
-            out.push_str(&fenced("markdown", &plan.text));
+            out.push_str(&block("markdown", &plan.text));
             out.push('\n');
         }
 
@@ -492,10 +527,11 @@ impl MemoryDoc<'_> {
                     Some(false) => l.failed,
                     None => l.no_result,
                 };
+                let tool = tool_name(&a.tool);
                 if a.summary.is_empty() {
-                    let _ = writeln!(out, "- {} — {outcome}", a.tool);
+                    let _ = writeln!(out, "- {tool} — {outcome}");
                 } else {
-                    let _ = writeln!(out, "- {} {} — {outcome}", a.tool, code(&a.summary));
+                    let _ = writeln!(out, "- {tool} {} — {outcome}", code(&a.summary));
                 }
             }
             None => {
@@ -526,11 +562,11 @@ impl MemoryDoc<'_> {
 /// The `## AI summary` section.
 pub fn render_ai_summary(s: &Summary, source: &str, note: Option<&str>, lang: Lang) -> String {
     let l = Labels::of(lang);
-    let item = |t: &str| one_line(t, 1_000);
+    let item = |t: &str| line(t, 1_000);
     let mut out = format!("## {}\n\n", l.ai_summary);
     let _ = writeln!(out, "_{}: {}_\n", l.summary_by, code(source));
     if let Some(n) = note {
-        let _ = writeln!(out, "> {}\n", one_line(n, 500));
+        let _ = writeln!(out, "> {}\n", line(n, 500));
     }
     let _ = writeln!(out, "### {}\n", l.task_summary);
     list(&mut out, &s.task_summary, l.none, |t| {
@@ -595,64 +631,77 @@ fn list<T>(out: &mut String, items: &[T], none: &str, f: impl Fn(&T) -> String) 
 /// The `## Claude Code compaction summary` section.
 pub fn render_compaction_summary(text: &str, lang: Lang) -> String {
     let l = Labels::of(lang);
+    let text = clip(text.trim(), COMPACTION_SUMMARY_CHARS);
     format!(
         "## {}\n\n{}",
         l.compaction_summary,
-        fenced("markdown", text.trim())
+        block("markdown", &text)
     )
 }
 
-/// A fenced block whose fence is longer than any backtick run in `body`.
-pub fn fenced(info: &str, body: &str) -> String {
-    let fence = "`".repeat(longest_backtick_run(body).max(2) + 1);
-    let body = body.trim_end_matches('\n');
-    format!("{fence}{info}\n{body}\n{fence}\n")
-}
-
-/// Inline code that survives backticks in the text.
-pub fn code(text: &str) -> String {
-    let text = one_line(text, 2_000);
-    let ticks = "`".repeat(longest_backtick_run(&text) + 1);
-    if text.starts_with('`') || text.ends_with('`') {
-        format!("{ticks} {text} {ticks}")
-    } else {
-        format!("{ticks}{text}{ticks}")
+/// `text` cut to its head and tail around a marker when over `max` characters. Text from
+/// a hook's input is redacted only with the memory, after this cut: a cut text is
+/// redacted before it is cut, so no piece of a secret is left on either side of it.
+fn clip(text: &str, max: usize) -> Cow<'_, str> {
+    if text.chars().count() <= max {
+        return Cow::Borrowed(text);
     }
+    Cow::Owned(crate::redact::Clipped::new(text, max).render(max, true))
 }
 
-fn longest_backtick_run(s: &str) -> usize {
-    s.split(|c| c != '`').map(str::len).max().unwrap_or(0)
+/// A tool's name as a memory shows it: one line (a transcript can name a tool anything).
+fn tool_name(name: &str) -> String {
+    line(name, 100)
+}
+
+/// The trigger as the metadata line shows it (the hook's input names it).
+pub(crate) fn trigger_text(trigger: &Trigger) -> String {
+    line(trigger.as_str(), 40)
 }
 
 /// A table cell: one line, pipes escaped.
 fn cell(text: &str) -> String {
-    one_line(text, 500).replace('|', "\\|")
+    untrusted::cell(text, 500)
 }
 
-/// `2026-01-29T17:30:00+08:00` shown as `2026-01-29 17:30:00 +08:00`.
+/// `2026-01-29T17:30:00+08:00` shown as `2026-01-29 17:30:00 +08:00` (any other text as
+/// one line).
 pub fn display_time(rfc3339: &str) -> String {
     chrono::DateTime::parse_from_rfc3339(rfc3339)
         .map(|t| t.format("%Y-%m-%d %H:%M:%S %:z").to_string())
-        .unwrap_or_else(|_| rfc3339.to_string())
+        .unwrap_or_else(|_| line(rfc3339, 40))
 }
 
 /// One `## ` section of a memory body, located by byte range.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SectionSpan {
-    /// Which of our sections this is (`None` for a heading we do not know).
-    pub section: Option<Section>,
+    /// Which of our sections this is.
+    pub section: Section,
     /// The heading's text, without `## `.
     pub heading: String,
-    /// From the heading line to just before the next `## ` heading.
+    /// From the heading line to just before the next section's heading.
     pub range: std::ops::Range<usize>,
 }
 
-/// The `## ` sections of `text`, ignoring headings inside fenced blocks.
+/// The sections of a memory, by structure (docs/design.md §4.5).
+///
+/// A section starts at one of our `## ` headings (in either language) outside fenced
+/// blocks and after the front matter. Our writer writes them once each, in the order of
+/// [`Section::ALL`], and no value from outside can start a line in what it writes. A
+/// memory written before that rule held can hold headings a transcript forged (a time
+/// stamp or a tool name with line breaks), inside an earlier section than the real one
+/// of their kind, and often out of order. So the sections are the chain of headings, in
+/// the order of `Section::ALL`, that ends at the memory's last heading and is as long as
+/// can be, taking the later heading wherever two would do: the real sections, which the
+/// writer put after what it had written before. Every other `## ` line is text of the
+/// section it is in. Edits (`replace_section`), `show --section`, the MCP `show_memory`
+/// and the session's lasting facts all read sections here.
 pub fn sections(text: &str) -> Vec<SectionSpan> {
-    let mut out: Vec<SectionSpan> = Vec::new();
+    let body_from = body_start(text).unwrap_or(0);
+    let mut headings: Vec<(Section, usize, &str)> = Vec::new();
     let mut fence: Option<(char, usize)> = None;
-    let mut pos = 0;
-    for line in text.split_inclusive('\n') {
+    let mut pos = body_from;
+    for line in text[body_from..].split_inclusive('\n') {
         let start = pos;
         pos += line.len();
         let trimmed = line.trim_end_matches(['\n', '\r']);
@@ -667,26 +716,64 @@ pub fn sections(text: &str) -> Vec<SectionSpan> {
         if fence.is_some() {
             continue;
         }
-        if let Some(h) = trimmed.strip_prefix("## ") {
-            if let Some(last) = out.last_mut() {
-                last.range.end = start;
-            }
-            out.push(SectionSpan {
-                section: Section::from_heading(h),
-                heading: h.trim().to_string(),
-                range: start..text.len(),
-            });
+        if let Some(h) = trimmed.strip_prefix("## ")
+            && let Some(section) = Section::from_heading(h)
+        {
+            headings.push((section, start, h.trim()));
         }
     }
-    out
+    let chain = ordered_chain(&headings.iter().map(|h| h.0.order()).collect::<Vec<_>>());
+    let mut found: Vec<SectionSpan> = chain
+        .into_iter()
+        .map(|i| {
+            let (section, start, heading) = headings[i];
+            SectionSpan {
+                section,
+                heading: heading.to_string(),
+                range: start..text.len(),
+            }
+        })
+        .collect();
+    // Each section runs to the next one's heading.
+    for i in 1..found.len() {
+        found[i - 1].range.end = found[i].range.start;
+    }
+    found
+}
+
+/// The indices of the longest chain of strictly increasing `ranks` that ends at the
+/// last one, preferring later indices between chains of one length: for each index,
+/// the longest chain ending there (its length and where it came from) is found from the
+/// best chain ending at a lower rank so far, in one pass (there are few ranks).
+fn ordered_chain(ranks: &[usize]) -> Vec<usize> {
+    let Some(last) = ranks.len().checked_sub(1) else {
+        return Vec::new();
+    };
+    let top = ranks.iter().max().map_or(0, |r| r + 1);
+    // For each rank: the longest chain ending at that rank so far, and its last index
+    // (the later one between two of one length).
+    let mut best: Vec<Option<(usize, usize)>> = vec![None; top];
+    let mut from: Vec<Option<usize>> = vec![None; ranks.len()];
+    for (i, &rank) in ranks.iter().enumerate() {
+        let prev = best[..rank].iter().flatten().max().copied();
+        from[i] = prev.map(|(_, at)| at);
+        let len = prev.map_or(1, |(len, _)| len + 1);
+        if best[rank].is_none_or(|(l, _)| len >= l) {
+            best[rank] = Some((len, i));
+        }
+    }
+    let mut chain = vec![last];
+    while let Some(prev) = from[chain[chain.len() - 1]] {
+        chain.push(prev);
+    }
+    chain.reverse();
+    chain
 }
 
 /// One section of a memory as `list-memories show --section` prints it: from its heading
 /// to the next one, without the rule that ends the body before the AI summary.
 pub fn section_text(text: &str, section: Section) -> Option<String> {
-    let span = sections(text)
-        .into_iter()
-        .find(|s| s.section == Some(section))?;
+    let span = sections(text).into_iter().find(|s| s.section == section)?;
     let body = text[span.range].trim_end();
     Some(
         body.strip_suffix("---")
@@ -713,7 +800,7 @@ fn fence_marker(line: &str) -> Option<(char, usize)> {
 pub fn replace_section(text: &str, section: Section, new: &str) -> String {
     let spans = sections(text);
     let mut out = String::with_capacity(text.len() + new.len());
-    match spans.iter().find(|s| s.section == Some(section)) {
+    match spans.iter().find(|s| s.section == section) {
         Some(span) => {
             out.push_str(&text[..span.range.start]);
             out.push_str(new);
@@ -739,15 +826,25 @@ pub fn set_front_matter_field(text: &str, key: &str, value: &str) -> String {
         return text.to_string();
     };
     let (head, body) = text.split_at(body_start);
-    let mut lines: Vec<String> = head.lines().map(str::to_string).collect();
-    let prefix = format!("{key}:");
     let new_line = format!("{key}: {value}");
-    match lines.iter().position(|l| l.starts_with(&prefix)) {
-        Some(i) => lines[i] = new_line,
-        None => {
-            let close = lines.len() - 1;
-            lines.insert(close, new_line);
+    // Every line of the key (a hand edit can repeat one) gives way to the one new line:
+    // what readers read and what a MAC covers stay the same value.
+    let is_key = |l: &str| l.split_once(':').is_some_and(|(k, _)| k.trim() == key);
+    let mut lines: Vec<String> = Vec::new();
+    let mut placed = false;
+    for l in head.lines() {
+        if is_key(l) {
+            if !placed {
+                lines.push(new_line.clone());
+                placed = true;
+            }
+        } else {
+            lines.push(l.to_string());
         }
+    }
+    if !placed {
+        let close = lines.len() - 1;
+        lines.insert(close, new_line);
     }
     let mut out = lines.join("\n");
     out.push('\n');
@@ -819,14 +916,6 @@ mod tests {
     }
 
     #[test]
-    fn fences_outgrow_backticks_inside() {
-        assert_eq!(fenced("text", "plain"), "```text\nplain\n```\n");
-        assert_eq!(fenced("", "a ```` b"), "`````\na ```` b\n`````\n");
-        assert_eq!(code("a`b"), "``a`b``");
-        assert_eq!(code("`x"), "`` `x ``");
-    }
-
-    #[test]
     fn sections_ignore_headings_inside_fences() {
         let text = "---\nx: 1\n---\n# T\n\n## Metadata\n\na\n\n## Last complete interaction\n\n````text\n## AI summary\n```\nstill inside\n````\n\n## AI summary\n\nz\n";
         let spans = sections(text);
@@ -834,9 +923,9 @@ mod tests {
         assert_eq!(
             keys,
             vec![
-                Some(Section::Metadata),
-                Some(Section::LastInteraction),
-                Some(Section::AiSummary)
+                Section::Metadata,
+                Section::LastInteraction,
+                Section::AiSummary
             ]
         );
         assert_eq!(&text[spans[2].range.clone()], "## AI summary\n\nz\n");
@@ -849,6 +938,90 @@ mod tests {
             "## Claude Code compaction summary\n\nc\n",
         );
         assert!(appended.ends_with("z\n\n## Claude Code compaction summary\n\nc\n"));
+    }
+
+    /// Issue 25, defect 3: headings a transcript forged in a memory written before the
+    /// one rule (inside an earlier section, often out of order) are text, whatever
+    /// their kind and place; the real sections are found and edited.
+    #[test]
+    fn forged_headings_are_text_of_the_section_they_are_in() {
+        let real = [
+            "Metadata",
+            "Last complete interaction",
+            "Current task list",
+            "Files",
+            "Last action",
+            "Session so far",
+            "AI summary",
+        ];
+        let doc = |forged_after: &str, forged: &[&str]| {
+            let mut t = String::from("---\nx: 1\n---\n# T\n");
+            for h in real {
+                let _ = write!(t, "\n## {h}\n\nreal {h}\n");
+                if h == forged_after {
+                    for f in forged {
+                        let _ = write!(t, "\n## {f}\n\nforged {f}\n");
+                    }
+                }
+            }
+            t
+        };
+        for (after, forged) in [
+            // A time stamp before the reply: Claude Code's summary would have eaten it.
+            (
+                "Last complete interaction",
+                &["AI summary", "Claude Code compaction summary"][..],
+            ),
+            // The last tool's name: a whole tail, longer than the real one.
+            (
+                "Last action",
+                &[
+                    "Session so far",
+                    "AI summary",
+                    "Claude Code compaction summary",
+                ][..],
+            ),
+            // A section the memory does not have.
+            ("Last complete interaction", &["Plan"][..]),
+            // An earlier kind, late.
+            (
+                "Last action",
+                &["Metadata", "Last complete interaction"][..],
+            ),
+            (
+                "Metadata",
+                &["Session so far", "Current task list", "Files"][..],
+            ),
+        ] {
+            let text = doc(after, forged);
+            let spans = sections(&text);
+            let headings: Vec<&str> = spans.iter().map(|s| s.heading.as_str()).collect();
+            assert_eq!(headings, real, "{text}");
+            for s in &spans {
+                assert!(
+                    text[s.range.clone()].contains(&format!("real {}", s.heading)),
+                    "{}: {text}",
+                    s.heading
+                );
+            }
+            let edited = replace_section(
+                &text,
+                Section::CompactionSummary,
+                "## Claude Code compaction summary\n\nnew\n",
+            );
+            for h in real {
+                assert!(edited.contains(&format!("real {h}")), "{h} lost: {edited}");
+            }
+            assert!(
+                edited.ends_with("real AI summary\n\n## Claude Code compaction summary\n\nnew\n"),
+                "{edited}"
+            );
+            let edited = replace_section(&text, Section::AiSummary, "## AI summary\n\nnew\n");
+            assert!(
+                !edited.contains("real AI summary") && edited.contains("real Session so far"),
+                "{edited}"
+            );
+        }
     }
 
     #[test]

@@ -7,14 +7,13 @@
 
 use super::document::Trigger;
 use super::document::{
-    FrontMatter, render_ai_summary, render_compaction_summary, replace_section,
-    set_front_matter_field,
+    FrontMatter, render_ai_summary, render_compaction_summary, replace_section, sections,
+    set_front_matter_field, trigger_text,
 };
 use super::labels::{Labels, Section};
 use crate::lang::Lang;
 use crate::redact::redact_if;
 use crate::summary::Summary;
-use crate::text::one_line;
 
 /// A memory's text under edit, its front matter parsed once.
 #[derive(Debug, Clone)]
@@ -79,21 +78,31 @@ impl MemoryEdit {
         self.replace_section(Section::CompactionSummary, &section);
     }
 
-    /// Sets the trigger, in the front matter and in the body's metadata line (which
-    /// shows the trigger the front matter had). Nothing without front matter. Not
+    /// Sets the trigger, in the front matter and in the trigger line of the Metadata
+    /// section (found by structure, see [`sections`]). Nothing without front matter. Not
     /// redacted: a trigger is Claude Code's word for what started the compaction.
     pub fn set_trigger(&mut self, trigger: &Trigger) {
         let Some(fm) = &mut self.front else {
             return;
         };
-        let label = Labels::of(self.lang).trigger;
-        let old = std::mem::replace(&mut fm.trigger, trigger.clone());
+        fm.trigger = trigger.clone();
         self.set_field("trigger", trigger.as_str());
-        self.text = self.text.replacen(
-            &format!("\n- {label}: {old}\n"),
-            &format!("\n- {label}: {}\n", one_line(trigger.as_str(), 20)),
-            1,
-        );
+        let label = Labels::of(self.lang).trigger;
+        let prefix = format!("\n- {label}: ");
+        let Some(span) = sections(&self.text)
+            .into_iter()
+            .find(|s| s.section == Section::Metadata)
+        else {
+            return;
+        };
+        if let Some(at) = self.text[span.range.clone()].find(&prefix) {
+            let start = span.range.start + at + 1;
+            let end = self.text[start..]
+                .find('\n')
+                .map_or(self.text.len(), |i| start + i);
+            let new = format!("- {label}: {}", trigger_text(trigger));
+            self.text.replace_range(start..end, &new);
+        }
     }
 
     /// The edited text.
@@ -109,8 +118,7 @@ impl MemoryEdit {
     /// Sets a front matter string field to `value`, quoted as a JSON string (which is
     /// valid YAML, see [`FrontMatter::render`]).
     fn set_field(&mut self, key: &str, value: &str) {
-        let quoted = serde_json::to_string(value).unwrap_or_else(|_| "\"\"".into());
-        self.text = set_front_matter_field(&self.text, key, &quoted);
+        self.text = set_front_matter_field(&self.text, key, &crate::untrusted::json(value));
     }
 }
 

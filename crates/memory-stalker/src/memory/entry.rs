@@ -7,11 +7,12 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::document::{FrontMatter, sections};
-use super::file::{OrderKey, lossy, parse_file_name, read_head_bytes};
+use super::file::{MAX_MEMORY_BYTES, OrderKey, lossy, parse_file_name, read_head_bytes};
 use super::labels::Section;
+use super::provenance::{Provenance, WriterKey, verdict};
 use crate::fsutil;
 use crate::lang::Lang;
-use crate::text::{one_line, prefix_chars, strip_controls};
+use crate::text::{one_line, prefix_chars};
 
 /// A memory as `list-memories` shows it (`--json` schema, version 1).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -40,18 +41,44 @@ pub struct MemoryEntry {
     pub summary_source: String,
     /// The file's size.
     pub size_bytes: u64,
+    /// Larger than the tools read (`MAX_MEMORY_BYTES`): listed and found by its front
+    /// matter, searched in its first 8 MiB, but `show` says so instead of printing it.
+    pub too_large: bool,
     /// Format version: 1, or 0 for the original design's files.
     pub format: u32,
     /// The language of its headings.
     pub lang: Lang,
+    /// Whether this machine's memory-stalker wrote it (docs/design.md §4.10): a foreign
+    /// memory is listed and found, never recalled or counted by `prune --keep`.
+    pub provenance: Provenance,
+    /// Dated more than ten minutes after now: never `latest`, never recalled (§4.9).
+    pub future: bool,
     /// Where it goes among the memories (the time of writing); not in the JSON.
     #[serde(skip)]
     pub order: OrderKey,
 }
 
+impl MemoryEntry {
+    /// Whether it counts as the user's own: written here and not dated in the future.
+    pub fn is_own(&self) -> bool {
+        self.provenance == Provenance::Ours && !self.future
+    }
+
+    /// What listings mark it with when it is not the user's own: `foreign` (not written
+    /// by memory-stalker on this machine), `future` (dated more than ten minutes ahead),
+    /// or both.
+    pub fn mark(&self) -> Option<&'static str> {
+        match (self.provenance, self.future) {
+            (Provenance::Ours, false) => None,
+            (Provenance::Ours, true) => Some("future"),
+            (Provenance::Foreign, false) => Some("foreign"),
+            (Provenance::Foreign, true) => Some("foreign, future"),
+        }
+    }
+}
+
 /// Largest legacy memory read in full to find its header.
 pub(crate) const MAX_LEGACY_LEN: usize = 1024 * 1024;
-
 /// [`MAX_LEGACY_LEN`] as a file size.
 pub(crate) const MAX_LEGACY_BYTES: u64 = MAX_LEGACY_LEN as u64;
 
@@ -66,16 +93,17 @@ pub fn created_at(e: &MemoryEntry) -> Option<chrono::DateTime<chrono::Local>> {
     naive.and_local_timezone(chrono::Local).earliest()
 }
 
-fn file_name(p: &Path) -> String {
+pub(crate) fn file_name(p: &Path) -> String {
     p.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default()
 }
 
-/// Reads a memory's listing entry: its front matter, or the header of an old memory.
-pub fn read_entry(path: &Path) -> Result<MemoryEntry, String> {
+/// Reads a memory's listing entry: its front matter, or the header of an old memory;
+/// its provenance under `key`.
+pub fn read_entry(path: &Path, key: Option<&WriterKey>) -> Result<MemoryEntry, String> {
     let opened = fsutil::open_regular_with_metadata(path, false, None);
-    read_opened_entry(path, opened, &mut Vec::new())
+    read_opened_entry(path, opened, &mut Vec::new(), key)
 }
 
 /// [`read_entry`] of the file at `path`, already `opened` (as [`fsutil::open_regular`]
@@ -84,27 +112,39 @@ pub(crate) fn read_opened_entry(
     path: &Path,
     opened: std::io::Result<(std::fs::File, std::fs::Metadata)>,
     buf: &mut Vec<u8>,
+    key: Option<&WriterKey>,
 ) -> Result<MemoryEntry, String> {
     // One open gives both the metadata and the front matter. A file that cannot be
     // opened as a regular file goes the way it always went, for the same error: its
     // metadata by path, then the reader of old memories.
-    let (meta, head) = match opened {
+    let (meta, head, provenance) = match opened {
         Ok((file, meta)) => {
+            let mut provenance = Provenance::Foreign;
             let head = read_head_bytes(file, buf).and_then(|end| {
-                FrontMatter::parse_for_listing(&lossy(&buf[..end])).map(|(fm, ns, _)| (fm, ns))
+                let text = lossy(&buf[..end]);
+                provenance = verdict(key, &file_name(path), &text);
+                FrontMatter::parse_for_listing(&text).map(|(fm, ns, _)| (fm, ns))
             });
-            (meta, head)
+            (meta, head, provenance)
         }
         Err(_) => (
             fs::symlink_metadata(path).map_err(|e| format!("cannot read: {e}"))?,
             None,
+            Provenance::Foreign,
         ),
     };
     let (fm, written_ns) = match head {
         Some(head) => head,
         None => (legacy_front_matter(path, meta.len())?, None),
     };
-    entry_from(path, meta.len(), meta.modified().ok(), fm, written_ns)
+    entry_from(
+        path,
+        meta.len(),
+        meta.modified().ok(),
+        fm,
+        written_ns,
+        provenance,
+    )
 }
 
 /// The listing entry of the memory at `path` from what was read of it.
@@ -114,12 +154,14 @@ pub(crate) fn entry_from(
     modified: Option<std::time::SystemTime>,
     fm: FrontMatter,
     written_ns: Option<u64>,
+    provenance: Provenance,
 ) -> Result<MemoryEntry, String> {
     let name = file_name(path);
     if fm.session_id.is_empty() && fm.created.is_empty() {
         return Err("front matter without session_id or created".into());
     }
-    let order = OrderKey::new(&name, written_ns, modified);
+    let order = OrderKey::new(&name, &fm.created, written_ns, modified);
+    let future = super::order::is_future(&fm.created, written_ns, std::time::SystemTime::now());
     let created = if fm.created.is_empty() {
         created_from_name(&name).unwrap_or_default()
     } else {
@@ -144,20 +186,24 @@ pub(crate) fn entry_from(
         path: path.to_path_buf(),
         trigger: clean(fm.trigger.into()),
         tasks_total: fm.task_count,
-        tasks_open: fm.tasks_open,
+        // A hand-edited count cannot say "9 of 7 open".
+        tasks_open: fm.tasks_open.min(fm.task_count),
         summary: clean(fm.summary),
         summary_source: clean(fm.summary_source),
         size_bytes: size,
+        too_large: size > MAX_MEMORY_BYTES,
         format: fm.format,
         lang: fm.lang,
+        provenance,
+        future,
         order,
     })
 }
 
-/// `s` without control characters but newlines and tabs ([`strip_controls`]), kept
-/// as it is (no copy) when it has none.
+/// `s` as [`crate::untrusted::clean`] leaves it (no control, bidirectional or invisible
+/// character), kept as it is (no copy) when it has none.
 fn clean(s: String) -> String {
-    match strip_controls(&s) {
+    match crate::untrusted::clean(&s) {
         std::borrow::Cow::Owned(stripped) => Some(stripped),
         std::borrow::Cow::Borrowed(_) => None,
     }
@@ -227,7 +273,7 @@ pub(crate) fn legacy_from_text(text: &str) -> Result<FrontMatter, String> {
     for span in sections(text) {
         let body = &text[span.range.clone()];
         match span.section {
-            Some(Section::Tasks) => {
+            Section::Tasks => {
                 for l in body.lines().map(str::trim_start) {
                     if l.starts_with("- [x]") || l.starts_with("- [X]") {
                         total += 1;
@@ -237,7 +283,7 @@ pub(crate) fn legacy_from_text(text: &str) -> Result<FrontMatter, String> {
                     }
                 }
             }
-            Some(Section::AiSummary) if summary.is_empty() => {
+            Section::AiSummary if summary.is_empty() => {
                 summary = body
                     .lines()
                     .skip_while(|l| {
@@ -247,7 +293,7 @@ pub(crate) fn legacy_from_text(text: &str) -> Result<FrontMatter, String> {
                     })
                     .skip(1)
                     .find_map(|l| l.trim().strip_prefix("- "))
-                    .map(|s| one_line(s, crate::summary::HEADLINE_CHARS))
+                    .map(|s| one_line(s, super::super::summary::HEADLINE_CHARS))
                     .unwrap_or_default();
             }
             _ => {}

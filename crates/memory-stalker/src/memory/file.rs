@@ -2,10 +2,8 @@
 //! order of memories, and reading its front matter without its body. Below the store
 //! (which writes memories), the catalog and the search index (which read them).
 
-use std::fs;
 use std::io::Read;
 use std::path::Path;
-use std::time::SystemTime;
 
 use super::document::FrontMatter;
 use crate::fsutil;
@@ -59,53 +57,7 @@ pub fn parse_file_name(name: &str) -> Option<(&str, &str, Option<u32>)> {
     sid_ok.then_some((&stem[..15], sid, suffix))
 }
 
-/// Where a memory goes in the order of memories, oldest first: the time of writing.
-///
-/// The second comes from the file name (`YYYYMMDD_HHMMSS`, as before); within a second,
-/// `created_ns` decides. Memories saved before that field existed have none and sort
-/// before those that have it (an older version wrote them); among themselves they keep
-/// the old order for the `_N` suffixes of one session (always the order of writing),
-/// then the file's modification time, then the name.
-#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct OrderKey {
-    /// `YYYYMMDD_HHMMSS` of the file name.
-    pub second: String,
-    /// `created_ns` of the front matter.
-    pub written_ns: Option<u64>,
-    /// `N` of a `_N` suffix; 1 without one.
-    pub suffix: u32,
-    /// The file's modification time, the last resort.
-    pub modified: Option<SystemTime>,
-    /// The file name.
-    pub name: String,
-}
-
-impl OrderKey {
-    /// The key of a memory file named `name`, from its `created_ns` and modification time.
-    pub fn new(name: &str, written_ns: Option<u64>, modified: Option<SystemTime>) -> OrderKey {
-        let (second, suffix) = parse_file_name(name).map_or((String::new(), 1), |(s, _, n)| {
-            (s.to_string(), n.unwrap_or(1))
-        });
-        OrderKey {
-            second,
-            written_ns,
-            suffix,
-            modified,
-            name: name.to_string(),
-        }
-    }
-
-    /// The key of a memory file, reading its front matter and metadata.
-    pub fn of_file(path: &Path) -> OrderKey {
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let written_ns = read_head(path).and_then(|(_, ns)| ns);
-        let modified = fs::symlink_metadata(path).and_then(|m| m.modified()).ok();
-        OrderKey::new(&name, written_ns, modified)
-    }
-}
+pub use super::order::OrderKey;
 
 /// Largest front matter read; a task list of a few hundred items fits.
 const MAX_FRONT_MATTER: usize = 256 * 1024;
@@ -154,7 +106,13 @@ pub(crate) fn read_head_bytes(mut reader: impl Read, buf: &mut Vec<u8>) -> Optio
                     break;
                 }
             };
-            let dashes = buf[line..end].trim_ascii_end() == b"---";
+            // A byte order mark (Windows editors write one) before the opening line is
+            // not part of it.
+            let text = match &buf[line..end] {
+                [0xef, 0xbb, 0xbf, rest @ ..] if line == 0 => rest,
+                all => all,
+            };
+            let dashes = text.trim_ascii_end() == b"---";
             // The first line must be `---` to open a front matter; a later one closes it.
             if (line == 0) != dashes {
                 return Some(end);
@@ -191,8 +149,8 @@ pub(crate) fn lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    /// Where the head ends read as it was before `read_head_bytes`: `read_until` line by
-    /// line on the first `MAX_FRONT_MATTER` bytes.
+    /// Where the head ends read line by line with `read_until` on the first
+    /// `MAX_FRONT_MATTER` bytes, as the front matter parser judges lines.
     fn head_by_lines(bytes: &[u8]) -> Option<usize> {
         use std::io::{BufRead, BufReader};
         let mut reader = BufReader::new(bytes.take(MAX_FRONT_MATTER as u64));
@@ -203,8 +161,14 @@ mod tests {
                 return None;
             }
             head += line.len();
-            let dashes = line.trim_ascii_end() == b"---";
-            if (head == line.len()) != dashes {
+            // The opening line may follow a byte order mark (issue 25, defect 13).
+            let first = head == line.len();
+            let text = line
+                .strip_prefix(b"\xef\xbb\xbf".as_slice())
+                .filter(|_| first)
+                .unwrap_or(&line);
+            let dashes = text.trim_ascii_end() == b"---";
+            if first != dashes {
                 return Some(head);
             }
         }

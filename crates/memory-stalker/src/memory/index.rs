@@ -7,7 +7,7 @@ use super::catalog::MemoryEntry;
 use super::store::{INDEX_FILE, MemoryStore};
 use crate::Error;
 use crate::fsutil;
-use crate::text::one_line;
+use crate::untrusted::line;
 
 /// Token budget of the index.
 pub const INDEX_TOKENS: usize = 800;
@@ -63,18 +63,19 @@ pub fn render_index(newest: &[MemoryEntry], total: usize) -> String {
         } else {
             format!("{}/{} open", e.tasks_open, e.tasks_total)
         };
-        let line = format!(
-            "- {} · {} · {} · {}\n",
-            e.date,
-            e.file,
+        let mark = e.mark().map_or(String::new(), |m| format!("[{m}] "));
+        let entry = format!(
+            "- {} · {} · {} · {mark}{}\n",
+            line(&e.date, 40),
+            line(&e.file, 200),
             tasks,
-            one_line(&e.summary, SUMMARY_CHARS)
+            line(&e.summary, SUMMARY_CHARS)
         );
-        let after = out.chars().count() + line.chars().count() + footer(shown + 1).chars().count();
+        let after = out.chars().count() + entry.chars().count() + footer(shown + 1).chars().count();
         if after > budget {
             break;
         }
-        out.push_str(&line);
+        out.push_str(&entry);
         shown += 1;
     }
     if shown == 0 {

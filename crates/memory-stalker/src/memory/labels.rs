@@ -43,6 +43,11 @@ impl Section {
         Section::CompactionSummary,
     ];
 
+    /// Where the section comes in a memory our writer wrote (0 first).
+    pub fn order(self) -> usize {
+        Section::ALL.iter().position(|s| *s == self).unwrap_or(0)
+    }
+
     /// The stable key a user or skill names a section by (`show --section KEY`).
     pub fn key(self) -> &'static str {
         match self {
@@ -127,6 +132,7 @@ pub struct Labels {
     pub in_progress: &'static str,
     pub no_tasks: &'static str,
     pub tasks_cleared: &'static str,
+    pub more_tasks: &'static str,
     pub plan: &'static str,
     pub files: &'static str,
     pub modified: &'static str,
@@ -203,6 +209,7 @@ const EN: Labels = Labels {
     in_progress: "in progress",
     no_tasks: "(no task list in this session)",
     tasks_cleared: "(the task list was cleared)",
+    more_tasks: "more tasks not listed",
     plan: "Plan",
     files: "Files",
     modified: "Modified",
@@ -267,6 +274,7 @@ const ZH: Labels = Labels {
     in_progress: "进行中",
     no_tasks: "（本会话没有任务列表）",
     tasks_cleared: "（任务列表已清空）",
+    more_tasks: "个任务未列出",
     plan: "执行计划",
     files: "文件",
     modified: "已修改",
@@ -382,11 +390,19 @@ pub fn task_list(todos: Option<&TodoList>, lang: Lang) -> String {
         in_progress: l.in_progress,
     };
     let mut out = String::new();
-    for t in &todos.items {
+    for t in todos.items.iter().take(MAX_TASKS_SHOWN) {
         let _ = writeln!(out, "{}", t.line(style, 1_000));
+    }
+    let rest = todos.items.len().saturating_sub(MAX_TASKS_SHOWN);
+    if rest > 0 {
+        let _ = writeln!(out, "- … {rest} {}", l.more_tasks);
     }
     out
 }
+
+/// Most tasks a memory's task list shows; a longer list ends with a count of the rest,
+/// so a memory stays within what the tools read (docs/design.md §4.2).
+const MAX_TASKS_SHOWN: usize = 200;
 
 #[cfg(test)]
 mod tests {

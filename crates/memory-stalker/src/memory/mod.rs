@@ -8,6 +8,9 @@ pub mod entry;
 pub mod file;
 pub mod index;
 pub mod labels;
+pub mod order;
+mod ordered;
+pub mod provenance;
 pub mod store;
 
 pub use catalog::{

@@ -12,9 +12,11 @@ pub use super::file::{
     sid8,
 };
 pub(crate) use super::file::{lossy, read_head_bytes};
+use super::provenance::{Writer, WriterKey};
 use crate::Error;
 use crate::fsutil::{self, Lock};
 use crate::transcript::TaskCheckpoint;
+use std::sync::Arc;
 
 /// The memories directory inside a project.
 pub const MEMORIES_DIR: &str = ".claude/memories";
@@ -35,6 +37,12 @@ pub const GITIGNORE: &str = "\
 *
 ";
 
+/// Largest memory written: every part of a memory is bounded (a prompt, a request, a
+/// reply, a plan, Claude Code's summary, the task list), which keeps one far below this;
+/// a memory rendered larger all the same is written in its short form, so that every
+/// memory stays readable by the tools ([`MAX_MEMORY_BYTES`]) after later edits too.
+pub const MAX_WRITTEN_BYTES: u64 = MAX_MEMORY_BYTES / 2;
+
 /// Temporary files older than this were left by a save that was killed.
 const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(3600);
 
@@ -45,6 +53,9 @@ pub struct MemoryStore {
     /// The project when `dir` is inside it by default (not chosen by the user): then no
     /// symbolic link on the way from the project to `dir` is followed.
     project: Option<PathBuf>,
+    /// Where this user's writer key is: memories saved here are signed with it, and
+    /// memories listed are checked against it (docs/design.md §4.10).
+    writer: Option<Arc<Writer>>,
 }
 
 impl MemoryStore {
@@ -53,7 +64,19 @@ impl MemoryStore {
         MemoryStore {
             dir: dir.into(),
             project: None,
+            writer: None,
         }
+    }
+
+    /// This store with the writer key at `writer` (see [`crate::Config::writer`]).
+    pub fn with_writer(mut self, writer: Option<Arc<Writer>>) -> MemoryStore {
+        self.writer = writer;
+        self
+    }
+
+    /// The writer key, when this user has one (nothing is made here).
+    pub fn writer_key(&self) -> Option<WriterKey> {
+        self.writer.as_deref().and_then(Writer::key)
     }
 
     /// The store of a project: `<project>/.claude/memories`, which must be real
@@ -62,6 +85,7 @@ impl MemoryStore {
         MemoryStore {
             dir: project.join(MEMORIES_DIR),
             project: Some(project.to_path_buf()),
+            writer: None,
         }
     }
 
@@ -137,9 +161,10 @@ impl MemoryStore {
     /// `_2`, `_3`, … when the name is taken. Never replaces an existing memory.
     ///
     /// A `content` with front matter gets `created_ns` ([`super::document::WRITTEN_NS`]):
-    /// the time of writing in nanoseconds, above that of every memory already named
-    /// with the same second, so memories of one second list in the order they were
-    /// written whatever their session ids.
+    /// the time of writing in nanoseconds (UTC), above that of the memories written just
+    /// before (see [`MemoryStore::next_written_ns`]), so memories list in the order they
+    /// were written whatever the clock and the time zone did; and, with a writer key,
+    /// its MAC (`writer`, made for the name it gets).
     pub fn save_new(
         &self,
         created: &DateTime<FixedOffset>,
@@ -151,37 +176,50 @@ impl MemoryStore {
         // here must not cost the memory: the next save tries again.
         let _ = self.ensure_gitignore();
         let second = created.format("%Y%m%d_%H%M%S").to_string();
-        let written = self.next_written_ns(&second);
+        let written = self.next_written_ns(created);
         let content = set_written_ns(content, written);
         let stem = format!("{second}_{}", sid8(session_id));
         let names = std::iter::once(format!("{stem}.md"))
             .chain((2..10_000).map(move |n| format!("{stem}_{n}.md")));
-        let saved = fsutil::create_new_atomic(&self.dir, names, content.as_bytes())
+        // The MAC covers the file name: made for each name tried.
+        let key = self.writer_key();
+        let with_mac = |name: &str| match &key {
+            Some(k) if FrontMatter::parse(&content).is_some() => k.sign(name, &content),
+            _ => content.clone(),
+        };
+        let saved = fsutil::create_new_atomic_with(&self.dir, names, with_mac)
             .map_err(|e| Error::store("cannot write a memory in", &self.dir, e))?;
         self.sweep();
         Ok(saved)
     }
 
-    /// Now in nanoseconds since the Unix epoch, or just above the newest `created_ns` of
-    /// the memories named with `second` if the clock says otherwise (it went back, or
-    /// stands still between two saves).
-    fn next_written_ns(&self, second: &str) -> u64 {
-        let now = SystemTime::now()
+    /// Now in nanoseconds since the Unix epoch (UTC), or just above the newest
+    /// `created_ns` of the memories named within the last two days if the clock says
+    /// otherwise (it stands still between two saves, or was put back a little). A
+    /// memory dated more than ten minutes ahead is not "written just before" (a shipped
+    /// one could otherwise push every later memory into the future).
+    fn next_written_ns(&self, created: &DateTime<FixedOffset>) -> u64 {
+        let now_time = SystemTime::now();
+        let now = now_time
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
-        let prefix = format!("{second}_");
-        let newest_sibling = fs::read_dir(&self.dir)
+        let limit = now.saturating_add(super::order::FUTURE_SLACK.as_nanos() as u64);
+        let since = (*created - chrono::Duration::days(2))
+            .format("%Y%m%d_%H%M%S")
+            .to_string();
+        let newest_recent = fs::read_dir(&self.dir)
             .into_iter()
             .flatten()
             .flatten()
             .filter(|e| {
                 let name = e.file_name();
                 let name = name.to_string_lossy();
-                name.starts_with(&prefix) && is_memory_file_name(&name)
+                parse_file_name(&name).is_some_and(|(second, _, _)| second >= since.as_str())
             })
             .filter_map(|e| read_head(&e.path()).and_then(|(_, ns)| ns))
+            .filter(|ns| *ns <= limit)
             .max();
-        match newest_sibling {
+        match newest_recent {
             Some(n) if n >= now => n.saturating_add(1),
             _ => now,
         }
@@ -221,38 +259,42 @@ impl MemoryStore {
         if new == text {
             return Ok(false);
         }
+        // A memory of ours stays ours (an edit can change the headline the MAC covers);
+        // a foreign one is never signed by an edit.
+        let new = match self.writer_key() {
+            Some(k) if k.verifies(&name, &text) => k.sign(&name, &new),
+            _ => new,
+        };
         fsutil::replace_atomic(path, new.as_bytes())
             .map_err(|e| Error::store("cannot rewrite", path, e))?;
         Ok(true)
     }
 
-    /// Paths of the memory files, newest first: by the second in their names, then,
-    /// within a second, by the time of writing ([`OrderKey`]). Only memories that
-    /// share their second with another are opened to find it.
-    /// Only regular files count: a link or special file named like a memory is not
-    /// one (a repository could commit a link to `/dev/zero`, or a FIFO).
+    /// Paths of the memory files, newest first ([`super::order::OrderKey`]). Only regular
+    /// files count: a link or special file named like a memory is not one (a repository
+    /// could commit a link to `/dev/zero`, or a FIFO).
     pub fn memory_files(&self) -> Result<Vec<PathBuf>, Error> {
-        let names = self.memory_names(|_, _| {})?;
-        Ok(names.into_iter().map(|n| self.dir.join(n)).collect())
+        let listing = self.list(None, None)?;
+        Ok(listing.memories.into_iter().map(|m| m.path).collect())
     }
 
-    /// The file names of [`MemoryStore::memory_files`], in its order, from one pass over
-    /// the directory; `other` gets each other `.md` file's name but `INDEX.md`'s, and
-    /// whether it is a regular file. Paths are left to the caller: most listings only
-    /// ever open a few of the files.
+    /// The memory files of the directory by the second in their names, newest first
+    /// (`(second as a number, suffix, name)`), from one pass over the directory; `other`
+    /// gets each other `.md` file's name but `INDEX.md`'s, and whether it is a regular
+    /// file. Nothing is opened: the order of writing is the catalog's to find.
     pub(crate) fn memory_names(
         &self,
         mut other: impl FnMut(String, bool),
-    ) -> Result<Vec<String>, Error> {
+    ) -> Result<Vec<NamedFile>, Error> {
         self.check_dir()?;
         let entries = match fs::read_dir(&self.dir) {
             Ok(e) => e,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(Error::store("cannot list", &self.dir, e)),
         };
-        // (second, `_N` suffix, name): the order's key, the second as the number its
-        // 14 digits make, so that sorting compares integers and allocates nothing.
-        let mut files: Vec<(u64, u32, String)> = Vec::new();
+        // The second as the number its 14 digits make, so that sorting compares
+        // integers and allocates nothing.
+        let mut files: Vec<NamedFile> = Vec::new();
         for e in entries.flatten() {
             let is_file = e.file_type().is_ok_and(|t| t.is_file());
             let name = e
@@ -270,45 +312,39 @@ impl MemoryStore {
             }
         }
         files.sort_unstable_by(|a, b| b.cmp(a));
-        let mut start = 0;
-        while start < files.len() {
-            let second = files[start].0;
-            let end = start + files[start..].partition_point(|f| f.0 == second);
-            if end - start > 1 {
-                let mut run: Vec<(OrderKey, String)> = files[start..end]
-                    .iter()
-                    .map(|(_, _, n)| (OrderKey::of_file(&self.dir.join(n)), n.clone()))
-                    .collect();
-                run.sort_unstable_by(|a, b| b.0.cmp(&a.0));
-                for (slot, (_, name)) in files[start..end].iter_mut().zip(run) {
-                    slot.2 = name;
-                }
-            }
-            start = end;
-        }
-        Ok(files.into_iter().map(|(_, _, n)| n).collect())
+        Ok(files)
     }
 
-    /// The memories of `session_id` with their front matter, newest first. Lazy: each
-    /// front matter is read only when the iterator gets to it.
-    pub fn session_memories<'a>(
+    /// The memories of `session_id` that this user's memory-stalker wrote, with their
+    /// front matter, newest first (by the time of writing). A foreign memory (§4.10)
+    /// never lends this session its task list, lasting facts or compaction.
+    pub fn session_memories(
         &self,
-        session_id: &'a str,
-    ) -> impl Iterator<Item = (PathBuf, FrontMatter)> + 'a {
+        session_id: &str,
+    ) -> impl Iterator<Item = (PathBuf, FrontMatter)> {
         let sid = sid8(session_id);
-        self.memory_files()
+        let key = self.writer_key();
+        let mut found: Vec<(OrderKey, PathBuf, FrontMatter)> = self
+            .memory_names(|_, _| {})
             .unwrap_or_default()
             .into_iter()
-            .filter(move |p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .and_then(parse_file_name)
-                    .is_some_and(|(_, s, _)| s == sid)
+            .filter(|(_, _, n)| parse_file_name(n).is_some_and(|(_, s, _)| s == sid))
+            .filter_map(|(_, _, name)| {
+                let path = self.dir.join(&name);
+                let (f, meta) = fsutil::open_regular_with_metadata(&path, false, None).ok()?;
+                let mut buf = Vec::new();
+                let end = read_head_bytes(f, &mut buf)?;
+                let head = lossy(&buf[..end]);
+                let (fm, ns, _) = FrontMatter::parse_with_written_ns(&head)?;
+                let ours = key.as_ref().is_some_and(|k| k.verifies(&name, &head));
+                (ours && fm.session_id == session_id).then(|| {
+                    let order = OrderKey::new(&name, &fm.created, ns, meta.modified().ok());
+                    (order, path, fm)
+                })
             })
-            .filter_map(move |p| {
-                let fm = read_front_matter(&p)?;
-                (fm.session_id == session_id).then_some((p, fm))
-            })
+            .collect();
+        found.sort_by(|a, b| b.0.cmp(&a.0));
+        found.into_iter().map(|(_, p, fm)| (p, fm))
     }
 
     /// What earlier memories of this session recorded about the task list, by transcript
@@ -332,39 +368,108 @@ impl MemoryStore {
     }
 }
 
+/// A memory file's name with the order its name gives: `(second as a number, suffix,
+/// name)` ([`MemoryStore::memory_names`]).
+pub(crate) type NamedFile = (u64, u32, String);
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn save_new_adds_suffixes_and_lists_newest_first() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = MemoryStore::new(dir.path().join("m"));
-        let t = DateTime::parse_from_rfc3339("2026-01-29T17:30:00+08:00").unwrap();
-        let a = store.save_new(&t, "sess-abc-123", "one").unwrap();
-        let b = store.save_new(&t, "sess-abc-123", "two").unwrap();
-        assert!(a.ends_with("20260129_173000_sess-abc.md"));
-        assert!(b.ends_with("20260129_173000_sess-abc_2.md"));
-        let files = store.memory_files().unwrap();
-        assert_eq!(files, vec![b, a]);
+    /// A store in `dir` whose memories are signed with a key of its own.
+    fn signed(dir: &Path) -> MemoryStore {
+        let writer = Writer::at(dir.join(".key/writer.key"));
+        writer.key_or_create().unwrap();
+        MemoryStore::new(dir).with_writer(Some(Arc::new(writer)))
+    }
+
+    fn memory(sid: &str) -> String {
+        format!("---\nsession_id: \"{sid}\"\ncreated: \"2026-01-29T17:30:00+08:00\"\n---\nbody\n")
     }
 
     #[test]
-    fn one_second_lists_in_the_order_of_writing_even_if_the_clock_goes_back() {
+    fn save_new_adds_suffixes_signs_and_lists_newest_first() {
         let dir = tempfile::tempdir().unwrap();
-        let store = MemoryStore::new(dir.path());
+        let store = signed(&dir.path().join("m"));
         let t = DateTime::parse_from_rfc3339("2026-01-29T17:30:00+08:00").unwrap();
-        let fm = |sid: &str| format!("---\nsession_id: \"{sid}\"\ncreated: \"x\"\n---\nbody\n");
-        // A sibling stamped in the future (the clock went back since).
-        let future = u64::MAX - 10;
+        let a = store
+            .save_new(&t, "sess-abc-123", &memory("sess-abc-123"))
+            .unwrap();
+        let b = store
+            .save_new(&t, "sess-abc-123", &memory("sess-abc-123"))
+            .unwrap();
+        assert!(a.ends_with("20260129_173000_sess-abc.md"));
+        assert!(b.ends_with("20260129_173000_sess-abc_2.md"));
+        let files = store.memory_files().unwrap();
+        assert_eq!(files, vec![b.clone(), a]);
+        // Each is signed for its own name.
+        let listing = store.list(None, None).unwrap();
+        assert!(
+            listing
+                .memories
+                .iter()
+                .all(|m| m.provenance == super::super::provenance::Provenance::Ours)
+        );
+        let text = fs::read_to_string(&b).unwrap();
+        let key = store.writer_key().unwrap();
+        assert!(key.verifies("20260129_173000_sess-abc_2.md", &text));
+        assert!(!key.verifies("20260129_173000_sess-abc.md", &text));
+    }
+
+    /// Issue 25, defects 5 and 6: saved in Tokyo, then in Los Angeles (an earlier wall
+    /// clock, a later instant), or across the end of summer time: the later one is the
+    /// newest. Within a second the order of writing holds even when the clock stands
+    /// still; a sibling dated in the future does not drag new memories into it.
+    #[test]
+    fn memories_list_in_the_order_of_writing_whatever_the_wall_clock() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = signed(dir.path());
+        let tokyo = DateTime::parse_from_rfc3339("2026-11-25T23:30:00+09:00").unwrap();
+        let la = DateTime::parse_from_rfc3339("2026-11-25T06:30:05-08:00").unwrap();
+        let a = store.save_new(&tokyo, "aaaa", &memory("aaaa")).unwrap();
+        let b = store.save_new(&la, "bbbb", &memory("bbbb")).unwrap();
+        assert_eq!(store.memory_files().unwrap(), vec![b.clone(), a.clone()]);
+        // A file dated far in the future is listed first by its own date, and the next
+        // memory is still written at now.
         let z = dir.path().join("20260129_173000_zzzz.md");
-        let text = fm("zzzz").replace("---\nbody", &format!("created_ns: {future}\n---\nbody"));
+        let future = u64::MAX - 10;
+        let text = memory("zzzz").replace("---\nbody", &format!("created_ns: {future}\n---\nbody"));
         fs::write(&z, text).unwrap();
-        let m = store.save_new(&t, "mmmm", &fm("mmmm")).unwrap();
-        let a = store.save_new(&t, "aaaa", &fm("aaaa")).unwrap();
+        let m = store.save_new(&la, "mmmm", &memory("mmmm")).unwrap();
+        let n = store.save_new(&la, "nnnn", &memory("nnnn")).unwrap();
         let ns = |p: &Path| read_head(p).unwrap().1.unwrap();
-        assert_eq!((ns(&m), ns(&a)), (future + 1, future + 2));
-        assert_eq!(store.memory_files().unwrap(), vec![a, m, z]);
+        assert!(ns(&m) < future && ns(&n) > ns(&m));
+        let order = store.memory_files().unwrap();
+        assert_eq!(&order[..4], &[n, m, b, a]);
+        assert!(order.contains(&z));
+    }
+
+    /// Issue 25, defect 7: an edit of one of ours (the worker's headline, PostCompact's
+    /// trigger) keeps it ours; an edit never makes a foreign memory ours.
+    #[test]
+    fn edits_sign_again_only_what_was_ours() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = signed(dir.path());
+        let t = DateTime::parse_from_rfc3339("2026-01-29T17:30:00+08:00").unwrap();
+        let text = memory("s").replace("---\nbody", "summary: \"old\"\n---\nbody");
+        let ours = store.save_new(&t, "s", &text).unwrap();
+        store
+            .update(&ours, |t| {
+                Some(super::super::document::set_front_matter_field(
+                    t, "summary", "\"new\"",
+                ))
+            })
+            .unwrap();
+        let key = store.writer_key().unwrap();
+        let name = |p: &Path| p.file_name().unwrap().to_string_lossy().into_owned();
+        let edited = fs::read_to_string(&ours).unwrap();
+        assert!(edited.contains("summary: \"new\"") && key.verifies(&name(&ours), &edited));
+        let foreign = dir.path().join("20260129_173001_other.md");
+        fs::write(&foreign, memory("other")).unwrap();
+        store
+            .update(&foreign, |t| Some(format!("{t}more\n")))
+            .unwrap();
+        assert!(!key.verifies(&name(&foreign), &fs::read_to_string(&foreign).unwrap()));
     }
 
     /// Issue 12, defect 8: temp files of killed saves (21 MB of them) and locks of

@@ -104,9 +104,11 @@ impl Claims {
     }
 
     fn is_claimed(&self, memory: &Path) -> bool {
+        // A regular file of one name: a FIFO or a link put there (the data directory is
+        // shared with whatever else runs as this user) must not stall the hook.
         self.file
             .as_deref()
-            .and_then(|f| std::fs::read_to_string(f).ok())
+            .and_then(|f| crate::fsutil::read_regular(f, 4_096).ok())
             .is_some_and(|used| used.trim() == Self::name(memory))
     }
 

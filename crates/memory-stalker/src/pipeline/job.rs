@@ -92,7 +92,7 @@ impl SummaryJob {
         config: &Config,
         log: &Log,
     ) -> Result<String, SummaryError> {
-        let store = MemoryStore::new(self.memory.parent().unwrap_or(Path::new(".")));
+        let store = config.store_at(self.memory.parent().unwrap_or(Path::new(".")));
         let owned;
         let transcript = match transcript {
             Some(t) => t,

@@ -15,8 +15,8 @@ use crate::summary::{self, Breaker, Choice, HEADLINE_CHARS, OFFLINE_SOURCE, Summ
 
 use super::job::SummaryJob;
 use crate::memory::labels::{offline_note, pending_note};
-use crate::text::one_line;
 use crate::transcript::{Extraction, ReadOptions, Transcript};
+use crate::untrusted::line;
 
 /// What to save.
 #[derive(Debug, Clone)]
@@ -113,6 +113,15 @@ pub fn save_memory(
     if let Choice::Offline(Some(reason)) = &choice {
         log.warn(reason);
     }
+    // The key that signs the memory as this user's (§4.10): made by the first save.
+    if let Some(writer) = &config.writer
+        && let Err(e) = writer.key_or_create()
+    {
+        log.warn(&format!(
+            "cannot make the key that marks memories as yours ({}: {e}); this memory will read as foreign",
+            writer.path().display()
+        ));
+    }
     let earlier = earlier_facts(&store, &session_id);
     let memory = render_memory(
         req,
@@ -123,7 +132,18 @@ pub fn save_memory(
         note.as_deref(),
         &earlier,
     );
-    let content = &memory.text;
+    let short;
+    let content = if memory.text.len() as u64 > crate::memory::store::MAX_WRITTEN_BYTES {
+        log.warn(&format!(
+            "the memory came to {} bytes, over the {} a memory may have; its short form is saved",
+            memory.text.len(),
+            crate::memory::store::MAX_WRITTEN_BYTES
+        ));
+        short = memory.brief(config);
+        &short
+    } else {
+        &memory.text
+    };
 
     let primary = if req.project.is_dir() {
         store.save_new(&now, &session_id, content)
@@ -134,7 +154,7 @@ pub fn save_memory(
             std::io::Error::from(std::io::ErrorKind::NotFound),
         ))
     };
-    let fallback = MemoryStore::new(unsaved_dir(config, &req.project));
+    let fallback = config.store_at(&unsaved_dir(config, &req.project));
     let path = match primary {
         Ok(p) => p,
         Err(primary) => match fallback.save_new(&now, &session_id, content) {
@@ -239,15 +259,30 @@ pub fn earlier_facts(store: &MemoryStore, session_id: &str) -> SessionFacts {
         .unwrap_or_default()
 }
 
-/// Where memories go when a project's own directory cannot be written.
+/// Where memories go when a project's own directory cannot be written: one directory per
+/// project, named after its path with every other character than `[A-Za-z0-9]` a `-`.
+/// A name over [`MAX_SLUG`] bytes (a file system takes 255) keeps the path's end and a
+/// hash of the whole path, so that a deep project still gets a directory of its own.
 pub fn unsaved_dir(config: &Config, project: &Path) -> PathBuf {
-    let slug: String = project
-        .to_string_lossy()
+    let path = project.to_string_lossy();
+    let slug: String = path
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect();
+    let slug = if slug.len() <= MAX_SLUG {
+        slug
+    } else {
+        use sha2::Digest;
+        let hash = sha2::Sha256::digest(path.as_bytes());
+        let hex: String = hash.iter().take(8).map(|b| format!("{b:02x}")).collect();
+        // The slug is ASCII: any byte is a character boundary.
+        format!("{}-{hex}", &slug[slug.len() - (MAX_SLUG - 17)..])
+    };
     config.data_dir.join("unsaved").join(slug)
 }
+
+/// Longest name of a fallback directory, in bytes.
+const MAX_SLUG: usize = 120;
 
 /// A rendered (and redacted) memory, not yet written.
 #[derive(Debug, Clone)]
@@ -280,10 +315,11 @@ fn brief(front: &FrontMatter, extraction: &Extraction, lang: crate::Lang) -> Str
     let l = crate::memory::labels::Labels::of(lang);
     let mut front = front.clone();
     front.todos = None;
-    let prompt = extraction
-        .last_prompt
-        .as_ref()
-        .map_or_else(|| l.no_prompt.to_string(), |p| one_line(&p.text, 600));
+    // Quoted: the request is the user's text, and no line of it may be taken for ours.
+    let prompt = extraction.last_prompt.as_ref().map_or_else(
+        || l.no_prompt.to_string(),
+        |p| crate::untrusted::quote(&p.text, 600, "> "),
+    );
     format!(
         "{}\n# {} — {}\n\n> This is a shortened memory: the whole one could not be written (a full disk or a file-size limit).\n\n## {}\n\n{}\n## {}\n\n{}\n",
         front.render(),
@@ -388,11 +424,39 @@ pub(crate) fn front_matter(
         transcript: req.transcript.to_string_lossy().into_owned(),
         task_count,
         tasks_open,
-        summary: crate::summary::headline::cut(&summary.headline, HEADLINE_CHARS),
+        summary: line(
+            &crate::summary::headline::cut(&summary.headline, HEADLINE_CHARS),
+            HEADLINE_CHARS,
+        ),
         summary_source: source.to_string(),
         prompt_id: req.prompt_id.clone(),
         lang: config.lang,
         transcript_bytes: None,
         todos: Some(extraction.todos.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 25, defect 12: a deep project's fallback directory was its whole path as one
+    /// name, which no file system takes over 255 bytes.
+    #[test]
+    fn a_fallback_directory_name_stays_short_and_distinct() {
+        let config = Config::from_lookup(|k| (k == "CLAUDE_PLUGIN_DATA").then(|| "/d".into()));
+        let short = unsaved_dir(&config, Path::new("/home/me/p"));
+        assert_eq!(short, Path::new("/d/unsaved/-home-me-p"));
+        let deep = |end: &str| {
+            let p = format!("/home/me/{}/{end}", "very-long-directory/".repeat(20));
+            unsaved_dir(&config, Path::new(&p))
+        };
+        let (a, b) = (deep("a"), deep("b"));
+        let name = a.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name.len() <= 120, "{name}");
+        let hash = &name[name.len() - 16..];
+        assert!(hash.bytes().all(|b| b.is_ascii_hexdigit()), "{name}");
+        assert!(name.contains("-a-"), "the path's end is kept: {name}");
+        assert_ne!(a, b);
     }
 }

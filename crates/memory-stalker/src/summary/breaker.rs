@@ -91,12 +91,17 @@ impl Breaker {
 
     fn read(&self) -> State {
         // A missing or damaged state file means "nothing known": every circuit closed.
-        std::fs::read(&self.file)
+        // A regular file of a few KiB only: the data directory is shared with whatever
+        // else runs as this user.
+        fsutil::read_regular(&self.file, MAX_STATE_BYTES)
             .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
+            .and_then(|t| serde_json::from_str(&t).ok())
             .unwrap_or_default()
     }
 }
+
+/// Largest state file read: a few backends' counters and errors.
+const MAX_STATE_BYTES: u64 = 64 * 1024;
 
 #[cfg(test)]
 mod tests {

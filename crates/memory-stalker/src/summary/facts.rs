@@ -13,11 +13,12 @@ use std::fmt::Write as _;
 
 use crate::lang::Lang;
 use crate::memory::Section;
-use crate::memory::document::{FrontMatter, code, sections};
+use crate::memory::document::{FrontMatter, sections};
 use crate::memory::labels::Labels;
 use crate::text::one_line;
 use crate::transcript::signals::Signals;
 use crate::transcript::{Extraction, Transcript};
+use crate::untrusted::{code, line};
 
 use super::{choices, instructions, meaning, offline};
 
@@ -331,7 +332,7 @@ impl SessionFacts {
         for span in sections(text) {
             let body = &text[span.range.clone()];
             match span.section {
-                Some(Section::Session) => {
+                Section::Session => {
                     let mut kind: Option<Kind> = None;
                     for line in body.lines().skip(1) {
                         if let Some(h) = line.strip_prefix("### ") {
@@ -341,7 +342,7 @@ impl SessionFacts {
                         }
                     }
                 }
-                Some(Section::Files) if with_modified => {
+                Section::Files if with_modified => {
                     // Only the Modified list: the first sub-list of the section.
                     modified.extend(
                         body.lines()
@@ -375,7 +376,7 @@ impl SessionFacts {
             }
             let _ = writeln!(out, "### {}\n", kind.label(l));
             for i in items {
-                let item = one_line(i, ITEM_CHARS);
+                let item = line(i, ITEM_CHARS);
                 let shown = if kind == Kind::EarlierFiles {
                     code(&item)
                 } else {

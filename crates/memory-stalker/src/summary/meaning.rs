@@ -356,7 +356,7 @@ pub(crate) fn model_facts(text: &str) -> Option<ModelFacts> {
     }
     let span = sections(text)
         .into_iter()
-        .find(|s| s.section == Some(Section::AiSummary))?;
+        .find(|s| s.section == Section::AiSummary)?;
     let body = &text[span.range];
     let heading_is = |h: &str, f: fn(&Labels) -> &'static str| {
         [Lang::En, Lang::Zh].iter().any(|l| f(Labels::of(*l)) == h)

@@ -3,9 +3,9 @@
 
 use super::Summary;
 use crate::lang::Lang;
-use crate::text::one_line;
 use crate::transcript::signals::{PlanOutcome, Signals};
 use crate::transcript::{Extraction, Stop, Transcript};
+use crate::untrusted;
 
 const MAX_FOLLOW_UPS: usize = 8;
 const SENTENCE_CHARS: usize = 240;
@@ -109,7 +109,7 @@ pub fn summarize_with(
     if let Some(r) = &ex.request
         && !requests.contains(&r.text)
     {
-        let r = one_line(&r.text, SENTENCE_CHARS);
+        let r = untrusted::line(&r.text, SENTENCE_CHARS);
         task_summary.push(match lang {
             Lang::En => format!("Request being carried on: {r}"),
             Lang::Zh => format!("正在继续的请求：{r}"),
@@ -127,7 +127,7 @@ pub fn summarize_with(
         });
     }
     for r in &requests[skipped..] {
-        let r = one_line(r, SENTENCE_CHARS);
+        let r = untrusted::line(r, SENTENCE_CHARS);
         task_summary.push(match lang {
             Lang::En => format!("User asked: {r}"),
             Lang::Zh => format!("用户请求：{r}"),
@@ -139,7 +139,7 @@ pub fn summarize_with(
         .and_then(|r| r.closing())
         .and_then(conclusion)
     {
-        let c = one_line(&conclusion, 400);
+        let c = untrusted::line(&conclusion, 400);
         task_summary.push(match lang {
             Lang::En => format!("Last assistant conclusion: {c}"),
             Lang::Zh => format!("助手最后的结论：{c}"),
@@ -197,8 +197,8 @@ pub(crate) fn with_plan(
         return stated;
     };
     let plan = match lang {
-        Lang::En => format!("Plan approved: {}", one_line(title, SENTENCE_CHARS)),
-        Lang::Zh => format!("已批准的计划：{}", one_line(title, SENTENCE_CHARS)),
+        Lang::En => format!("Plan approved: {}", untrusted::line(title, SENTENCE_CHARS)),
+        Lang::Zh => format!("已批准的计划：{}", untrusted::line(title, SENTENCE_CHARS)),
     };
     let mut out = Vec::with_capacity(stated.len() + 1);
     out.extend(stated.into_iter().filter(|s| *s != plan));
@@ -296,11 +296,11 @@ pub fn stop_line(stop: &Stop, lang: Lang) -> String {
         (Stop::Interrupted, Lang::Zh) => "用户中断了最后一轮：其中的工作被叫停，并未完成。".into(),
         (Stop::Rejected { tool, summary }, Lang::En) => format!(
             "The user refused the last tool call ({}) and the turn stopped there.",
-            one_line(format!("{tool} {summary}").trim(), 160)
+            untrusted::line(format!("{tool} {summary}").trim(), 160)
         ),
         (Stop::Rejected { tool, summary }, Lang::Zh) => format!(
             "用户拒绝了最后一次工具调用（{}），这一轮就此停止。",
-            one_line(format!("{tool} {summary}").trim(), 160)
+            untrusted::line(format!("{tool} {summary}").trim(), 160)
         ),
     }
 }
@@ -313,7 +313,7 @@ fn follow_ups(ex: &Extraction) -> Vec<String> {
         .iter()
         .flat_map(|t| t.items.iter())
         .filter(|t| t.is_open())
-        .map(|t| one_line(&t.content, SENTENCE_CHARS))
+        .map(|t| untrusted::line(&t.content, SENTENCE_CHARS))
         .collect();
     let tasks = out.len();
     let closing = ex.reply.as_ref().and_then(|r| r.closing()).unwrap_or("");
@@ -365,7 +365,7 @@ fn follow_ups(ex: &Extraction) -> Vec<String> {
 }
 
 fn push_follow_up(out: &mut Vec<String>, item: &str, tasks: usize) {
-    let item = one_line(item.trim_matches('*').trim(), SENTENCE_CHARS);
+    let item = untrusted::line(item.trim_matches('*').trim(), SENTENCE_CHARS);
     let lower = item.to_lowercase();
     if item.chars().count() < 4 || is_narration(&lower) {
         return;
@@ -527,7 +527,7 @@ fn push_sentence(out: &mut Vec<String>, s: &str) {
     // Wide (CJK) characters carry about two letters' worth of meaning each.
     let weight: usize = s.chars().map(|c| if c.is_ascii() { 1 } else { 2 }).sum();
     if weight >= 8 {
-        out.push(one_line(s, SENTENCE_CHARS));
+        out.push(untrusted::line(s, SENTENCE_CHARS));
     }
 }
 

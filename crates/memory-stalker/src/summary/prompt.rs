@@ -32,11 +32,13 @@ pub fn template(config: &Config) -> (String, Option<String>) {
     let Some(path) = &config.prompt_file else {
         return (DEFAULT_TEMPLATE.to_string(), None);
     };
-    let read = std::fs::metadata(path).and_then(|m| {
-        if m.len() > MAX_TEMPLATE_BYTES {
-            Err(std::io::Error::other("larger than 256 KiB"))
+    // The user's file (a link to it is followed), but a regular one: a FIFO or device
+    // named there would never end.
+    let read = crate::fsutil::read_regular_file(path, true, MAX_TEMPLATE_BYTES).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::InvalidData {
+            std::io::Error::other("larger than 256 KiB")
         } else {
-            std::fs::read_to_string(path)
+            e
         }
     });
     match read {

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use super::Extraction;
-use crate::text::one_line;
+use crate::untrusted::terminal_line;
 
 /// Describes what was extracted, how much was read and how long it took.
 pub fn describe(ex: &Extraction, read: u64, size: u64, elapsed: Duration) -> String {
@@ -22,34 +22,34 @@ pub fn describe(ex: &Extraction, read: u64, size: u64, elapsed: Duration) -> Str
     let _ = writeln!(
         out,
         "session:     {} · Claude Code {} · branch {} · {}",
-        ex.session_id.as_deref().unwrap_or("?"),
-        ex.version.as_deref().unwrap_or("?"),
-        ex.git_branch.as_deref().unwrap_or("?"),
-        ex.cwd.as_deref().unwrap_or("?")
+        terminal_line(ex.session_id.as_deref().unwrap_or("?"), 80),
+        terminal_line(ex.version.as_deref().unwrap_or("?"), 40),
+        terminal_line(ex.git_branch.as_deref().unwrap_or("?"), 80),
+        terminal_line(ex.cwd.as_deref().unwrap_or("?"), 200)
     );
     match &ex.last_prompt {
         Some(p) => {
             let _ = writeln!(
                 out,
                 "last prompt: {} ({})",
-                one_line(&p.text, 100),
-                p.timestamp.as_deref().unwrap_or("no time")
+                terminal_line(&p.text, 100),
+                terminal_line(p.timestamp.as_deref().unwrap_or("no time"), 40)
             );
         }
         None => out.push_str("last prompt: none\n"),
     }
     match &ex.reply {
         Some(r) => {
-            let mut by_tool: BTreeMap<&str, usize> = BTreeMap::new();
+            let mut by_tool: BTreeMap<String, usize> = BTreeMap::new();
             for c in &r.tool_calls {
-                *by_tool.entry(c.name.as_str()).or_default() += 1;
+                *by_tool.entry(terminal_line(&c.name, 60)).or_default() += 1;
             }
             let tools: Vec<String> = by_tool.iter().map(|(n, c)| format!("{n} ×{c}")).collect();
             let _ = writeln!(
                 out,
                 "reply:       {} characters, {} tool calls{}",
                 r.text.chars().count(),
-                r.tool_calls.len(),
+                r.calls_total(),
                 if tools.is_empty() {
                     String::new()
                 } else {
@@ -82,7 +82,7 @@ pub fn describe(ex: &Extraction, read: u64, size: u64, elapsed: Duration) -> Str
         "plan:        {}",
         ex.plan
             .as_ref()
-            .map_or("none".to_string(), |p| one_line(&p.text, 90))
+            .map_or("none".to_string(), |p| terminal_line(&p.text, 90))
     );
     let _ = writeln!(
         out,
@@ -91,15 +91,15 @@ pub fn describe(ex: &Extraction, read: u64, size: u64, elapsed: Duration) -> Str
         ex.files.read.len()
     );
     for f in ex.files.modified.iter().take(5) {
-        let _ = writeln!(out, "             M {f}");
+        let _ = writeln!(out, "             M {}", terminal_line(f, 200));
     }
     match &ex.last_action {
         Some(a) => {
             let _ = writeln!(
                 out,
                 "last action: {} {} ({})",
-                a.tool,
-                one_line(&a.summary, 80),
+                terminal_line(&a.tool, 60),
+                terminal_line(&a.summary, 80),
                 match a.ok {
                     Some(true) => "ok",
                     Some(false) => "error",

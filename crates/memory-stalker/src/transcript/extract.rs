@@ -1,12 +1,12 @@
 //! The extraction of docs/design.md §3, computed from the records read.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fs;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::record::{Entry, Record, ToolDetail};
+use super::record::{Entry, KeyMap, KeySet, Record, ToolDetail};
 use super::{TodoList, Transcript, prompt, tasks};
 
 /// Most files listed in each of `files.modified` and `files.read`.
@@ -71,8 +71,12 @@ pub struct Prompt {
 pub struct Reply {
     /// The assistant's texts, in order, joined by blank lines.
     pub text: String,
-    /// The tool calls it made, in order.
+    /// The tool calls it made, in order: the last [`MAX_REPLY_CALLS`], and the earlier
+    /// ones that failed or were refused (up to as many again).
     pub tool_calls: Vec<ToolCallSummary>,
+    /// Earlier calls left out of `tool_calls` (a turn of millions of calls).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub calls_not_listed: usize,
     /// Byte offset in `text` where the closing block starts: the text written after the
     /// reply's last tool call that did work (a task-list update does not count). `None`
     /// when the reply ended on such a call: the assistant was still working.
@@ -80,7 +84,20 @@ pub struct Reply {
     pub closing_at: Option<usize>,
 }
 
+/// Most tool calls of a reply kept one by one; a memory lists the last 40 and counts
+/// the rest, the restore names the failed ones.
+pub const MAX_REPLY_CALLS: usize = 1_000;
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 impl Reply {
+    /// Every call the reply made, listed or not.
+    pub fn calls_total(&self) -> usize {
+        self.tool_calls.len() + self.calls_not_listed
+    }
+
     /// The reply's closing block: what the assistant said once its work was done.
     pub fn closing(&self) -> Option<&str> {
         self.closing_at
@@ -127,6 +144,10 @@ pub struct ToolCallSummary {
     /// The user refused the call at the permission prompt.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rejected: bool,
+    /// The telling line of a failed call's result (the error, or the user's reason for
+    /// refusing it), so a restore can say why it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// The plan of the last `ExitPlanMode` call.
@@ -238,8 +259,8 @@ pub(super) fn extract(t: &Transcript) -> Extraction {
 
     let prompt_at = |(idx, text): &(usize, String)| Prompt {
         text: text.clone(),
-        timestamp: records[*idx].meta.timestamp.clone(),
-        uuid: records[*idx].meta.uuid.clone(),
+        timestamp: records[*idx].meta.timestamp().map(String::from),
+        uuid: records[*idx].meta.uuid().map(String::from),
     };
     if let Some(last) = last {
         ex.last_prompt = Some(prompt_at(last));
@@ -258,7 +279,12 @@ pub(super) fn extract(t: &Transcript) -> Extraction {
                 .map(prompt_at);
         }
     }
-    ex.plan = plan(records, t.options.plans_dir.as_deref(), &results);
+    ex.plan = plan(
+        records,
+        t.options.plans_dir.as_deref(),
+        &results,
+        t.options.redact,
+    );
     ex
 }
 
@@ -267,27 +293,28 @@ pub(super) fn extract(t: &Transcript) -> Extraction {
 /// titles of earlier sessions that Claude Code copies to the top of a resumed file).
 /// Messages are among the records kept (progress and snapshot records are not).
 fn title(records: &[Record]) -> Option<String> {
-    let mut uuids: Option<HashSet<&str>> = None;
+    let mut uuids: Option<HashSet<u64>> = None;
     records.iter().rev().find_map(|r| match &r.entry {
-        Entry::Title { text, leaf } => {
-            let ours = leaf.as_deref().is_none_or(|leaf| {
+        Entry::Title(t) => {
+            let ours = t.leaf.is_none_or(|leaf| {
                 uuids
                     .get_or_insert_with(|| {
                         records
                             .iter()
-                            .filter_map(|r| r.meta.uuid.as_deref())
+                            .map(|r| r.meta.uuid_key)
+                            .filter(|k| *k != 0)
                             .collect()
                     })
-                    .contains(leaf)
+                    .contains(&leaf.bits())
             });
-            ours.then(|| text.clone())
+            ours.then(|| t.text.clone())
         }
         _ => None,
     })
 }
 
 /// Ids of the tool calls the user refused.
-fn rejected_calls(records: &[Record]) -> HashSet<&str> {
+fn rejected_calls(records: &[Record]) -> KeySet {
     records
         .iter()
         .filter_map(|r| match &r.entry {
@@ -295,7 +322,7 @@ fn rejected_calls(records: &[Record]) -> HashSet<&str> {
             _ => None,
         })
         .flatten()
-        .map(|t| t.tool_use_id.as_str())
+        .map(|t| t.tool_use_id)
         .collect()
 }
 
@@ -321,8 +348,8 @@ fn stopped(after: &[Record]) -> Option<Stop> {
                         _ => None,
                     });
                     stop = Some(Stop::Rejected {
-                        tool: call.map_or_else(String::new, |c| c.name.clone()),
-                        summary: call.map_or_else(String::new, |c| c.summary.clone()),
+                        tool: call.map_or_else(String::new, |c| c.name.to_string()),
+                        summary: call.map_or_else(String::new, |c| c.summary.to_string()),
                     });
                 } else if u.text.trim_start().starts_with(prompt::INTERRUPT_MARKER)
                     && !matches!(stop, Some(Stop::Rejected { .. }))
@@ -337,27 +364,63 @@ fn stopped(after: &[Record]) -> Option<Stop> {
 }
 
 /// For each tool_use id with a result: whether that result was an error.
-fn result_status(records: &[Record]) -> HashMap<&str, bool> {
-    let mut map = HashMap::new();
+fn result_status(records: &[Record]) -> KeyMap<bool> {
+    let mut map = KeyMap::default();
     for r in records {
         if let Entry::User(u) = &r.entry {
             for res in &u.tool_results {
-                map.insert(res.tool_use_id.as_str(), res.is_error || u.tool_use_failed);
+                map.insert(res.tool_use_id, res.is_error || u.tool_use_failed);
             }
         }
     }
     map
 }
 
-fn reply(
-    after: &[Record],
-    results: &HashMap<&str, bool>,
-    rejected: &HashSet<&str>,
-) -> Option<Reply> {
+fn reply(after: &[Record], results: &KeyMap<bool>, rejected: &KeySet) -> Option<Reply> {
     let mut texts = Vec::new();
     let mut tool_calls = Vec::new();
     // Index in `texts` of the first text after the last call that did work.
     let mut closing_from = None;
+    // The calls kept: the last `MAX_REPLY_CALLS`, and earlier failed or refused ones.
+    let total: usize = after
+        .iter()
+        .filter(|r| !r.meta.sidechain)
+        .filter_map(|r| match &r.entry {
+            Entry::Assistant(a) if !a.synthetic => Some(a.tool_calls.len()),
+            _ => None,
+        })
+        .sum();
+    let recent_from = total.saturating_sub(MAX_REPLY_CALLS);
+    let (mut seen, mut earlier_kept) = (0usize, 0usize);
+    // Why each failed call failed: the telling line of its error result.
+    // A command's output says why only where a line names the error; a tool's own
+    // error (`File has not been read yet`) says it in its first line.
+    let commands: KeySet = after
+        .iter()
+        .filter_map(|r| match &r.entry {
+            Entry::Assistant(a) => Some(a.tool_calls.iter().filter(|c| c.name == "Bash")),
+            _ => None,
+        })
+        .flatten()
+        .map(|c| c.id)
+        .collect();
+    let mut errors: KeyMap<String> = KeyMap::default();
+    for r in after {
+        if let Entry::User(u) = &r.entry {
+            for res in u.tool_results.iter().filter(|res| res.is_error) {
+                let why = if res.rejected {
+                    super::signals::refusal_reason(res.text.head())
+                } else if commands.contains(&res.tool_use_id) {
+                    super::signals::named_error(res.text.head())
+                } else {
+                    super::signals::error_line(res.text.head())
+                };
+                if let Some(why) = why {
+                    errors.insert(res.tool_use_id, why);
+                }
+            }
+        }
+    }
     for r in after {
         let Entry::Assistant(a) = &r.entry else {
             continue;
@@ -376,14 +439,30 @@ fn reply(
             if !is_bookkeeping(&c.name) {
                 closing_from = Some(texts.len());
             }
-            tool_calls.push(ToolCallSummary {
-                name: c.name.clone(),
-                summary: c.summary.clone(),
-                failed: results.get(c.id.as_str()) == Some(&true),
-                rejected: rejected.contains(c.id.as_str()),
-            });
+            let failed = results.get(&c.id) == Some(&true);
+            let refused = rejected.contains(&c.id);
+            let keep = seen >= recent_from
+                || ((failed || refused) && earlier_kept < MAX_REPLY_CALLS && {
+                    earlier_kept += 1;
+                    true
+                });
+            seen += 1;
+            if keep {
+                tool_calls.push(ToolCallSummary {
+                    name: c.name.to_string(),
+                    summary: c.summary.to_string(),
+                    failed,
+                    rejected: refused,
+                    error: if failed || refused {
+                        errors.get(&c.id).cloned()
+                    } else {
+                        None
+                    },
+                });
+            }
         }
     }
+    let calls_not_listed = total - tool_calls.len();
 
     let text = texts.join("\n\n");
     // Texts written after the last call that did work; the texts before it narrate.
@@ -393,11 +472,50 @@ fn reply(
         Some(i) if i < texts.len() => Some(texts[..i].iter().map(|t| t.len() + 2).sum()),
         Some(_) => None,
     };
+    let (text, closing_at) = within_budget(text, closing_at);
     (!texts.is_empty() || !tool_calls.is_empty()).then_some(Reply {
         text,
         tool_calls,
+        calls_not_listed,
         closing_at,
     })
+}
+
+/// Longest reply kept, all its texts together (each was already cut to
+/// [`super::record::TEXT_KEEP_CHARS`]): one long autonomous turn of hundreds of texts
+/// keeps its head and its tail, where the assistant's last words are.
+pub(crate) const REPLY_KEEP_CHARS: usize = 32_000;
+
+/// `text` cut to its first and last [`REPLY_KEEP_CHARS`]` / 2` characters around a line
+/// that says how much was left out, and `closing_at` moved with it: into the kept tail
+/// when the closing block began in what was left out. The texts were redacted when they
+/// were read, so the cut leaves no piece of a secret.
+fn within_budget(text: String, closing_at: Option<usize>) -> (String, Option<usize>) {
+    let total = text.chars().count();
+    if total <= REPLY_KEEP_CHARS {
+        return (text, closing_at);
+    }
+    let half = REPLY_KEEP_CHARS / 2;
+    let head_end = text.char_indices().nth(half).map_or(text.len(), |(i, _)| i);
+    let tail_start = text
+        .char_indices()
+        .nth(total - half)
+        .map_or(text.len(), |(i, _)| i);
+    let marker = format!(
+        "\n\n[… {} characters of this reply omitted: it was {total} characters long …]\n\n",
+        total - 2 * half
+    );
+    let cut = format!("{}{marker}{}", &text[..head_end], &text[tail_start..]);
+    let closing_at = closing_at.map(|at| {
+        if at <= head_end {
+            at
+        } else if at >= tail_start {
+            at - tail_start + head_end + marker.len()
+        } else {
+            head_end + marker.len()
+        }
+    });
+    (cut, closing_at)
 }
 
 /// Whether a tool keeps the task list rather than doing the work: it ends no reply's
@@ -421,13 +539,13 @@ fn main_calls(segment: &[Record]) -> impl DoubleEndedIterator<Item = &super::rec
         .flatten()
 }
 
-fn files(turn: &[Record], results: &HashMap<&str, bool>, cwd: Option<&str>) -> Files {
+fn files(turn: &[Record], results: &KeyMap<bool>, cwd: Option<&str>) -> Files {
     let mut modified = Vec::new();
     let mut read = Vec::new();
     let mut seen_modified = HashSet::new();
     let mut seen_read = HashSet::new();
     for call in main_calls(turn).rev() {
-        if results.get(call.id.as_str()) == Some(&true) {
+        if results.get(&call.id) == Some(&true) {
             continue;
         }
         let (path, list, seen) = match &call.detail {
@@ -483,8 +601,8 @@ pub(crate) fn project_relative(path: &str, cwd: Option<&str>) -> String {
 
 fn last_action(
     segment: &[Record],
-    results: &HashMap<&str, bool>,
-    rejected: &HashSet<&str>,
+    results: &KeyMap<bool>,
+    rejected: &KeySet,
 ) -> Option<LastAction> {
     // The last call that did work: a task-list update after it is bookkeeping, not
     // the action the turn ended on.
@@ -493,10 +611,10 @@ fn last_action(
         .find(|c| !is_bookkeeping(&c.name))
         .or_else(|| main_calls(segment).next_back());
     last.map(|c| LastAction {
-        tool: c.name.clone(),
-        summary: c.summary.clone(),
-        ok: results.get(c.id.as_str()).map(|err| !err),
-        rejected: rejected.contains(c.id.as_str()),
+        tool: c.name.to_string(),
+        summary: c.summary.to_string(),
+        ok: results.get(&c.id).map(|err| !err),
+        rejected: rejected.contains(&c.id),
     })
 }
 
@@ -505,7 +623,8 @@ fn last_action(
 fn plan(
     records: &[Record],
     plans_dir: Option<&Path>,
-    results: &HashMap<&str, bool>,
+    results: &KeyMap<bool>,
+    redact: bool,
 ) -> Option<Plan> {
     let (idx, call_id, inline) = records
         .iter()
@@ -514,8 +633,8 @@ fn plan(
         .filter(|(_, r)| !r.meta.sidechain)
         .find_map(|(i, r)| match &r.entry {
             Entry::Assistant(a) => a.tool_calls.iter().rev().find_map(|c| match &c.detail {
-                ToolDetail::Plan(p) if results.get(c.id.as_str()) != Some(&true) => {
-                    Some((i, c.id.as_str(), p.clone()))
+                ToolDetail::Plan(p) if results.get(&c.id) != Some(&true) => {
+                    Some((i, c.id, p.clone()))
                 }
                 _ => None,
             }),
@@ -526,7 +645,7 @@ fn plan(
         None => {
             let file = records[idx..].iter().find_map(|r| match &r.entry {
                 Entry::User(u) if u.tool_results.iter().any(|t| t.tool_use_id == call_id) => {
-                    u.plan_file.clone()
+                    u.plan_file().map(String::from)
                 }
                 _ => None,
             })?;
@@ -534,19 +653,30 @@ fn plan(
                 .unwrap_or_else(|| format!("(plan kept by Claude Code in {file})"))
         }
     };
+    // An inline plan was redacted as it was read; a plan file is redacted with the
+    // memory. Either way the cut comes after redaction.
+    let text = if text.chars().count() > PLAN_KEEP_CHARS {
+        crate::redact::Clipped::new(&text, PLAN_KEEP_CHARS).render(PLAN_KEEP_CHARS, redact)
+    } else {
+        text
+    };
     Some(Plan {
         source: "ExitPlanMode".into(),
         text,
     })
 }
 
+/// Longest plan kept: a longer one keeps its head and tail around a marker.
+const PLAN_KEEP_CHARS: usize = 32_000;
+
 /// Reads a plan file, but only inside Claude Code's plans directory: the path comes
 /// from the transcript, which is not trusted to name arbitrary files.
 pub(super) fn read_plan_file(file: &Path, plans_dir: Option<&Path>) -> Option<String> {
     let dir = fs::canonicalize(plans_dir?).ok()?;
     let file = fs::canonicalize(file).ok()?;
-    if !file.starts_with(&dir) || fs::metadata(&file).ok()?.len() > MAX_PLAN_FILE {
+    if !file.starts_with(&dir) {
         return None;
     }
-    fs::read_to_string(file).ok()
+    // A regular file only (a FIFO would never end), no larger than the cap.
+    crate::fsutil::read_regular(&file, MAX_PLAN_FILE).ok()
 }

@@ -64,6 +64,7 @@ impl ReadOptions {
             redact: self.redact,
             outputs: !self.output_heads_only,
             session_fields,
+            dated_only: true,
         }
     }
 }
@@ -116,10 +117,12 @@ pub(crate) struct NewestMeta {
 impl NewestMeta {
     /// Takes what `meta` has that no newer record had (records come newest first).
     fn observe(&mut self, meta: &record::Meta) {
+        let none = record::SessionFields::default();
+        let s = meta.session.as_deref().unwrap_or(&none);
         if !meta.sidechain && self.session_id.is_none() {
-            self.session_id.clone_from(&meta.session_id);
+            self.session_id.clone_from(&s.session_id);
         }
-        let fields = [&meta.session_id, &meta.cwd, &meta.version, &meta.git_branch];
+        let fields = [&s.session_id, &s.cwd, &s.version, &s.git_branch];
         for (i, value) in fields.into_iter().enumerate() {
             let Some(v) = value.as_ref().filter(|v| !v.is_empty()) else {
                 continue;
@@ -253,7 +256,7 @@ impl Transcript {
                 }
                 None => record::parse(line, &line_options, &mut cost),
             };
-            let Ok(record) = parsed else {
+            let Ok(mut record) = parsed else {
                 bad_lines += 1;
                 continue;
             };
@@ -270,6 +273,10 @@ impl Transcript {
             // system notes: half of a long session) count, give their session fields,
             // and are not kept.
             if !matches!(record.entry, Entry::Other) {
+                // Kept for the extraction: only what it reads of a record (a segment
+                // can hold millions of them).
+                let dated = record.is_dated();
+                record.meta.slim(dated);
                 reversed.push(record);
             }
         }
@@ -475,8 +482,7 @@ pub fn conversation_after(
         };
         let stamped_after = r
             .meta
-            .timestamp
-            .as_deref()
+            .timestamp()
             .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
             .is_some_and(|t| t >= after);
         if goes_on && stamped_after {
@@ -528,10 +534,10 @@ struct Scan {
     tasks: TaskScan,
     /// TaskCreate calls whose result said they created task #1: reading further back
     /// than the call itself cannot change the current task list.
-    first_task_calls: Vec<String>,
+    first_task_calls: Vec<record::Key>,
     /// Tool calls whose result was an error (seen before the call, reading backwards):
     /// a rejected TodoWrite is no task list.
-    failed_calls: std::collections::HashSet<String>,
+    failed_calls: record::KeySet,
 }
 
 #[derive(PartialEq)]
@@ -554,7 +560,7 @@ impl Scan {
                 TaskScan::Open
             },
             first_task_calls: Vec::new(),
-            failed_calls: std::collections::HashSet::new(),
+            failed_calls: record::KeySet::default(),
         }
     }
 
@@ -585,14 +591,14 @@ impl Scan {
                         {
                             self.tasks = TaskScan::Done;
                         }
-                        ToolDetail::TaskCreate { .. } => {
+                        ToolDetail::TaskCreate(_) => {
                             if self.first_task_calls.contains(&call.id) {
                                 self.tasks = TaskScan::Done;
                             } else if self.tasks == TaskScan::Open {
                                 self.tasks = TaskScan::Replaying;
                             }
                         }
-                        ToolDetail::TaskUpdate { .. } if self.tasks == TaskScan::Open => {
+                        ToolDetail::TaskUpdate(_) if self.tasks == TaskScan::Open => {
                             self.tasks = TaskScan::Replaying;
                         }
                         _ => {}
@@ -604,15 +610,15 @@ impl Scan {
                     u.tool_results
                         .iter()
                         .filter(|r| r.is_error || u.tool_use_failed)
-                        .map(|r| r.tool_use_id.clone()),
+                        .map(|r| r.tool_use_id),
                 );
-                if u.task_snapshot.is_some() {
+                if u.task_snapshot().is_some() {
                     self.tasks = TaskScan::Done;
-                } else if u.created_task_id.as_deref() == Some("1") {
+                } else if u.created_task_id() == Some("1") {
                     self.first_task_calls
-                        .extend(u.tool_results.iter().map(|r| r.tool_use_id.clone()));
+                        .extend(u.tool_results.iter().map(|r| r.tool_use_id));
                     self.tasks = TaskScan::Replaying;
-                } else if u.created_task_id.is_some() && self.tasks == TaskScan::Open {
+                } else if u.created_task_id().is_some() && self.tasks == TaskScan::Open {
                     self.tasks = TaskScan::Replaying;
                 }
             }

@@ -25,7 +25,7 @@ pub(crate) const TEXT_KEEP_CHARS: usize = 32_000;
 
 /// A prompt's or reply's text as kept: redacted (when asked) before any cut.
 fn kept_text(text: String, redact: bool) -> String {
-    let text = match crate::text::strip_controls(&text) {
+    let text = match crate::untrusted::clean(&text) {
         Cow::Owned(clean) => clean,
         Cow::Borrowed(_) => text,
     };
@@ -38,6 +38,9 @@ fn kept_text(text: String, redact: bool) -> String {
     Clipped::new(&text, TEXT_KEEP_CHARS).render(TEXT_KEEP_CHARS, redact)
 }
 
+/// How Claude Code's result of an approved `ExitPlanMode` starts.
+const PLAN_APPROVED: &str = "User has approved your plan";
+
 /// A parsed transcript record.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Record {
@@ -45,17 +48,146 @@ pub(crate) struct Record {
     pub entry: Entry,
 }
 
+impl Record {
+    /// Whether extraction reads this record's uuid or time stamp: a user record that may
+    /// be a prompt (no tool result in it), a queued prompt, or a task-list write (whose
+    /// time is compared with the task files'); and the records a structural signal names
+    /// as its source (docs/design.md §3.12): a failed or refused call's result, the
+    /// user's answers, a plan's approval, an edit of a test file. Few in any session,
+    /// unlike the calls that worked, whose records stay undated.
+    pub(crate) fn is_dated(&self) -> bool {
+        match &self.entry {
+            Entry::User(u) => {
+                u.tool_results.is_empty()
+                    || u.tool_use_failed
+                    || u.tool_results.iter().any(|r| {
+                        r.is_error
+                            || r.rejected
+                            || r.text.head().trim_start().starts_with(PLAN_APPROVED)
+                    })
+                    || !u.answers().is_empty()
+                    || u.plan_file().is_some()
+            }
+            Entry::Queued(_) => true,
+            Entry::Assistant(a) => a.tool_calls.iter().any(|c| match &c.detail {
+                ToolDetail::TodoWrite(_) => true,
+                ToolDetail::Modifies(path) => crate::transcript::signals::is_test_file(path),
+                _ => false,
+            }),
+            _ => false,
+        }
+    }
+}
+
 /// Fields every record kind may carry.
+///
+/// A segment can hold millions of records (issue 25, defect 17), so a record kept after
+/// reading holds only what extraction reads of it: the uuid and time stamp of a prompt
+/// or a task-list write (others are dropped once read, [`Meta::slim`]), a hash of every
+/// uuid (a session title names the message it ends at), and the session fields only
+/// until the newest of them are known.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Meta {
-    pub uuid: Option<String>,
-    pub timestamp: Option<String>,
+    /// The uuid and time stamp, when kept.
+    pub dated: Option<Box<Dated>>,
+    /// The uuid's hash ([`Key::of`]); 0 without one.
+    pub uuid_key: u64,
+    /// `sessionId`, `cwd`, `version`, `gitBranch`, when decoded.
+    pub session: Option<Box<SessionFields>>,
+    pub sidechain: bool,
+}
+
+/// A record's uuid and time stamp, as written.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Dated {
+    pub uuid: Option<Box<str>>,
+    pub timestamp: Option<Box<str>>,
+}
+
+/// The session fields of a record (see [`super::NewestMeta`]).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SessionFields {
     pub session_id: Option<String>,
     pub cwd: Option<String>,
     pub version: Option<String>,
     pub git_branch: Option<String>,
-    pub sidechain: bool,
 }
+
+impl Meta {
+    /// Drops what no reader needs of a record kept for extraction: the session fields
+    /// (already taken), and the uuid and time stamp unless `dated` (a prompt, a
+    /// task-list write).
+    pub(crate) fn slim(&mut self, dated: bool) {
+        self.session = None;
+        if !dated {
+            self.dated = None;
+        }
+    }
+
+    /// The record's uuid, when kept.
+    pub(crate) fn uuid(&self) -> Option<&str> {
+        self.dated.as_ref().and_then(|d| d.uuid.as_deref())
+    }
+
+    /// The record's time stamp, when kept.
+    pub(crate) fn timestamp(&self) -> Option<&str> {
+        self.dated.as_ref().and_then(|d| d.timestamp.as_deref())
+    }
+}
+
+/// A 64-bit hash standing for an id that is only ever compared (a tool call's id, a
+/// message's uuid): eight bytes in each of millions of records instead of a string.
+/// Ids are a transcript's own (Claude Code's random ids): no one chooses them to
+/// collide, and a collision would only mix up two calls' outcomes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub(crate) struct Key(u64);
+
+impl Key {
+    /// The key of `id` (FNV-1a, then mixed: ids are short).
+    pub(crate) fn of(id: &str) -> Key {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in id.bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        // A final mix, so that the low bits a hash table uses depend on every byte.
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        Key(h.max(1))
+    }
+
+    /// Its 64 bits (never 0).
+    pub(crate) fn bits(self) -> u64 {
+        self.0
+    }
+}
+
+/// Hashes a [`Key`] as itself: it is a hash already.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `write_u64` is ever called for a `Key`; anything else is folded in.
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// Maps and sets keyed by [`Key`].
+pub(crate) type KeyMap<V> =
+    std::collections::HashMap<Key, V, std::hash::BuildHasherDefault<KeyHasher>>;
+/// See [`KeyMap`].
+pub(crate) type KeySet = std::collections::HashSet<Key, std::hash::BuildHasherDefault<KeyHasher>>;
 
 /// What a record is, reduced to what extraction uses.
 #[derive(Debug, Clone, Default)]
@@ -67,14 +199,19 @@ pub(crate) enum Entry {
     /// Claude Code's own title of a conversation: a `summary` record (its `leafUuid`
     /// names the last message it covers, which may be in another session's file), or an
     /// `ai-title` / `custom-title` record, which belongs to the file it is in.
-    Title {
-        text: String,
-        leaf: Option<String>,
-    },
+    Title(Box<Title>),
     /// A prompt the user typed while Claude was working (`queue-operation` enqueue).
     Queued(String),
     #[default]
     Other,
+}
+
+/// Claude Code's title of a conversation.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Title {
+    pub text: String,
+    /// A `summary` record's `leafUuid`, hashed ([`Key`]).
+    pub leaf: Option<Key>,
 }
 
 /// A `type: "user"` record.
@@ -89,12 +226,20 @@ pub(crate) struct UserMsg {
     /// An image or document block is present.
     pub attachment: Option<&'static str>,
     pub tool_results: Vec<ToolResult>,
+    /// `toolUseResult.success == false` (a TaskUpdate that missed).
+    pub tool_use_failed: bool,
+    /// What a task or plan tool's result says; boxed, since millions of other results
+    /// in a long segment say none of it.
+    pub outcome: Option<Box<ResultOutcome>>,
+}
+
+/// What a tool's result says of the task list or the plan.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ResultOutcome {
     /// `toolUseResult.task.id` (TaskCreate).
     pub created_task_id: Option<String>,
     /// `toolUseResult.tasks` (TaskList): the whole task list at that moment.
     pub task_snapshot: Option<Vec<TaskSnapshotItem>>,
-    /// `toolUseResult.success == false` (a TaskUpdate that missed).
-    pub tool_use_failed: bool,
     /// `toolUseResult.filePath` of an ExitPlanMode whose input had no plan.
     pub plan_file: Option<String>,
     /// `toolUseResult.answers` of an AskUserQuestion: each question asked, and what the
@@ -102,10 +247,32 @@ pub(crate) struct UserMsg {
     pub answers: Vec<(String, String)>,
 }
 
+impl UserMsg {
+    /// `toolUseResult.task.id`, of a TaskCreate.
+    pub(crate) fn created_task_id(&self) -> Option<&str> {
+        self.outcome.as_ref()?.created_task_id.as_deref()
+    }
+
+    /// `toolUseResult.tasks`, of a TaskList.
+    pub(crate) fn task_snapshot(&self) -> Option<&[TaskSnapshotItem]> {
+        self.outcome.as_ref()?.task_snapshot.as_deref()
+    }
+
+    /// `toolUseResult.filePath` of an ExitPlanMode without a plan.
+    pub(crate) fn plan_file(&self) -> Option<&str> {
+        self.outcome.as_ref()?.plan_file.as_deref()
+    }
+
+    /// `toolUseResult.answers`, of an AskUserQuestion.
+    pub(crate) fn answers(&self) -> &[(String, String)] {
+        self.outcome.as_ref().map_or(&[], |o| o.answers.as_slice())
+    }
+}
+
 /// One `tool_result` block.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ToolResult {
-    pub tool_use_id: String,
+    pub tool_use_id: Key,
     pub is_error: bool,
     /// The user refused the call at Claude Code's permission prompt.
     pub rejected: bool,
@@ -133,10 +300,11 @@ pub(crate) struct AssistantMsg {
 /// One `tool_use` block.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ToolCall {
-    pub id: String,
-    pub name: String,
+    pub id: Key,
+    /// Claude Code's own tools' names are not allocated for each call ([`tool_name`]).
+    pub name: Cow<'static, str>,
     /// One line: a file path, a command, a pattern.
-    pub summary: String,
+    pub summary: Box<str>,
     pub detail: ToolDetail,
     /// The first line of what a `Write` put in a plan file (`.claude/plans/…`, or a
     /// Markdown file named for a plan): the plan's title when `ExitPlanMode` names only
@@ -150,16 +318,9 @@ pub(crate) enum ToolDetail {
     Modifies(String),
     Reads(String),
     TodoWrite(Vec<TodoInput>),
-    TaskCreate {
-        subject: String,
-        active_form: Option<String>,
-    },
-    TaskUpdate {
-        task_id: String,
-        status: Option<String>,
-        subject: Option<String>,
-        active_form: Option<String>,
-    },
+    // Boxed: the other kinds of call, millions in a long segment, need no room for them.
+    TaskCreate(Box<TaskCreateInput>),
+    TaskUpdate(Box<TaskUpdateInput>),
     Plan(Option<String>),
     /// `AskUserQuestion`: the questions put to the user, with the options offered.
     Ask(Vec<Question>),
@@ -175,6 +336,22 @@ pub(crate) struct Question {
     pub header: Option<String>,
     /// The labels of the options offered.
     pub options: Vec<String>,
+}
+
+/// A TaskCreate input.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TaskCreateInput {
+    pub subject: String,
+    pub active_form: Option<String>,
+}
+
+/// A TaskUpdate input.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TaskUpdateInput {
+    pub task_id: String,
+    pub status: Option<String>,
+    pub subject: Option<String>,
+    pub active_form: Option<String>,
 }
 
 /// One item of a TodoWrite input.
@@ -206,6 +383,9 @@ pub(crate) struct LineOptions {
     /// not, they are not decoded, and the line of a record of no kind extraction reads
     /// is read only up to its `type`.
     pub session_fields: bool,
+    /// Keep the uuid and time stamp only of the records extraction dates
+    /// ([`Record::is_dated`]): the others are kept by the million in a long segment.
+    pub dated_only: bool,
 }
 
 impl Default for LineOptions {
@@ -214,6 +394,7 @@ impl Default for LineOptions {
             redact: false,
             outputs: true,
             session_fields: true,
+            dated_only: false,
         }
     }
 }
@@ -399,20 +580,24 @@ impl<'a> Top<'a> {
             session(self.version),
             session(self.git_branch),
         );
-        let meta = Meta {
-            uuid: string(self.uuid, cost),
-            timestamp: string(self.timestamp, cost),
-            session_id,
-            cwd,
-            version,
-            git_branch,
-            sidechain: skim::is_true(self.is_sidechain),
-        };
-        let kind = string(self.kind, cost);
+        let session =
+            (session_id.is_some() || cwd.is_some() || version.is_some() || git_branch.is_some())
+                .then(|| {
+                    Box::new(SessionFields {
+                        session_id,
+                        cwd,
+                        version,
+                        git_branch,
+                    })
+                });
+        let (uuid, timestamp) = (self.uuid, self.timestamp);
+        let uuid_key = str_of(uuid, cost).map_or(0, |u| Key::of(&u).bits());
+        let sidechain = skim::is_true(self.is_sidechain);
+        let kind = str_of(self.kind, cost);
         let entry = match kind.as_deref() {
             Some("user") => self.user_entry(redact, outputs, cost),
             Some("assistant") => self.assistant_entry(redact, cost),
-            Some("system") if string(self.subtype, cost).as_deref() == Some("compact_boundary") => {
+            Some("system") if str_of(self.subtype, cost).as_deref() == Some("compact_boundary") => {
                 Entry::CompactBoundary
             }
             Some("summary") | Some("ai-title") | Some("custom-title") => {
@@ -422,15 +607,15 @@ impl<'a> Top<'a> {
                     .filter_map(|v| string(v, cost))
                     .find(|t| !t.trim().is_empty())
                 {
-                    Some(t) => Entry::Title {
+                    Some(t) => Entry::Title(Box::new(Title {
                         text: crate::text::one_line(&redact_if(redact, &t), 200),
-                        leaf,
-                    },
+                        leaf: leaf.as_deref().map(Key::of),
+                    })),
                     None => Entry::Other,
                 }
             }
             Some("queue-operation")
-                if string(self.operation, cost).as_deref() == Some("enqueue") =>
+                if str_of(self.operation, cost).as_deref() == Some("enqueue") =>
             {
                 match string(self.content, cost) {
                     Some(t) if !t.trim().is_empty() => Entry::Queued(kept_text(t, redact)),
@@ -439,7 +624,25 @@ impl<'a> Top<'a> {
             }
             _ => Entry::Other,
         };
-        Record { meta, entry }
+        let mut record = Record {
+            meta: Meta {
+                uuid_key,
+                session,
+                sidechain,
+                ..Meta::default()
+            },
+            entry,
+        };
+        if !opts.dated_only || record.is_dated() {
+            let dated = Dated {
+                uuid: string(uuid, cost).map(String::into_boxed_str),
+                timestamp: string(timestamp, cost).map(String::into_boxed_str),
+            };
+            if dated.uuid.is_some() || dated.timestamp.is_some() {
+                record.meta.dated = Some(Box::new(dated));
+            }
+        }
+        record
     }
 
     fn user_entry(self, redact: bool, outputs: bool, cost: &mut Cost) -> Entry {
@@ -456,7 +659,7 @@ impl<'a> Top<'a> {
             } else {
                 let mut texts = Vec::new();
                 for b in m.blocks {
-                    match string(b.kind, cost).as_deref() {
+                    match str_of(b.kind, cost).as_deref() {
                         Some("text") => texts.extend(string(b.text, cost)),
                         Some("image") => msg.attachment = Some("image"),
                         Some("document") => msg.attachment = Some("document"),
@@ -467,7 +670,9 @@ impl<'a> Top<'a> {
                             // read from it.
                             let text = result_text(b.content, outputs || is_error, cost);
                             msg.tool_results.push(ToolResult {
-                                tool_use_id: string(b.tool_use_id, cost).unwrap_or_default(),
+                                tool_use_id: Key::of(
+                                    &str_of(b.tool_use_id, cost).unwrap_or_default(),
+                                ),
                                 is_error,
                                 rejected: is_error && is_rejection(text.head()),
                                 text,
@@ -491,13 +696,25 @@ impl<'a> Top<'a> {
         let Some(m) = self.message else {
             return Entry::Assistant(Box::new(msg));
         };
-        msg.synthetic = string(m.model, cost).as_deref() == Some("<synthetic>");
+        msg.synthetic = str_of(m.model, cost).as_deref() == Some("<synthetic>");
         if let Some(text) = string(m.text, cost) {
             msg.texts.push(kept_text(text, redact));
             return Entry::Assistant(Box::new(msg));
         }
-        for b in m.blocks {
-            match string(b.kind, cost).as_deref() {
+        // Held for every record of the segment: made at their size, not grown and then
+        // shrunk (a long segment holds millions).
+        let kinds: Vec<Option<Cow<'_, str>>> =
+            m.blocks.iter().map(|b| str_of(b.kind, cost)).collect();
+        let count = |k: &[&str]| {
+            kinds
+                .iter()
+                .filter(|x| x.as_deref().is_some_and(|x| k.contains(&x)))
+                .count()
+        };
+        msg.texts = Vec::with_capacity(count(&["text"]));
+        msg.tool_calls = Vec::with_capacity(count(&["tool_use", "server_tool_use"]));
+        for (b, kind) in m.blocks.into_iter().zip(kinds) {
+            match kind.as_deref() {
                 Some("text") => {
                     if let Some(t) = string(b.text, cost) {
                         msg.texts.push(kept_text(t, redact));
@@ -508,9 +725,9 @@ impl<'a> Top<'a> {
                     let (summary, detail) = describe_tool(&name, &b.input, redact, cost);
                     let title = plan_file_title(&detail, &b.input, redact, cost);
                     msg.tool_calls.push(ToolCall {
-                        id: string(b.id, cost).unwrap_or_default(),
-                        name,
-                        summary,
+                        id: Key::of(&str_of(b.id, cost).unwrap_or_default()),
+                        name: tool_name(name),
+                        summary: summary.into_boxed_str(),
                         detail,
                         title,
                     });
@@ -538,6 +755,8 @@ impl<'a> Message<'a> {
                     return Some(());
                 }
                 let blocks = &mut self.blocks;
+                // Most messages hold one block or two.
+                blocks.reserve_exact(2);
                 c.array(|c| {
                     let mut b = Block::default();
                     // A block that is not an object (never seen) is passed over.
@@ -553,10 +772,59 @@ impl<'a> Message<'a> {
     }
 }
 
+/// Claude Code's tools, whose names a segment repeats millions of times.
+const KNOWN_TOOLS: [&str; 32] = [
+    "Bash",
+    "Read",
+    "Edit",
+    "Write",
+    "MultiEdit",
+    "Glob",
+    "Grep",
+    "LS",
+    "TodoWrite",
+    "TodoRead",
+    "Task",
+    "TaskCreate",
+    "TaskUpdate",
+    "TaskList",
+    "TaskGet",
+    "TaskOutput",
+    "TaskStop",
+    "WebFetch",
+    "WebSearch",
+    "ExitPlanMode",
+    "EnterPlanMode",
+    "NotebookEdit",
+    "NotebookRead",
+    "BashOutput",
+    "KillShell",
+    "KillBash",
+    "SlashCommand",
+    "Skill",
+    "AskUserQuestion",
+    "ListMcpResourcesTool",
+    "ReadMcpResourceTool",
+    "Agent",
+];
+
+/// A tool's name: borrowed from [`KNOWN_TOOLS`] when it is one of them.
+fn tool_name(name: String) -> Cow<'static, str> {
+    match KNOWN_TOOLS.iter().find(|k| **k == name) {
+        Some(k) => Cow::Borrowed(k),
+        None => Cow::Owned(name),
+    }
+}
+
 /// A JSON string value, decoded and owned.
 fn string(raw: Option<&[u8]>, cost: &mut Cost) -> Option<String> {
+    str_of(raw, cost).map(Cow::into_owned)
+}
+
+/// A JSON string value, borrowed when it has nothing to unescape: what a type or an id
+/// is only compared or hashed as, with no allocation for each of millions of records.
+fn str_of<'a>(raw: Option<&'a [u8]>, cost: &mut Cost) -> Option<Cow<'a, str>> {
     raw.and_then(|r| skim::str_value(r, cost))
-        .map(Cow::into_owned)
 }
 
 /// The fields of a content block that extraction reads, undecoded.
@@ -619,7 +887,7 @@ fn result_text(raw: Option<&[u8]>, outputs: bool, cost: &mut Cost) -> Clipped {
     Cursor::new(raw).array(|c| {
         let mut b = Block::default();
         c.object(|c, key| b.read(c, key))?;
-        match string(b.kind, cost).as_deref() {
+        match str_of(b.kind, cost).as_deref() {
             Some("text") => parts.extend(string(b.text, cost)),
             Some("image") => parts.push("[image]".into()),
             Some("document") => parts.push("[document]".into()),
@@ -680,14 +948,15 @@ fn read_tool_use_result(t: &ToolUseResult, msg: &mut UserMsg, redact: bool, cost
         file_path,
         answers,
     } = *t;
+    let mut outcome = ResultOutcome::default();
     if let Some(raw) = answers {
-        msg.answers = read_answers(raw, redact, cost);
+        outcome.answers = read_answers(raw, redact, cost);
     }
     if let Some(task) = task.and_then(|t| skim::decode::<RawTaskRef>(t, cost)) {
-        msg.created_task_id = task.id;
+        outcome.created_task_id = task.id;
     }
     if let Some(tasks) = tasks.and_then(|t| skim::decode::<Vec<RawTaskRef>>(t, cost)) {
-        msg.task_snapshot = Some(
+        outcome.task_snapshot = Some(
             tasks
                 .into_iter()
                 .filter_map(|t| {
@@ -702,7 +971,14 @@ fn read_tool_use_result(t: &ToolUseResult, msg: &mut UserMsg, redact: bool, cost
     }
     msg.tool_use_failed = success == Some(b"false");
     if plan.is_none_or(|p| p == b"null") {
-        msg.plan_file = string(file_path, cost);
+        outcome.plan_file = string(file_path, cost);
+    }
+    if outcome.created_task_id.is_some()
+        || outcome.task_snapshot.is_some()
+        || outcome.plan_file.is_some()
+        || !outcome.answers.is_empty()
+    {
+        msg.outcome = Some(Box::new(outcome));
     }
 }
 
@@ -712,7 +988,7 @@ fn read_tool_use_result(t: &ToolUseResult, msg: &mut UserMsg, redact: bool, cost
 fn read_answers(raw: &[u8], redact: bool, cost: &mut Cost) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let clean = |t: &str| {
-        let t = crate::text::strip_controls(t);
+        let t = crate::untrusted::clean(t);
         one_line(&redact_if(redact, &t), ANSWER_CHARS)
     };
     Cursor::new(raw).object(|c, key| {
@@ -836,7 +1112,7 @@ enum RawOption {
 /// options}]`, or the single `question` string of early versions.
 fn ask_questions(inp: &Input, redact: bool, cost: &mut Cost) -> Vec<Question> {
     let clean = |t: &str| {
-        let t = crate::text::strip_controls(t);
+        let t = crate::untrusted::clean(t);
         one_line(&redact_if(redact, &t), ANSWER_CHARS)
     };
     if let Some(list) = inp
@@ -902,7 +1178,7 @@ fn plan_file_title(
         .lines()
         .map(|l| l.trim_start_matches('#').trim())
         .find(|l| !l.is_empty())?;
-    let line = crate::text::strip_controls(line);
+    let line = crate::untrusted::clean(line);
     Some(one_line(&redact_if(redact, &line), SUMMARY_CHARS))
 }
 
@@ -960,10 +1236,10 @@ fn describe_tool(name: &str, inp: &Input, redact: bool, cost: &mut Cost) -> (Str
             let subject = s(inp.subject).unwrap_or_default();
             (
                 subject.clone(),
-                ToolDetail::TaskCreate {
+                ToolDetail::TaskCreate(Box::new(TaskCreateInput {
                     subject,
                     active_form: s(inp.active_form),
-                },
+                })),
             )
         }
         "TaskUpdate" => {
@@ -975,12 +1251,12 @@ fn describe_tool(name: &str, inp: &Input, redact: bool, cost: &mut Cost) -> (Str
             };
             (
                 summary,
-                ToolDetail::TaskUpdate {
+                ToolDetail::TaskUpdate(Box::new(TaskUpdateInput {
                     task_id,
                     status,
                     subject: string(inp.subject, cost),
                     active_form: string(inp.active_form, cost),
-                },
+                })),
             )
         }
         "AskUserQuestion" => {
@@ -1022,7 +1298,7 @@ fn describe_tool(name: &str, inp: &Input, redact: bool, cost: &mut Cost) -> (Str
     };
     let mut detail = detail;
     clean_detail(&mut detail, redact);
-    let summary = crate::text::strip_controls(&summary).into_owned();
+    let summary = crate::untrusted::clean(&summary).into_owned();
     (
         one_line(&redact_if(redact, &summary), SUMMARY_CHARS),
         detail,
@@ -1033,7 +1309,7 @@ fn describe_tool(name: &str, inp: &Input, redact: bool, cost: &mut Cost) -> (Str
 /// control characters out, and redacted when asked.
 fn clean_detail(detail: &mut ToolDetail, redact: bool) {
     let text = |t: &mut String| {
-        if let Cow::Owned(c) = crate::text::strip_controls(t) {
+        if let Cow::Owned(c) = crate::untrusted::clean(t) {
             *t = c;
         }
         if let Cow::Owned(r) = redact_if(redact, t) {
@@ -1047,20 +1323,13 @@ fn clean_detail(detail: &mut ToolDetail, redact: bool) {
                 item.active_form.as_mut().map(text);
             }
         }
-        ToolDetail::TaskCreate {
-            subject,
-            active_form,
-        } => {
-            text(subject);
-            active_form.as_mut().map(text);
+        ToolDetail::TaskCreate(create) => {
+            text(&mut create.subject);
+            create.active_form.as_mut().map(text);
         }
-        ToolDetail::TaskUpdate {
-            subject,
-            active_form,
-            ..
-        } => {
-            subject.as_mut().map(text);
-            active_form.as_mut().map(text);
+        ToolDetail::TaskUpdate(update) => {
+            update.subject.as_mut().map(text);
+            update.active_form.as_mut().map(text);
         }
         ToolDetail::Plan(plan) => {
             plan.as_mut().map(text);
@@ -1068,7 +1337,7 @@ fn clean_detail(detail: &mut ToolDetail, redact: bool) {
         // Cleaned as they were read.
         ToolDetail::Ask(_) => {}
         ToolDetail::Modifies(path) | ToolDetail::Reads(path) => {
-            if let Cow::Owned(c) = crate::text::strip_controls(path) {
+            if let Cow::Owned(c) = crate::untrusted::clean(path) {
                 *path = c;
             }
         }
@@ -1125,7 +1394,7 @@ mod tests {
         let u = user(
             r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":"Task #3 created successfully: X"}]},"toolUseResult":{"task":{"id":"3","subject":"X"}}}"#,
         );
-        assert_eq!(u.created_task_id.as_deref(), Some("3"));
+        assert_eq!(u.created_task_id(), Some("3"));
         let u = user(
             r#"{"type":"user","message":{"content":[]},"toolUseResult":{"success":false,"taskId":"2","error":"Task not found"}}"#,
         );
@@ -1133,7 +1402,7 @@ mod tests {
         let u = user(
             r#"{"type":"user","message":{"content":[]},"toolUseResult":{"tasks":[{"id":"1","subject":"A","status":"completed"},{"id":2,"subject":"B"}]}}"#,
         );
-        let snap = u.task_snapshot.unwrap();
+        let snap = u.task_snapshot().unwrap();
         assert_eq!(snap.len(), 2);
         assert_eq!(snap[1].id, "2");
         assert_eq!(snap[1].status, "pending");
@@ -1161,7 +1430,7 @@ mod tests {
         );
         assert!(!a.synthetic);
         assert_eq!(a.texts, vec!["Running tests."]);
-        assert_eq!(a.tool_calls[0].summary, "cargo test ⏎ --all");
+        assert_eq!(&*a.tool_calls[0].summary, "cargo test ⏎ --all");
         assert!(matches!(&a.tool_calls[1].detail, ToolDetail::Modifies(p) if p == "/p/a.rs"));
         assert!(matches!(&a.tool_calls[2].detail, ToolDetail::Reads(p) if p == "/p/b.rs"));
     }
@@ -1189,7 +1458,7 @@ mod tests {
         assert_eq!(items.len(), 2);
         assert_eq!(items[0].active_form, None);
         assert_eq!(items[1].active_form.as_deref(), Some("Doing new style"));
-        assert_eq!(a.tool_calls[0].summary, "2 items, 2 open");
+        assert_eq!(&*a.tool_calls[0].summary, "2 items, 2 open");
     }
 
     #[test]
@@ -1222,8 +1491,9 @@ mod tests {
         )
         .unwrap();
         assert!(matches!(r.entry, Entry::CompactBoundary));
-        assert_eq!(r.meta.version.as_deref(), Some("2.1.197"));
-        assert_eq!(r.meta.git_branch.as_deref(), Some("main"));
+        let session = r.meta.session.as_deref().unwrap();
+        assert_eq!(session.version.as_deref(), Some("2.1.197"));
+        assert_eq!(session.git_branch.as_deref(), Some("main"));
     }
 
     #[test]
@@ -1231,6 +1501,6 @@ mod tests {
         let u = user(
             r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"p","content":"ok"}]},"toolUseResult":{"plan":null,"isAgent":false,"filePath":"/h/.claude/plans/x.md"}}"#,
         );
-        assert_eq!(u.plan_file.as_deref(), Some("/h/.claude/plans/x.md"));
+        assert_eq!(u.plan_file(), Some("/h/.claude/plans/x.md"));
     }
 }

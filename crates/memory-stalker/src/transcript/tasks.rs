@@ -9,7 +9,7 @@ use std::time::SystemTime;
 use serde::{Deserialize, Serialize};
 
 use super::record::{Entry, Record, ToolDetail, UserMsg};
-use crate::text::one_line;
+use crate::untrusted::line;
 
 /// Which mechanism the task list came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -138,7 +138,7 @@ impl TodoItem {
     /// The task as a line in `style` (no line end), its content made one line of at
     /// most `max` characters.
     pub fn line(&self, style: TaskLine, max: usize) -> String {
-        let content = one_line(&self.content, max);
+        let content = line(&self.content, max);
         let bullet = match style {
             TaskLine::Inline | TaskLine::Inspect => "",
             TaskLine::Memory { .. } | TaskLine::Restore | TaskLine::Recall => "- ",
@@ -221,9 +221,9 @@ pub(crate) fn replay(records: &[Record]) -> Option<(TodoList, usize)> {
     let mut todo_write: Option<(Vec<TodoItem>, usize)> = None;
     let mut tasks: BTreeMap<TaskKey, Task> = BTreeMap::new();
     let mut tasks_written: Option<usize> = None;
-    let mut pending: Vec<(&str, PendingOp)> = Vec::new();
+    let mut pending: Vec<(super::record::Key, PendingOp)> = Vec::new();
     // A TodoWrite answered with an error (the tool disabled, bad input) changed nothing.
-    let failed: std::collections::HashSet<&str> = records
+    let failed: super::record::KeySet = records
         .iter()
         .filter(|r| !r.meta.sidechain)
         .filter_map(|r| match &r.entry {
@@ -235,7 +235,7 @@ pub(crate) fn replay(records: &[Record]) -> Option<(TodoList, usize)> {
             _ => None,
         })
         .flatten()
-        .map(|t| t.tool_use_id.as_str())
+        .map(|t| t.tool_use_id)
         .collect();
 
     for (idx, record) in records.iter().enumerate() {
@@ -246,7 +246,7 @@ pub(crate) fn replay(records: &[Record]) -> Option<(TodoList, usize)> {
             Entry::Assistant(a) => {
                 for call in &a.tool_calls {
                     match &call.detail {
-                        ToolDetail::TodoWrite(items) if !failed.contains(call.id.as_str()) => {
+                        ToolDetail::TodoWrite(items) if !failed.contains(&call.id) => {
                             let items = items
                                 .iter()
                                 .map(|t| TodoItem {
@@ -257,28 +257,20 @@ pub(crate) fn replay(records: &[Record]) -> Option<(TodoList, usize)> {
                                 .collect();
                             todo_write = Some((items, idx));
                         }
-                        ToolDetail::TaskCreate {
-                            subject,
-                            active_form,
-                        } => pending.push((
-                            &call.id,
+                        ToolDetail::TaskCreate(create) => pending.push((
+                            call.id,
                             PendingOp::Create {
-                                subject,
-                                active_form: active_form.as_deref(),
+                                subject: &create.subject,
+                                active_form: create.active_form.as_deref(),
                             },
                         )),
-                        ToolDetail::TaskUpdate {
-                            task_id,
-                            status,
-                            subject,
-                            active_form,
-                        } => pending.push((
-                            &call.id,
+                        ToolDetail::TaskUpdate(update) => pending.push((
+                            call.id,
                             PendingOp::Update {
-                                task_id,
-                                status: status.as_deref(),
-                                subject: subject.as_deref(),
-                                active_form: active_form.as_deref(),
+                                task_id: &update.task_id,
+                                status: update.status.as_deref(),
+                                subject: update.subject.as_deref(),
+                                active_form: update.active_form.as_deref(),
                             },
                         )),
                         _ => {}
@@ -286,7 +278,7 @@ pub(crate) fn replay(records: &[Record]) -> Option<(TodoList, usize)> {
                 }
             }
             Entry::User(u) => {
-                if let Some(snapshot) = &u.task_snapshot {
+                if let Some(snapshot) = u.task_snapshot() {
                     let previous = std::mem::take(&mut tasks);
                     for item in snapshot {
                         let key = TaskKey::new(&item.id);
@@ -361,9 +353,9 @@ pub(crate) fn replay(records: &[Record]) -> Option<(TodoList, usize)> {
 /// The id a TaskCreate result reports: `toolUseResult.task.id`, else `Task #N created`.
 fn created_id(u: &UserMsg, text: &str) -> Option<String> {
     if u.tool_results.len() == 1
-        && let Some(id) = &u.created_task_id
+        && let Some(id) = u.created_task_id()
     {
-        return Some(id.clone());
+        return Some(id.to_string());
     }
     let rest = &text[text.find("Task #")? + "Task #".len()..];
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
@@ -493,8 +485,10 @@ pub(crate) fn load_task_files(dir: &Path) -> TaskFiles {
         if !meta.is_file() || meta.len() > MAX_TASK_FILE {
             continue;
         }
-        let Ok(bytes) = fs::read(&path) else { continue };
-        let Ok(task) = serde_json::from_slice::<TaskFile>(&bytes) else {
+        let Ok(text) = crate::fsutil::read_regular(&path, MAX_TASK_FILE) else {
+            continue;
+        };
+        let Ok(task) = serde_json::from_str::<TaskFile>(&text) else {
             continue;
         };
         let id = task.id.unwrap_or_else(|| {
@@ -549,8 +543,7 @@ pub(crate) fn current(
     {
         let written = records[*idx]
             .meta
-            .timestamp
-            .as_deref()
+            .timestamp()
             .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
             .map(SystemTime::from);
         if let (Some(w), Some(m)) = (written, files.modified)

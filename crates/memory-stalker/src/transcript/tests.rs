@@ -259,7 +259,7 @@ fn task_replay_reads_back_to_the_first_task() {
         .collect();
     assert_eq!(got, [("One", "completed"), ("Two", "pending")]);
     // Reading stopped at TaskCreate #1: the Write before it was not parsed.
-    assert!(!tr.records.iter().any(|r| matches!(&r.entry, Entry::Assistant(a) if a.tool_calls.iter().any(|c| c.name == "Write"))));
+    assert!(!tr.records.iter().any(|r| matches!(&r.entry, Entry::Assistant(a) if a.tool_calls.iter().any(|c| &*c.name == "Write"))));
 }
 
 #[test]
@@ -949,4 +949,81 @@ fn the_last_action_is_the_last_call_that_did_work_not_a_task_update() {
     t.prompt("Plan the work");
     t.call("td", "TodoWrite", json!({"todos":[]}));
     assert_eq!(t.extract().last_action.unwrap().tool, "TodoWrite");
+}
+
+/// Issue 25, defect 4: the cap was per text block, so one long autonomous turn of
+/// hundreds of texts made a memory larger than the tools read. The reply as a whole
+/// keeps its head and tail, says what it left out, and its closing words survive.
+#[test]
+fn a_long_reply_is_cut_as_a_whole_and_keeps_its_closing_words() {
+    let mut t = T::default();
+    t.prompt("Refactor every module");
+    for i in 0..300 {
+        t.say(&format!(
+            "Block {i}: {}",
+            "more and more refactoring. ".repeat(1_000)
+        ));
+        t.call(&format!("c{i}"), "Edit", json!({"file_path": "/proj/a.rs"}));
+        t.result(&format!("c{i}"), "ok", false);
+    }
+    t.say("All modules refactored; the tests pass.");
+    let reply = t.extract().reply.unwrap();
+    let chars = reply.text.chars().count();
+    assert!(chars <= 32_200, "{chars} characters");
+    assert!(reply.text.starts_with("Block 0: "), "{}", &reply.text[..40]);
+    assert!(reply.text.contains("characters of this reply omitted"));
+    assert_eq!(
+        reply.closing(),
+        Some("All modules refactored; the tests pass.")
+    );
+    assert_eq!(reply.tool_calls.len(), 300);
+    // A closing block that began in what was left out starts where the tail does.
+    let mut t = T::default();
+    t.prompt("Write the report");
+    t.call("c", "Edit", json!({"file_path": "/proj/a.rs"}));
+    t.result("c", "ok", false);
+    for i in 0..100 {
+        t.say(&format!("Part {i}: {}", "the report goes on. ".repeat(100)));
+    }
+    let reply = t.extract().reply.unwrap();
+    let closing = reply.closing().unwrap();
+    assert!(
+        closing.starts_with("the report goes on") || closing.starts_with("Part "),
+        "{}",
+        &closing[..40]
+    );
+    assert!(reply.text.ends_with(closing));
+}
+
+/// A plan of megabytes keeps its head and tail, like a prompt.
+#[test]
+fn a_huge_plan_is_kept_head_and_tail() {
+    let mut t = T::default();
+    t.prompt("plan it");
+    let plan = format!("# Big plan\n{}", "step\n".repeat(200_000));
+    t.call("p", "ExitPlanMode", json!({"plan": plan}));
+    t.result("p", "ok", false);
+    let ex = t.extract();
+    let text = ex.plan.unwrap().text;
+    assert!(text.chars().count() < 33_000, "{}", text.chars().count());
+    assert!(text.starts_with("# Big plan") && text.contains("characters omitted"));
+}
+
+/// Issue 25, defect 17: a turn of hundreds of thousands of calls keeps the last
+/// `MAX_REPLY_CALLS` and the failed ones, and counts the rest.
+#[test]
+fn a_reply_keeps_its_last_calls_and_its_failures_and_counts_the_rest() {
+    let mut t = T::default();
+    t.prompt("check everything");
+    for i in 0..3_000 {
+        let id = format!("c{i}");
+        t.call(&id, "Bash", json!({"command": format!("check {i}")}));
+        t.result(&id, "ok", i == 7);
+    }
+    let reply = t.extract().reply.unwrap();
+    assert_eq!(reply.calls_total(), 3_000);
+    assert_eq!(reply.tool_calls.len(), extract::MAX_REPLY_CALLS + 1);
+    assert_eq!(reply.tool_calls[0].summary, "check 7");
+    assert!(reply.tool_calls[0].failed);
+    assert_eq!(reply.tool_calls.last().unwrap().summary, "check 2999");
 }

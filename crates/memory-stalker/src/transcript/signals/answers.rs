@@ -39,10 +39,10 @@ pub(super) fn find(view: &View) -> Vec<Answer> {
         if result.is_error {
             continue;
         }
-        let pairs = if user.answers.is_empty() {
+        let pairs = if user.answers().is_empty() {
             parse_answer_text(result.text.head())
         } else {
-            user.answers.clone()
+            user.answers().to_vec()
         };
         let record = &view.all()[at];
         for (question, answer) in pairs {

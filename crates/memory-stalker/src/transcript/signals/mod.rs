@@ -16,12 +16,10 @@ mod plans;
 mod refusals;
 mod runs;
 
-use std::collections::HashMap;
-
 use serde::{Deserialize, Serialize};
 
 use super::Transcript;
-use super::record::{Entry, Record, ToolCall, ToolResult, UserMsg};
+use super::record::{Entry, KeyMap, Record, ToolCall, ToolResult, UserMsg};
 
 pub use answers::Answer;
 pub use bash::BashContext;
@@ -29,9 +27,10 @@ pub use hooks::HookFeedback;
 pub use notes::MemoryNote;
 pub use plans::PlanOutcome;
 pub(crate) use plans::title_of as plan_title;
+pub(crate) use refusals::reason as refusal_reason;
 pub use refusals::{Refusal, RefusedBy};
-pub(crate) use runs::error_line;
 pub use runs::{Diagnosis, FailedRun, TestEdit};
+pub(crate) use runs::{command_key, error_line, is_test_file, named_error};
 
 /// Where a signal was read.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,8 +50,8 @@ impl Source {
     fn of(tool: &str, record: &Record) -> Source {
         Source {
             tool: tool.to_string(),
-            timestamp: record.meta.timestamp.clone(),
-            uuid: record.meta.uuid.clone(),
+            timestamp: record.meta.timestamp().map(str::to_string),
+            uuid: record.meta.uuid().map(str::to_string),
         }
     }
 
@@ -136,7 +135,7 @@ pub(crate) struct View<'a> {
     /// The index of the segment's first record.
     pub(super) start: usize,
     /// Each tool call id's result, and the index of the record holding it.
-    results: HashMap<&'a str, (usize, &'a ToolResult, &'a UserMsg)>,
+    results: KeyMap<(usize, &'a ToolResult, &'a UserMsg)>,
     /// The user's prompts (record index, text), oldest first.
     pub(super) prompts: &'a [(usize, String)],
     /// The session's working directory, which paths are shown relative to.
@@ -144,6 +143,7 @@ pub(crate) struct View<'a> {
 }
 
 /// A main-chain tool call of the segment.
+#[derive(Clone, Copy)]
 pub(crate) struct Call<'a> {
     /// The index of the record holding it.
     pub at: usize,
@@ -168,14 +168,14 @@ impl Call<'_> {
 
 impl<'a> View<'a> {
     fn new(t: &'a Transcript) -> View<'a> {
-        let mut results = HashMap::new();
+        let mut results = KeyMap::default();
         for (i, r) in t.records.iter().enumerate().skip(t.segment_start) {
             if r.meta.sidechain {
                 continue;
             }
             if let Entry::User(u) = &r.entry {
                 for res in &u.tool_results {
-                    results.insert(res.tool_use_id.as_str(), (i, res, &**u));
+                    results.insert(res.tool_use_id, (i, res, &**u));
                 }
             }
         }
@@ -213,7 +213,7 @@ impl<'a> View<'a> {
                 at,
                 record,
                 call,
-                result: self.results.get(call.id.as_str()).copied(),
+                result: self.results.get(&call.id).copied(),
             })
         })
     }

@@ -56,8 +56,7 @@ pub(super) fn find(view: &View, plans_dir: Option<&Path>) -> Vec<PlanOutcome> {
         let record = &view.all()[at];
         let from_text = inline.as_deref().and_then(title_of);
         let plan_text = inline.clone().or_else(|| {
-            user.plan_file
-                .as_deref()
+            user.plan_file()
                 .and_then(|f| crate::transcript::extract::read_plan_file(Path::new(f), plans_dir))
         });
         if result.rejected {
@@ -79,8 +78,7 @@ pub(super) fn find(view: &View, plans_dir: Option<&Path>) -> Vec<PlanOutcome> {
         }
         let title = from_text
             .or_else(|| {
-                user.plan_file
-                    .as_deref()
+                user.plan_file()
                     .and_then(|f| {
                         crate::transcript::extract::read_plan_file(Path::new(f), plans_dir)
                     })
@@ -88,7 +86,7 @@ pub(super) fn find(view: &View, plans_dir: Option<&Path>) -> Vec<PlanOutcome> {
                     .and_then(title_of)
             })
             .or_else(|| approved_text_title(result.text.head()))
-            .or_else(|| written_title(view, c.at, user.plan_file.as_deref()));
+            .or_else(|| written_title(view, c.at, user.plan_file()));
         if let Some(title) = title {
             out.push(PlanOutcome::Approved {
                 title,

@@ -40,9 +40,11 @@ pub struct Refusal {
 }
 
 pub(super) fn find(view: &View) -> Vec<Refusal> {
-    let calls: Vec<_> = view.calls().collect();
     let mut out = Vec::new();
-    for (n, c) in calls.iter().enumerate() {
+    // Each call with the next one (whose record ends the refusal's answer), lazily: a
+    // segment can hold hundreds of thousands of calls.
+    let mut calls = view.calls().peekable();
+    while let Some(c) = calls.next() {
         if matches!(c.call.detail, ToolDetail::Plan(_)) {
             continue;
         }
@@ -57,7 +59,7 @@ pub(super) fn find(view: &View) -> Vec<Refusal> {
             continue;
         };
         // Words typed after a refusal answer it, until Claude's next call.
-        let next_call = calls.get(n + 1).map_or(view.len(), |c| c.at);
+        let next_call = calls.peek().map_or(view.len(), |c| c.at);
         let reason = reason(result.text.head()).or_else(|| {
             (by == RefusedBy::User)
                 .then(|| view.prompt_after(at, next_call))
@@ -65,7 +67,7 @@ pub(super) fn find(view: &View) -> Vec<Refusal> {
                 .map(|p| one_line(p, CHARS))
         });
         out.push(Refusal {
-            tool: c.call.name.clone(),
+            tool: c.call.name.to_string(),
             summary: crate::transcript::extract::project_relative(&c.call.summary, view.cwd()),
             by,
             reason,

@@ -99,7 +99,8 @@ pub struct FailedRun {
     /// The change after the last failure, which made it pass.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worked: Option<String>,
-    /// The call that passed.
+    /// The result of its last failure (a failure's record keeps its time; the call
+    /// that passed, one of thousands that worked, does not).
     pub source: Source,
 }
 
@@ -143,19 +144,23 @@ struct Run {
     tried: Vec<Change>,
     /// Changes since the last failure.
     pending: Vec<Change>,
+    /// The record of the last failure's result (its time is kept: [`Record::is_dated`]).
+    ///
+    /// [`Record::is_dated`]: crate::transcript::record::Record::is_dated
+    failed_at: usize,
 }
 
 /// What happened, in order: a command ran, or a file changed.
 enum Event<'a> {
-    Ran { key: String, call: &'a Call<'a> },
-    Changed { file: String, call: &'a Call<'a> },
+    Ran { key: String, call: Call<'a> },
+    Changed { file: String, call: Call<'a> },
 }
 
-fn events<'a>(calls: &'a [Call<'a>]) -> Vec<Event<'a>> {
+fn events<'a>(calls: impl Iterator<Item = Call<'a>>) -> impl Iterator<Item = Event<'a>> {
+    // Lazily: a segment can hold hundreds of thousands of calls (docs/design.md §3.12).
     calls
-        .iter()
         .filter(|c| c.result.is_some())
-        .filter_map(|c| match (&c.call.detail, c.call.name.as_str()) {
+        .filter_map(|c| match (&c.call.detail, &*c.call.name) {
             (ToolDetail::Modifies(path), _) if c.succeeded() => Some(Event::Changed {
                 file: path.clone(),
                 call: c,
@@ -166,14 +171,12 @@ fn events<'a>(calls: &'a [Call<'a>]) -> Vec<Event<'a>> {
             }),
             _ => None,
         })
-        .collect()
 }
 
 pub(super) fn failed_runs(view: &View) -> Vec<FailedRun> {
-    let calls: Vec<Call> = view.calls().collect();
     let mut runs: std::collections::HashMap<String, Run> = std::collections::HashMap::new();
     let mut out = Vec::new();
-    for event in events(&calls) {
+    for event in events(view.calls()) {
         match event {
             Event::Changed { file, call } => {
                 let said = view
@@ -209,8 +212,9 @@ pub(super) fn failed_runs(view: &View) -> Vec<FailedRun> {
                         *run = Run::default();
                     }
                     run.tried.extend(pending);
+                    run.failed_at = call.result.map_or(call.at, |(at, _, _)| at);
                     if run.failures == 0 {
-                        run.command = call.call.summary.clone();
+                        run.command = call.call.summary.to_string();
                         run.error = call.result.and_then(|(_, r, _)| error_line(r.text.head()));
                     }
                     run.failures += 1;
@@ -225,7 +229,7 @@ pub(super) fn failed_runs(view: &View) -> Vec<FailedRun> {
                             error: run.error,
                             tried: run.tried[skip..].iter().map(Change::describe).collect(),
                             worked: run.pending.last().map(Change::describe),
-                            source: Source::of("Bash", call.record),
+                            source: Source::of("Bash", &view.all()[run.failed_at]),
                         });
                     }
                 }
@@ -236,7 +240,6 @@ pub(super) fn failed_runs(view: &View) -> Vec<FailedRun> {
 }
 
 pub(super) fn test_edits(view: &View) -> Vec<TestEdit> {
-    let calls: Vec<Call> = view.calls().collect();
     // Test commands the user ran in bash mode, and whether they failed: a test the
     // user saw fail counts as Claude's would.
     let by_user: Vec<(usize, String, String, bool)> = super::bash::find(view)
@@ -245,7 +248,9 @@ pub(super) fn test_edits(view: &View) -> Vec<TestEdit> {
         .filter_map(|b| {
             let at = view
                 .users()
-                .find(|(_, r, _)| r.meta.uuid.is_some() && r.meta.uuid == b.source.uuid)?
+                .find(|(_, r, _)| {
+                    r.meta.uuid().is_some() && r.meta.uuid() == b.source.uuid.as_deref()
+                })?
                 .0;
             let failed = b.output.as_deref().is_some_and(|o| {
                 o.contains("FAILED") || o.contains(" failed") || o.contains("Error")
@@ -257,7 +262,7 @@ pub(super) fn test_edits(view: &View) -> Vec<TestEdit> {
     let mut failing: Vec<(String, String)> = Vec::new();
     let mut out: Vec<TestEdit> = Vec::new();
     let mut user_runs = by_user.into_iter().peekable();
-    for event in events(&calls) {
+    for event in events(view.calls()) {
         let at = match &event {
             Event::Ran { call, .. } | Event::Changed { call, .. } => call.at,
         };
@@ -274,7 +279,7 @@ pub(super) fn test_edits(view: &View) -> Vec<TestEdit> {
                 }
                 failing.retain(|(k, _)| *k != key);
                 if call.failed() {
-                    failing.push((key, call.call.summary.clone()));
+                    failing.push((key, call.call.summary.to_string()));
                 }
             }
             // A changed test file was written before (by this session or not): the
@@ -314,16 +319,15 @@ pub struct Diagnosis {
     pub cause: String,
     /// The command that failed, then passed.
     pub command: String,
-    /// The call that passed.
+    /// The result of its first failure since it last passed.
     pub source: Source,
 }
 
 pub(super) fn diagnoses(view: &View) -> Vec<Diagnosis> {
-    let calls: Vec<Call> = view.calls().collect();
     // Per command key: the record of its first failure since it last passed.
-    let mut failing: std::collections::HashMap<String, usize> = Default::default();
+    let mut failing: std::collections::HashMap<String, (usize, usize)> = Default::default();
     let mut out: Vec<Diagnosis> = Vec::new();
-    for event in events(&calls) {
+    for event in events(view.calls()) {
         let Event::Ran { key, call } = event else {
             continue;
         };
@@ -331,16 +335,17 @@ pub(super) fn diagnoses(view: &View) -> Vec<Diagnosis> {
             continue;
         }
         if call.failed() {
-            failing.entry(key).or_insert(call.at);
+            let result_at = call.result.map_or(call.at, |(at, _, _)| at);
+            failing.entry(key).or_insert((call.at, result_at));
         } else if call.succeeded()
-            && let Some(from) = failing.remove(&key)
+            && let Some((from, failed_at)) = failing.remove(&key)
             && let Some(cause) = stated_cause(view, from, call.at)
             && !out.iter().any(|d| d.cause == cause)
         {
             out.push(Diagnosis {
                 cause,
                 command: one_line(&call.call.summary, 160),
-                source: Source::of("Bash", call.record),
+                source: Source::of("Bash", &view.all()[failed_at]),
             });
         }
     }
@@ -517,6 +522,17 @@ pub(crate) fn is_test_file(path: &str) -> bool {
 /// The most telling line of a failed command's output: the first that names an error,
 /// a failure or an assertion, else the first that is not an exit code.
 pub(crate) fn error_line(output: &str) -> Option<String> {
+    telling_line(output, false)
+}
+
+/// The line of a failed command's output that names an error, a failure or an
+/// assertion; `None` when no line does (a command's first line of output, `On branch
+/// master`, says nothing of why it failed).
+pub(crate) fn named_error(output: &str) -> Option<String> {
+    telling_line(output, true)
+}
+
+fn telling_line(output: &str, named_only: bool) -> Option<String> {
     const STRONG: [&str; 13] = [
         "error:",
         "error[",
@@ -543,7 +559,7 @@ pub(crate) fn error_line(output: &str) -> Option<String> {
     let at = lines
         .iter()
         .position(|l| STRONG.iter().any(|s| l.contains(s)))
-        .unwrap_or(0);
+        .or((!named_only).then_some(0))?;
     let first = lines.get(at)?;
     // "Pre-commit validation failed:" says what by its next line.
     let line = match lines.get(at + 1) {
