@@ -228,7 +228,7 @@ async fn search_answers() {
     )
     .await;
     assert!(
-        many.starts_with("3 memories match \"retry\" (best 3):"),
+        many.starts_with("3 memories match \"retry\" (best 2 sessions):"),
         "{many}"
     );
     client.cancel().await.unwrap();
@@ -449,7 +449,7 @@ async fn search_all_projects() {
     )
     .await;
     assert!(
-        everywhere.starts_with("1 memory matches \"elsewhere\" (best 1):"),
+        everywhere.starts_with("1 memory matches \"elsewhere\" (best 1 session):"),
         "{everywhere}"
     );
     let nowhere = ok(
@@ -509,7 +509,7 @@ async fn ten_thousand_memories_stay_within_the_bound() {
     )
     .await;
     assert!(
-        search.starts_with("10000 memories match \"retry budget\" (best"),
+        search.starts_with("at least 10000 memories match \"retry budget\" (best"),
         "{search}"
     );
     // Twenty hits with long headlines and snippets: all of them, or a note for the rest.

@@ -198,41 +198,73 @@ pub fn nothing_found(f: &Found, dir: &Path) -> String {
     )
 }
 
-/// Search results, best first.
+/// Search results, best first: one session a result, its best memory.
 pub fn search(
     query: &str,
     hits: &[ProjectHit],
-    total: usize,
+    (total, exact): (usize, bool),
     all_projects: bool,
     style: &Style,
 ) -> String {
     let mut out = format!(
-        "{} match {:?}{}:\n",
+        "{}{} match {:?}{}:\n",
+        if exact { "" } else { "at least " },
         plural(total, "memory", "memories"),
         terminal_line(query, 200),
         if hits.len() < total {
-            format!(" (best {})", hits.len())
+            format!(" (best {})", plural(hits.len(), "session", "sessions"))
         } else {
             String::new()
         }
     );
+    let w = style.width.saturating_sub(5);
     for (i, ProjectHit { hit: h, project }) in hits.iter().enumerate() {
+        let m = &h.memory;
+        let agent = if h.agent == "claude-code" {
+            String::new()
+        } else {
+            format!(" · {}", terminal_line(&h.agent, 20))
+        };
         let _ = writeln!(
             out,
             "{:>3}. {}  {}  {}",
             i + 1,
-            terminal_line(&h.memory.date, 40),
-            style.bold(&terminal_line(&h.memory.file, 200)),
-            style.dim(&format!("({})", plural(h.hits, "hit", "hits")))
+            terminal_line(&m.date, 40),
+            style.bold(&terminal_line(&m.file, 200)),
+            style.dim(&format!(
+                "session {}{agent} · {}/{} terms",
+                terminal_line(&m.session, 8),
+                h.hits,
+                h.terms
+            ))
         );
         if all_projects {
             let _ = writeln!(out, "     {}", style.dim(&shown(project)));
         }
-        let _ = writeln!(
-            out,
-            "     {}",
-            terminal_line(&h.snippet, style.width.saturating_sub(5))
-        );
+        let _ = writeln!(out, "     {}", terminal_line(&m.summary, w));
+        if let Some(s) = &h.snippet_parts {
+            let label = h.section.unwrap_or("memory");
+            let s = s.fit(w.saturating_sub(label.len() + 2).max(20));
+            let marked = if style.color {
+                s.marked("\x1b[1m", "\x1b[0m")
+            } else {
+                s.marked("**", "**")
+            };
+            let _ = writeln!(out, "     {}: {marked}", style.dim(label));
+        }
+        if let Some(p) = &h.problem {
+            let _ = writeln!(out, "     {}", style.dim(&terminal_line(p, w)));
+        }
+        if !h.more_in_session.is_empty() {
+            let _ = writeln!(
+                out,
+                "     {}",
+                style.dim(&format!(
+                    "+ {} of this session",
+                    plural(h.more_in_session.len(), "more memory", "more memories")
+                ))
+            );
+        }
     }
     out
 }

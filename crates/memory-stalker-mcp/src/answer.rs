@@ -110,16 +110,22 @@ pub fn bounded(text: String) -> String {
 pub fn search(
     query: &str,
     hits: &[ProjectHit],
-    total: usize,
+    (total, exact): (usize, bool),
     all_projects: bool,
     this_project: &Path,
 ) -> String {
     let head = format!(
-        "{total} {} {} {} (best {}):\n",
+        "{}{total} {} {} {} (best {} {}):\n",
+        if exact { "" } else { "at least " },
         if total == 1 { "memory" } else { "memories" },
         if total == 1 { "matches" } else { "match" },
         quoted(query),
-        hits.len()
+        hits.len(),
+        if hits.len() == 1 {
+            "session"
+        } else {
+            "sessions"
+        }
     );
     let mut others = false;
     let entries: Vec<String> = hits
@@ -136,9 +142,22 @@ pub fn search(
                 tasks(m),
                 headline(m)
             );
-            let snippet = clean(&h.hit.snippet, 200);
-            if !snippet.is_empty() {
-                let _ = writeln!(e, "   > {snippet}");
+            if let Some(s) = &h.hit.snippet_parts {
+                let s = s.fit(200);
+                let _ = writeln!(
+                    e,
+                    "   matched in {}: {}",
+                    h.hit.section.unwrap_or("memory"),
+                    clean(&s.marked("**", "**"), 240)
+                );
+            }
+            if !h.hit.more_in_session.is_empty() {
+                let n = h.hit.more_in_session.len();
+                let _ = writeln!(
+                    e,
+                    "   ({n} more {} of this session matched)",
+                    if n == 1 { "memory" } else { "memories" }
+                );
             }
             if all_projects {
                 if h.project == this_project {
@@ -174,10 +193,20 @@ pub fn search(
     })
 }
 
+/// A search answer, and how many projects could not be read (their paths are the
+/// user's to see, on the terminal; the model needs only to know the answer is partial).
+pub fn with_skipped(answer: String, projects: usize) -> String {
+    bounded(format!(
+        "{answer}\n({projects} other {} could not be read and {} not searched.)\n",
+        if projects == 1 { "project" } else { "projects" },
+        if projects == 1 { "was" } else { "were" }
+    ))
+}
+
 /// The answer of `search_memories` when nothing matched: not an error.
 pub fn nothing_matched(query: &str, searched: &str) -> String {
     bounded(format!(
-        "No memory matches {} (searched {}). Every word of the query must occur; try fewer or other words, or list_memories for the newest.\n",
+        "No memory matches {} (searched {}). Search again with other words: synonyms, the names of files, functions or tools, the text of an error; or list_memories for the newest.\n",
         quoted(query),
         clean(searched, 1_000)
     ))

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use memory_stalker::Config;
 use memory_stalker::memory::{MemoryStore, Section, Shown, search_projects};
 use memory_stalker::projects;
+use memory_stalker::search::SearchRequest;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
@@ -43,13 +44,25 @@ pub struct MemoryServer {
 /// Arguments of `search_memories`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SearchArgs {
-    /// Words to look for, case-insensitive; a memory matches when every word occurs in it.
+    /// What to look for: a question in plain words, a few keywords, a file name, an error message, a decision. Ranked: memories with more of the words, in their requests, decisions and headlines, come first; not every word has to occur.
     pub query: String,
     /// Search the memories of every project on this machine, not only this one (default false).
     pub all_projects: Option<bool>,
-    /// How many memories to show, best first (default 5, at most 20).
+    /// How many sessions to show, best first (default 5, at most 20).
     #[schemars(range(min = 1, max = 20))]
     pub limit: Option<u32>,
+    /// Only memories written on or after this day: YYYY-MM-DD, today, yesterday, or Nd (N days ago).
+    pub since: Option<String>,
+    /// Only memories written on or before this day.
+    pub until: Option<String>,
+    /// Only this session (a prefix of its id).
+    pub session: Option<String>,
+    /// Only memories that name this file (a part of its path).
+    pub file: Option<String>,
+    /// Only memories with open tasks.
+    pub open_tasks: Option<bool>,
+    /// Only memories of this agent: claude-code or codex.
+    pub agent: Option<String>,
 }
 
 /// Arguments of `show_memory`.
@@ -117,7 +130,7 @@ impl MemoryServer {
 impl MemoryServer {
     /// `search_memories`: ranked full-text search.
     #[tool(
-        description = "Search the notes memory-stalker saved at earlier context compactions of this project: use it when you need an earlier decision, what was done before, a user's standing instruction, or the open tasks of an earlier session. Case-insensitive; every word of the query must occur. Answers with the best matches (file, date, session, headline, tasks, a snippet); read one with show_memory.",
+        description = "Search the memories memory-stalker saved at earlier context compactions of this project: use it when you need an earlier decision, what was done before, a user's standing instruction, an error met before, or the open tasks of an earlier session. Ask in plain words or keywords; results are ranked (whole words, any form of a word), one per session, with the line that matched. If nothing useful comes back, search again with other words: synonyms, the file or function names, the error text. Read one with show_memory.",
         annotations(
             title = "Search memories",
             read_only_hint = true,
@@ -134,6 +147,16 @@ impl MemoryServer {
         }
         let limit = limit(args.limit, SEARCH_LIMIT)?;
         let all = args.all_projects.unwrap_or(false);
+        let opts = SearchRequest {
+            limit,
+            since: args.since,
+            until: args.until,
+            session: args.session,
+            path: args.file,
+            open_tasks: args.open_tasks.unwrap_or(false),
+            agent: args.agent,
+        }
+        .options()?;
         self.blocking(move |p| {
             let mut searched = vec![p.root.clone()];
             if all {
@@ -156,7 +179,7 @@ impl MemoryServer {
                     (r.clone(), store)
                 })
                 .collect();
-            let found = search_projects(&stores, &query, limit).map_err(|e| e.to_string())?;
+            let found = search_projects(&stores, &query, &opts).map_err(|e| e.to_string())?;
             if found.total == 0 {
                 let where_ = if all {
                     format!(
@@ -173,13 +196,17 @@ impl MemoryServer {
                 };
                 return Ok(answer::nothing_matched(&query, &where_));
             }
-            Ok(answer::search(
+            let mut text = answer::search(
                 &query,
                 &found.hits,
-                found.total,
+                (found.total, found.exact),
                 all,
                 &p.root,
-            ))
+            );
+            if !found.skipped.is_empty() {
+                text = answer::with_skipped(text, found.skipped.len());
+            }
+            Ok(text)
         })
         .await
     }

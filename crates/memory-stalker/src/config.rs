@@ -293,7 +293,9 @@ impl Config {
     /// links.
     pub fn store(&self, project: &Path) -> crate::memory::MemoryStore {
         let store = match &self.memories_dir {
-            Some(_) => crate::memory::MemoryStore::new(self.memories_dir(project)),
+            Some(_) => {
+                crate::memory::MemoryStore::new(self.memories_dir(project)).scoped_to(project)
+            }
             None => crate::memory::MemoryStore::for_project(project),
         };
         store.with_writer(self.writer.clone())

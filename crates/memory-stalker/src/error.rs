@@ -33,6 +33,9 @@ pub enum Error {
     /// short form all failed (the message says why each did).
     #[error("{0}")]
     NotSaved(String),
+    /// The search index could not be opened, read or brought up to date.
+    #[error(transparent)]
+    Index(#[from] crate::search::IndexError),
     /// A memory file's text is not a memory this version understands.
     #[error("{path}: {reason}")]
     NotAMemory {

@@ -11,6 +11,7 @@
 //! - [`memory`]: the memory file format, the store on disk, and editing a saved memory.
 //! - [`pipeline`]: from a transcript to a memory on disk, and the background worker.
 //! - [`hook`]: Claude Code's hook protocol, and what each event does.
+//! - [`search`]: the full-text index of a memories directory, and ranked search.
 //! - [`switch`]: whether memory-stalker works in a project.
 //! - [`redact`]: secret redaction for everything sent to a model or written to disk.
 //! - [`untrusted`]: the one way untrusted text reaches what a person or the model reads.
@@ -28,6 +29,7 @@ pub mod memory;
 pub mod pipeline;
 pub mod projects;
 pub mod redact;
+pub mod search;
 pub mod summary;
 pub mod switch;
 pub mod text;

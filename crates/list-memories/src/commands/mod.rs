@@ -54,12 +54,12 @@ enum Command {
     Find(find::FindArgs),
     /// Print one memory, or one of its sections.
     Show(show::ShowArgs),
-    /// Full-text search, case-insensitive; every word must occur.
+    /// Ranked full-text search: a question, keywords, a file name; one result a session.
     Search(search::SearchArgs),
     /// Delete old memories (only files recognised as memories).
     Prune(prune::PruneArgs),
-    /// Rewrite INDEX.md.
-    Index,
+    /// Bring the search index up to date (or rebuild it) and rewrite INDEX.md.
+    Index(index::IndexArgs),
     /// Whether memory-stalker is on in this project, and why.
     Status,
     /// Turn memory-stalker off in this project (writes .claude/memory-stalker.json).
@@ -123,7 +123,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         Command::Show(args) => show::run(ctx, args),
         Command::Search(args) => search::run(ctx, args),
         Command::Prune(args) => prune::run(ctx, args),
-        Command::Index => index::run(ctx),
+        Command::Index(args) => index::run(ctx, args),
         Command::Status => switch::status(ctx),
         Command::Off => switch::set(ctx, false),
         Command::On => switch::set(ctx, true),

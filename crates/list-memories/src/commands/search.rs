@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::Args;
 use memory_stalker::memory::{ProjectHit, search_projects};
 use memory_stalker::projects;
+use memory_stalker::search::SearchRequest;
 
 use super::{Context, JSON_VERSION, emit_sorted};
 use crate::render;
@@ -18,9 +19,28 @@ pub struct SearchArgs {
     /// Search every project that has memories.
     #[arg(long)]
     all_projects: bool,
-    /// Show at most N results.
+    /// Show at most N results (sessions).
     #[arg(long, value_name = "N", default_value_t = 20)]
     limit: usize,
+    /// Only memories written on or after this day (YYYY-MM-DD, YYYYMMDD, today,
+    /// yesterday, or Nd for N days ago).
+    #[arg(long, value_name = "DAY")]
+    since: Option<String>,
+    /// Only memories written on or before this day.
+    #[arg(long, value_name = "DAY")]
+    until: Option<String>,
+    /// Only this session (a prefix of its id).
+    #[arg(long, value_name = "ID")]
+    session: Option<String>,
+    /// Only memories that name this file (a part of its path).
+    #[arg(long = "file", value_name = "PATH")]
+    path: Option<String>,
+    /// Only memories with open tasks.
+    #[arg(long = "open")]
+    open_tasks: bool,
+    /// Only this agent's memories: claude-code or codex.
+    #[arg(long, value_name = "AGENT")]
+    agent: Option<String>,
 }
 
 /// `search --json`; fields in the order they are written (see [`emit_sorted`]).
@@ -32,12 +52,30 @@ struct SearchJson<'a> {
     query: &'a str,
     /// Memories that matched, before the limit.
     total: usize,
+    /// Whether `total` is exact, or a lower bound.
+    total_exact: bool,
     version: u32,
 }
 
-/// Searches for the words of the query; exit 1 when no memory has them all.
+/// Searches for the query; exit 1 when nothing matches, 2 for a bad filter.
 pub fn run(ctx: Context<'_>, args: SearchArgs) -> anyhow::Result<ExitCode> {
     let query = args.query.join(" ");
+    let request = SearchRequest {
+        limit: args.limit,
+        since: args.since,
+        until: args.until,
+        session: args.session,
+        path: args.path,
+        open_tasks: args.open_tasks,
+        agent: args.agent,
+    };
+    let opts = match request.options() {
+        Ok(opts) => opts,
+        Err(problem) => {
+            eprintln!("list-memories search: {problem}");
+            return Ok(ExitCode::from(2));
+        }
+    };
     let searched: Vec<PathBuf> = if args.all_projects {
         projects::known_projects(&ctx.config)
     } else {
@@ -47,7 +85,14 @@ pub fn run(ctx: Context<'_>, args: SearchArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|p| (p.clone(), ctx.config.store(p)))
         .collect();
-    let found = search_projects(&stores, &query, args.limit)?;
+    let found = search_projects(&stores, &query, &opts)?;
+    for (project, why) in &found.skipped {
+        eprintln!(
+            "list-memories: not searched: {}: {}",
+            memory_stalker::text::one_line(&project.display().to_string(), 300),
+            memory_stalker::text::one_line(why, 300)
+        );
+    }
     let total = found.total;
     if ctx.json {
         emit_sorted(
@@ -57,6 +102,7 @@ pub fn run(ctx: Context<'_>, args: SearchArgs) -> anyhow::Result<ExitCode> {
                 projects: &searched,
                 query: &query,
                 total,
+                total_exact: found.exact,
                 version: JSON_VERSION,
             },
         )?;
@@ -64,12 +110,18 @@ pub fn run(ctx: Context<'_>, args: SearchArgs) -> anyhow::Result<ExitCode> {
         write!(
             ctx.out,
             "{}",
-            render::search(&query, &found.hits, total, args.all_projects, &ctx.style)
+            render::search(
+                &query,
+                &found.hits,
+                (total, found.exact),
+                args.all_projects,
+                &ctx.style
+            )
         )?;
     }
     if total == 0 {
         eprintln!(
-            "No memory contains {query:?} (searched {}).",
+            "No memory matches {query:?} (searched {}). Try other words, or fewer filters.",
             if args.all_projects {
                 format!("{} projects with memories", searched.len())
             } else {

@@ -79,7 +79,7 @@ fn outputs(v: &[String]) -> Vec<(&'static str, String)> {
     let hits: Vec<ProjectHit> = entries
         .iter()
         .map(|e| ProjectHit {
-            hit: SearchHit::new(e.clone(), 2, v[22].clone()),
+            hit: SearchHit::with_snippet(e.clone(), 2, &v[22]),
             project: project.clone(),
         })
         .collect();
@@ -99,7 +99,7 @@ fn outputs(v: &[String]) -> Vec<(&'static str, String)> {
         ("table", table(&entries, &style)),
         ("listing", listing(&all, &dir, &style)),
         ("nothing found", nothing_found(&found, &dir)),
-        ("search", search(&v[20], &hits, 2, true, &style)),
+        ("search", search(&v[20], &hits, (2, true), true, &style)),
         ("pruned", pruned(&entries, true, &style)),
         (
             "status",

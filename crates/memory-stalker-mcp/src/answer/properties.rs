@@ -67,7 +67,7 @@ fn answers(v: &[String]) -> Vec<(&'static str, String)> {
         .iter()
         .zip([&here, &other])
         .map(|(e, p)| ProjectHit {
-            hit: SearchHit::new(e.clone(), 2, v[20].clone()),
+            hit: SearchHit::with_snippet(e.clone(), 2, &v[20]),
             project: p.clone(),
         })
         .collect();
@@ -84,7 +84,7 @@ fn answers(v: &[String]) -> Vec<(&'static str, String)> {
         skipped: Vec::new(),
     };
     vec![
-        ("search", search(&v[23], &hits, 2, true, &here)),
+        ("search", search(&v[23], &hits, (2, true), true, &here)),
         ("nothing matched", nothing_matched(&v[23], &v[24])),
         ("listing", listing(&all, Some(&v[25]), &dir)),
         (

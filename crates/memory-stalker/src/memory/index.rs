@@ -37,8 +37,12 @@ impl MemoryStore {
         let _ = self.ensure_gitignore();
         let listing = self.list(Some(CANDIDATES), None)?;
         let text = render_index(&listing.memories, listing.total);
+        let before = self.mtime_before_change();
         fsutil::replace_derived(&path, text.as_bytes())
-            .map_err(|e| Error::store("cannot write", &path, e))
+            .map_err(|e| Error::store("cannot write", &path, e))?;
+        // Not a memory, but a change of the directory the search index must know of.
+        self.note_change(before, &[], &[]);
+        Ok(())
     }
 }
 

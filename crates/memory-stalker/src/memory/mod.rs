@@ -20,4 +20,4 @@ pub use catalog::{
 pub use document::{FrontMatter, MemoryDoc, Trigger};
 pub use edit::MemoryEdit;
 pub use labels::Section;
-pub use store::{INDEX_FILE, MEMORIES_DIR, MemoryStore};
+pub use store::{INDEX_FILE, IndexReport, MEMORIES_DIR, MemoryStore};

@@ -71,11 +71,6 @@ impl<'a> Ordered<'a> {
         }
     }
 
-    /// Memories named that have not been given out yet.
-    pub(crate) fn left(&self) -> usize {
-        self.read.len() + self.names.len() - self.next
-    }
-
     /// The latest instant a memory not read yet can have.
     fn unread_bound(&self) -> Option<i128> {
         let (_, _, name) = self.names.get(self.next)?;

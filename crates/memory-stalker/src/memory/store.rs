@@ -15,8 +15,9 @@ pub(crate) use super::file::{lossy, read_head_bytes};
 use super::provenance::{Writer, WriterKey};
 use crate::Error;
 use crate::fsutil::{self, Lock};
+use crate::search::{Index, IndexError, OpenOptions};
 use crate::transcript::TaskCheckpoint;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// The memories directory inside a project.
 pub const MEMORIES_DIR: &str = ".claude/memories";
@@ -46,6 +47,17 @@ pub const MAX_WRITTEN_BYTES: u64 = MAX_MEMORY_BYTES / 2;
 /// Temporary files older than this were left by a save that was killed.
 const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(3600);
 
+/// What [`MemoryStore::refresh_index`] did.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct IndexReport {
+    /// The index's database.
+    pub path: PathBuf,
+    /// Memories it holds.
+    pub memories: usize,
+    /// Memories found edited in place and read again.
+    pub reread: usize,
+}
+
 /// The memories of one project.
 #[derive(Debug, Clone)]
 pub struct MemoryStore {
@@ -56,6 +68,42 @@ pub struct MemoryStore {
     /// Where this user's writer key is: memories saved here are signed with it, and
     /// memories listed are checked against it (docs/design.md §4.10).
     writer: Option<Arc<Writer>>,
+    /// The project whose memories this store is about, when `dir` may hold other
+    /// projects' too (`MEMORY_STALKER_DIR` shared by several): prune and the recall
+    /// keep to its own.
+    scope: Option<PathBuf>,
+    /// How the search index is opened: a hook waits less and catches up less.
+    index_options: OpenOptions,
+    /// What went wrong with the search index while writing (it catches up on its own;
+    /// the caller logs these).
+    warnings: Arc<Mutex<Vec<String>>>,
+    /// The search index, once opened: one connection a process, however many times a
+    /// save or a server uses it.
+    index: Arc<Mutex<IndexCache>>,
+    /// Whether this store has a search index (the fallback directory of memories that
+    /// could not be saved in their project has none: nothing lists or searches it).
+    indexed: bool,
+}
+
+/// [`MemoryStore`]'s search index, as far as it got.
+#[derive(Default)]
+enum IndexCache {
+    #[default]
+    Unopened,
+    Open(Index),
+    /// Too many files changed behind its back for this process to catch up (a hook):
+    /// not tried again.
+    Behind(usize),
+}
+
+impl std::fmt::Debug for IndexCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IndexCache::Unopened => f.write_str("Unopened"),
+            IndexCache::Open(i) => write!(f, "Open({})", i.path().display()),
+            IndexCache::Behind(n) => write!(f, "Behind({n})"),
+        }
+    }
 }
 
 impl MemoryStore {
@@ -65,6 +113,11 @@ impl MemoryStore {
             dir: dir.into(),
             project: None,
             writer: None,
+            scope: None,
+            index_options: OpenOptions::INTERACTIVE,
+            warnings: Arc::default(),
+            index: Arc::default(),
+            indexed: true,
         }
     }
 
@@ -83,10 +136,64 @@ impl MemoryStore {
     /// directories, not links (the project's files are not trusted).
     pub fn for_project(project: &Path) -> MemoryStore {
         MemoryStore {
-            dir: project.join(MEMORIES_DIR),
             project: Some(project.to_path_buf()),
-            writer: None,
+            ..MemoryStore::new(project.join(MEMORIES_DIR))
         }
+    }
+
+    /// This store as the memories of `project` in a directory other projects may share.
+    pub fn scoped_to(mut self, project: &Path) -> MemoryStore {
+        self.scope = Some(project.to_path_buf());
+        self
+    }
+
+    /// The project this store keeps to in a shared directory, if any.
+    pub fn scope(&self) -> Option<&Path> {
+        self.scope.as_deref()
+    }
+
+    /// This store without a search index: its memories are kept, not searched (the
+    /// fallback directory).
+    pub fn without_index(mut self) -> MemoryStore {
+        self.indexed = false;
+        self
+    }
+
+    /// This store as a hook uses it: the search index is waited for briefly and
+    /// brought up to date only when little changed behind its back.
+    pub fn in_hook(mut self) -> MemoryStore {
+        self.index_options = OpenOptions::HOOK;
+        self
+    }
+
+    /// How this store opens its search index.
+    pub fn index_options(&self) -> OpenOptions {
+        self.index_options
+    }
+
+    /// The search index's problems met while writing, for the caller to log; cleared.
+    pub fn take_warnings(&self) -> Vec<String> {
+        self.warnings
+            .lock()
+            .map(|mut w| std::mem::take(&mut *w))
+            .unwrap_or_default()
+    }
+
+    /// Tells the search index that this store changed the directory (see
+    /// [`note_change`]); a failure is kept as a warning: the index catches up later.
+    pub(crate) fn note_change(&self, before: Option<i64>, changed: &[&str], removed: &[&str]) {
+        let noted = self.with_index(|index| Ok(index.note(before, changed, removed)?));
+        if let Err(e) = noted
+            && let Ok(mut w) = self.warnings.lock()
+        {
+            w.push(format!("{e}; it will catch up when next read"));
+        }
+    }
+
+    /// The directory's modification time now, taken before a change (see
+    /// [`note_change`]).
+    pub(crate) fn mtime_before_change(&self) -> Option<i64> {
+        crate::search::index::dir_mtime(&self.dir).ok()
     }
 
     /// Creates the directory (privately), refusing links inside the project.
@@ -119,10 +226,32 @@ impl MemoryStore {
             .map_err(|e| Error::store("cannot read", path, e))
     }
 
+    /// [`MemoryStore::sweep`], when it may have something to do: in a directory of many
+    /// memories, listing it costs more than the save itself, so the sweep runs with
+    /// about one save in 64 there (temporary files wait an hour anyway).
+    fn sweep_now_and_then(&self) {
+        let busy = self
+            .with_index(|i| Ok(i.count(&crate::search::RowFilter::default())?))
+            .ok()
+            .flatten()
+            .is_some_and(|n| n > 2_000);
+        let roll = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        if !busy || roll.is_multiple_of(64) {
+            let before = self.mtime_before_change();
+            if self.sweep() {
+                self.note_change(before, &[], &[]);
+            }
+        }
+    }
+
     /// Removes what killed saves left behind: temporary files older than an hour, and
     /// lock files of memories that no longer exist (unless someone holds them).
-    pub fn sweep(&self) {
+    /// Returns whether a file of the memories directory itself was removed.
+    pub fn sweep(&self) -> bool {
         let now = SystemTime::now();
+        let mut removed = false;
         for e in fs::read_dir(&self.dir).into_iter().flatten().flatten() {
             let name = e.file_name();
             let stale = name.to_string_lossy().starts_with(".tmp-")
@@ -131,7 +260,7 @@ impl MemoryStore {
                     .and_then(|m| m.modified())
                     .is_ok_and(|m| now.duration_since(m).unwrap_or_default() > STALE_TEMP);
             if stale {
-                let _ = fs::remove_file(e.path());
+                removed |= fs::remove_file(e.path()).is_ok();
             }
         }
         let locks = self.dir.join(LOCKS_DIR);
@@ -149,6 +278,96 @@ impl MemoryStore {
                     let _ = fs::remove_file(e.path());
                 }
             }
+        }
+        removed
+    }
+
+    /// Brings the search index fully up to date — every memory's size and time checked,
+    /// those edited in place read again — or, with `rebuild`, builds it anew from the
+    /// files. Slow on a large directory (a `stat` a memory, or reading them all): for
+    /// `list-memories index` and the MCP server's start, never a hook.
+    pub fn refresh_index(&self, rebuild: bool) -> Result<Option<IndexReport>, Error> {
+        self.check_dir()?;
+        if !self.dir.is_dir() {
+            return Ok(None);
+        }
+        let mut cache = self.index.lock().unwrap_or_else(|p| p.into_inner());
+        *cache = IndexCache::Unopened;
+        if rebuild {
+            crate::search::index::remove_db(&self.dir);
+        }
+        let mut index = Index::open(&self.dir, OpenOptions::INTERACTIVE, self.writer_key())?;
+        let reread = index.verify()?;
+        let report = IndexReport {
+            path: index.path().to_path_buf(),
+            memories: index.count(&crate::search::RowFilter::default())?,
+            reread,
+        };
+        *cache = IndexCache::Open(index);
+        Ok(Some(report))
+    }
+
+    /// Runs `work` on the search index of this store, up to date with its files, opened
+    /// once a process as [`MemoryStore::in_hook`] says; `Ok(None)` when the directory
+    /// does not exist. When no index can be kept on disk (a read-only directory), one
+    /// is built in memory.
+    pub fn with_index<R>(
+        &self,
+        work: impl FnOnce(&mut Index) -> Result<R, Error>,
+    ) -> Result<Option<R>, Error> {
+        self.check_dir()?;
+        if !self.indexed || !self.dir.is_dir() {
+            return Ok(None);
+        }
+        let mut cache = self.index.lock().unwrap_or_else(|p| p.into_inner());
+        if let IndexCache::Open(index) = &mut *cache {
+            // Opened earlier in this process: only what changed since (one `stat`).
+            if index.catch_up(self.index_options.max_catch_up).is_err() {
+                *cache = IndexCache::Unopened;
+            }
+        }
+        if let IndexCache::Behind(pending) = *cache {
+            return Err(IndexError::Behind {
+                dir: self.dir.clone(),
+                pending,
+            }
+            .into());
+        }
+        if matches!(*cache, IndexCache::Unopened) {
+            *cache = match self.open_index() {
+                Ok(index) => IndexCache::Open(index),
+                Err(IndexError::Behind { pending, .. }) => IndexCache::Behind(pending),
+                Err(e) => return Err(e.into()),
+            };
+        }
+        match &mut *cache {
+            IndexCache::Open(index) => work(index).map(Some),
+            IndexCache::Behind(pending) => Err(IndexError::Behind {
+                dir: self.dir.clone(),
+                pending: *pending,
+            }
+            .into()),
+            IndexCache::Unopened => Ok(None),
+        }
+    }
+
+    /// Opens the index on disk, else (a read-only directory, a full disk, a lock held too
+    /// long) one in memory: the files are the truth, read into an index that lasts this
+    /// process.
+    fn open_index(&self) -> Result<Index, IndexError> {
+        match Index::open(&self.dir, self.index_options, self.writer_key()) {
+            Err(e @ IndexError::Behind { .. }) => Err(e),
+            Err(e) => {
+                if let Ok(mut w) = self.warnings.lock() {
+                    w.push(format!("{e}; searched without it"));
+                }
+                Index::in_memory(
+                    &self.dir,
+                    self.index_options.max_catch_up,
+                    self.writer_key(),
+                )
+            }
+            ok => ok,
         }
     }
 
@@ -172,6 +391,7 @@ impl MemoryStore {
         content: &str,
     ) -> Result<PathBuf, Error> {
         self.ensure_dir()?;
+        let before = self.mtime_before_change();
         // Before the memory, so it is never in the directory unprotected. A failure
         // here must not cost the memory: the next save tries again.
         let _ = self.ensure_gitignore();
@@ -189,7 +409,10 @@ impl MemoryStore {
         };
         let saved = fsutil::create_new_atomic_with(&self.dir, names, with_mac)
             .map_err(|e| Error::store("cannot write a memory in", &self.dir, e))?;
-        self.sweep();
+        if let Some(name) = saved.file_name().and_then(|n| n.to_str()) {
+            self.note_change(before, &[name], &[]);
+        }
+        self.sweep_now_and_then();
         Ok(saved)
     }
 
@@ -204,10 +427,31 @@ impl MemoryStore {
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
         let limit = now.saturating_add(super::order::FUTURE_SLACK.as_nanos() as u64);
-        let since = (*created - chrono::Duration::days(2))
-            .format("%Y%m%d_%H%M%S")
-            .to_string();
-        let newest_recent = fs::read_dir(&self.dir)
+        // The newest `created_ns` of the memories written in the last two days (not one
+        // dated in the future): the search index knows them; else the directory.
+        let since = *created - chrono::Duration::days(2);
+        let from_index = self
+            .with_index(|index| {
+                let since_ns = since.timestamp_nanos_opt().unwrap_or(i64::MIN);
+                Ok(index.newest_written_between(since_ns, limit)?)
+            })
+            .ok()
+            .flatten();
+        let newest_recent = match from_index {
+            Some(newest) => newest,
+            None => self.newest_written_by_listing(&since, limit),
+        };
+        match newest_recent {
+            Some(n) if n >= now => n.saturating_add(1),
+            _ => now,
+        }
+    }
+
+    /// The newest `created_ns` at most `limit` of the memories named since `since`, from
+    /// the directory itself (when the index cannot say).
+    fn newest_written_by_listing(&self, since: &DateTime<FixedOffset>, limit: u64) -> Option<u64> {
+        let since = since.format("%Y%m%d_%H%M%S").to_string();
+        fs::read_dir(&self.dir)
             .into_iter()
             .flatten()
             .flatten()
@@ -218,11 +462,7 @@ impl MemoryStore {
             })
             .filter_map(|e| read_head(&e.path()).and_then(|(_, ns)| ns))
             .filter(|ns| *ns <= limit)
-            .max();
-        match newest_recent {
-            Some(n) if n >= now => n.saturating_add(1),
-            _ => now,
-        }
+            .max()
     }
 
     /// Writes the `.gitignore` that keeps the memories out of git, unless the directory
@@ -265,8 +505,10 @@ impl MemoryStore {
             Some(k) if k.verifies(&name, &text) => k.sign(&name, &new),
             _ => new,
         };
+        let before = self.mtime_before_change();
         fsutil::replace_atomic(path, new.as_bytes())
             .map_err(|e| Error::store("cannot rewrite", path, e))?;
+        self.note_change(before, &[&name], &[]);
         Ok(true)
     }
 
@@ -324,12 +566,30 @@ impl MemoryStore {
     ) -> impl Iterator<Item = (PathBuf, FrontMatter)> {
         let sid = sid8(session_id);
         let key = self.writer_key();
-        let mut found: Vec<(OrderKey, PathBuf, FrontMatter)> = self
-            .memory_names(|_, _| {})
-            .unwrap_or_default()
+        // Newest first: the index's order, or the directory's names sorted by key.
+        let names: Vec<String> = match self.with_index(|index| {
+            let filter = crate::search::RowFilter {
+                session: Some(session_id.to_string()),
+                ..Default::default()
+            };
+            Ok(index.rows(&filter, usize::MAX, 0)?)
+        }) {
+            Ok(Some(rows)) => rows.into_iter().map(|r| r.entry.file).collect(),
+            Ok(None) => Vec::new(),
+            // The index is behind (a hook may not wait for it): the directory itself.
+            Err(_) => self
+                .memory_names(|_, _| {})
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(_, _, n)| n)
+                .filter(|n| parse_file_name(n).is_some_and(|(_, s, _)| s == sid))
+                .collect(),
+        };
+        // Only the user's own memories of the session: a foreign one (shipped with the
+        // repository) never feeds what later memories carry.
+        let mut found: Vec<(OrderKey, PathBuf, FrontMatter)> = names
             .into_iter()
-            .filter(|(_, _, n)| parse_file_name(n).is_some_and(|(_, s, _)| s == sid))
-            .filter_map(|(_, _, name)| {
+            .filter_map(|name| {
                 let path = self.dir.join(&name);
                 let (f, meta) = fsutil::open_regular_with_metadata(&path, false, None).ok()?;
                 let mut buf = Vec::new();

@@ -154,7 +154,9 @@ pub fn save_memory(
             std::io::Error::from(std::io::ErrorKind::NotFound),
         ))
     };
-    let fallback = config.store_at(&unsaved_dir(config, &req.project));
+    let fallback = config
+        .store_at(&unsaved_dir(config, &req.project))
+        .without_index();
     let path = match primary {
         Ok(p) => p,
         Err(primary) => match fallback.save_new(&now, &session_id, content) {

@@ -252,6 +252,9 @@ pub(super) fn extract(t: &Transcript) -> Extraction {
         last_action: last_action(segment, &results, &rejected),
     };
     [ex.session_id, ex.cwd, ex.version, ex.git_branch] = t.newest.fields();
+    if t.sub_agent.is_some() {
+        ex.session_id.clone_from(&t.sub_agent);
+    }
     ex.files = files(&records[turn_start..], &results, ex.cwd.as_deref());
     if let Some(a) = &mut ex.last_action {
         a.summary = project_relative(&a.summary, ex.cwd.as_deref());

@@ -59,12 +59,13 @@ pub struct ReadOptions {
 
 impl ReadOptions {
     /// How far a line is read under these options, with or without the session fields.
-    fn line_options(&self, session_fields: bool) -> record::LineOptions {
+    fn line_options(&self, session_fields: bool, sub_agent: bool) -> record::LineOptions {
         record::LineOptions {
             redact: self.redact,
             outputs: !self.output_heads_only,
             session_fields,
             dated_only: true,
+            sidechain_is_main: sub_agent,
         }
     }
 }
@@ -101,6 +102,25 @@ pub struct Transcript {
     newest: NewestMeta,
     /// [`Transcript::prompts`], worked out on first use.
     prompts: OnceLock<Vec<(usize, String)>>,
+    /// The sub-agent's id when this is a sub-agent's transcript ([`sub_agent_id`]).
+    sub_agent: Option<String>,
+}
+
+/// The id of the sub-agent whose transcript `path` is, from its name: Claude Code
+/// writes a sub-agent's conversation to `agent-<id>.jsonl` (beside the session, or in
+/// `<session>/subagents/`), every record marked `isSidechain`. Read by hand
+/// (`save-memory --transcript`, a search store of old sessions), such a file is a
+/// session of its own: its sidechain is its main chain, and its id names it, since its
+/// records carry the parent session's id. A hook's transcript is never one.
+fn sub_agent_id(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_str()?;
+    let id = name.strip_suffix(".jsonl")?;
+    let rest = id.strip_prefix("agent-")?;
+    (!rest.is_empty()
+        && rest
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+    .then(|| id.to_string())
 }
 
 /// The session fields of the newest records that have them, over every record read
@@ -167,14 +187,26 @@ impl Transcript {
         };
         let (file, len) = crate::fsutil::open_regular(path, true, None).map_err(io_err)?;
         let size = options.end.map_or(len, |e| e.min(len));
-        let line_options = options.line_options(true);
+        let sub_agent = sub_agent_id(path);
+        let line_options = options.line_options(true, sub_agent.is_some());
         let file = std::sync::Arc::new(file);
         let parse = move |line: &[u8]| PreParsed::of(line, &line_options);
-        match ReverseLines::prefetched_parsing(std::sync::Arc::clone(&file), size, parse) {
-            Ok(lines) => Transcript::read_lines(path, lines, size, options),
-            // No second thread to be had: this one reads and parses it all.
-            Err(_) => Transcript::read_lines(path, ReverseLines::new(&*file, size), size, options),
-        }
+        let mut read =
+            match ReverseLines::prefetched_parsing(std::sync::Arc::clone(&file), size, parse) {
+                Ok(lines) => {
+                    Transcript::read_lines(path, lines, size, options, sub_agent.is_some())
+                }
+                // No second thread to be had: this one reads and parses it all.
+                Err(_) => Transcript::read_lines(
+                    path,
+                    ReverseLines::new(&*file, size),
+                    size,
+                    options,
+                    sub_agent.is_some(),
+                ),
+            }?;
+        read.sub_agent = sub_agent;
+        Ok(read)
     }
 
     /// Reads a transcript held in memory, as [`Transcript::read`] reads a file.
@@ -182,7 +214,7 @@ impl Transcript {
         let len = bytes.len() as u64;
         let size = options.end.map_or(len, |e| e.min(len));
         let lines = ReverseLines::new(std::io::Cursor::new(bytes), size);
-        Transcript::read_lines(Path::new("<memory>"), lines, size, options)
+        Transcript::read_lines(Path::new("<memory>"), lines, size, options, false)
     }
 
     fn read_lines<B: reverse::Blocks<Parsed: Into<PreParsed>>>(
@@ -190,6 +222,7 @@ impl Transcript {
         mut lines: ReverseLines<B>,
         size: u64,
         options: ReadOptions,
+        sub_agent: bool,
     ) -> Result<Transcript, Error> {
         let io_err = |source| Error::Transcript {
             path: path.to_path_buf(),
@@ -248,7 +281,7 @@ impl Transcript {
             {
                 continue;
             }
-            let line_options = options.line_options(!newest.complete());
+            let line_options = options.line_options(!newest.complete(), sub_agent);
             let parsed = match parsed.map(Into::into) {
                 Some(PreParsed { record, json_bytes }) => {
                     cost.json_bytes += json_bytes;
@@ -302,6 +335,7 @@ impl Transcript {
             records_read,
             newest,
             prompts: OnceLock::new(),
+            sub_agent: None,
         })
     }
 
@@ -327,7 +361,9 @@ impl Transcript {
 
     /// The session id of the newest main-chain record that has one.
     pub fn session_id(&self) -> Option<String> {
-        self.newest.session_id.clone()
+        self.sub_agent
+            .clone()
+            .or_else(|| self.newest.session_id.clone())
     }
 
     /// Lines that were not valid JSON records.

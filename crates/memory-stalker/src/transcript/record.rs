@@ -386,6 +386,9 @@ pub(crate) struct LineOptions {
     /// Keep the uuid and time stamp only of the records extraction dates
     /// ([`Record::is_dated`]): the others are kept by the million in a long segment.
     pub dated_only: bool,
+    /// The file is a sub-agent's own transcript: its sidechain records are its main
+    /// chain.
+    pub sidechain_is_main: bool,
 }
 
 impl Default for LineOptions {
@@ -395,6 +398,7 @@ impl Default for LineOptions {
             outputs: true,
             session_fields: true,
             dated_only: false,
+            sidechain_is_main: false,
         }
     }
 }
@@ -592,7 +596,7 @@ impl<'a> Top<'a> {
                 });
         let (uuid, timestamp) = (self.uuid, self.timestamp);
         let uuid_key = str_of(uuid, cost).map_or(0, |u| Key::of(&u).bits());
-        let sidechain = skim::is_true(self.is_sidechain);
+        let sidechain = skim::is_true(self.is_sidechain) && !opts.sidechain_is_main;
         let kind = str_of(self.kind, cost);
         let entry = match kind.as_deref() {
             Some("user") => self.user_entry(redact, outputs, cost),

@@ -1027,3 +1027,37 @@ fn a_reply_keeps_its_last_calls_and_its_failures_and_counts_the_rest() {
     assert!(reply.tool_calls[0].failed);
     assert_eq!(reply.tool_calls.last().unwrap().summary, "check 2999");
 }
+
+/// A sub-agent's own transcript (`agent-<id>.jsonl`), read by hand, is a session of its
+/// own: its sidechain records are its main chain and its id names it. Any other file
+/// keeps sidechain records out of the extraction.
+#[test]
+fn a_sub_agent_transcript_read_by_hand_is_a_session_of_its_own() {
+    let mut t = T::default();
+    t.push(json!({"type":"user","isSidechain":true,"agentId":"a881341","message":{"role":"user","content":"Find the hook output contract"}}));
+    t.push(json!({"type":"assistant","isSidechain":true,"message":{"id":"m9","role":"assistant","content":[{"type":"text","text":"It is additionalContext."}]}}));
+    let dir = tempfile::tempdir().unwrap();
+    let agent = dir.path().join("agent-a881341.jsonl");
+    std::fs::write(&agent, t.bytes()).unwrap();
+    let read = Transcript::read(&agent, ReadOptions::default()).unwrap();
+    assert_eq!(read.session_id().as_deref(), Some("agent-a881341"));
+    let ex = read.extraction();
+    assert_eq!(
+        ex.last_prompt.unwrap().text,
+        "Find the hook output contract"
+    );
+    assert_eq!(ex.reply.unwrap().text, "It is additionalContext.");
+
+    let session = dir.path().join("sess-1.jsonl");
+    std::fs::write(&session, t.bytes()).unwrap();
+    let read = Transcript::read(&session, ReadOptions::default()).unwrap();
+    assert_eq!(
+        read.session_id(),
+        None,
+        "no main-chain record names a session"
+    );
+    assert!(read.extraction().last_prompt.is_none());
+    for not_agent in ["agent-.jsonl", "agent-a b.jsonl", "agent-x.json"] {
+        assert_eq!(sub_agent_id(Path::new(not_agent)), None, "{not_agent}");
+    }
+}

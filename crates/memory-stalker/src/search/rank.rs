@@ -1,0 +1,364 @@
+//! Ranking a search (docs/design.md §7.10): BM25 over the weighted fields finds the
+//! candidates; a memory that matches more of the query's terms, or its words side by
+//! side, moves up; ties go to the newer memory; one session's memories are grouped so
+//! that one long session does not fill the page.
+
+use std::collections::{HashMap, HashSet};
+
+use rusqlite::OptionalExtension;
+
+use super::fields::Field;
+use super::index::{Index, IndexError, Row, RowFilter};
+use super::query::Query;
+use super::snippet::{Snippet, snippet_of};
+
+/// Candidates ranked by BM25 before the finer ranking: enough that the memory with most
+/// of the terms is among them however common one of the terms is.
+const CANDIDATES: usize = 300;
+
+/// What to search for and how many answers.
+#[derive(Debug, Clone)]
+pub struct SearchOptions {
+    /// Which memories may match.
+    pub filter: RowFilter,
+    /// Most sessions answered.
+    pub limit: usize,
+    /// Group one session's memories under its best one.
+    pub group_sessions: bool,
+    /// Cut a snippet for each answer (from its file).
+    pub snippets: bool,
+}
+
+impl Default for SearchOptions {
+    fn default() -> SearchOptions {
+        SearchOptions {
+            filter: RowFilter::default(),
+            limit: 20,
+            group_sessions: true,
+            snippets: true,
+        }
+    }
+}
+
+/// One answer: the best memory of a session (or one memory, ungrouped).
+#[derive(Debug, Clone)]
+pub struct Hit {
+    /// The memory.
+    pub row: Row,
+    /// Its score (higher is better); only comparable within one search.
+    pub score: f64,
+    /// How many of the query's terms it matches.
+    pub matched: usize,
+    /// Where the query's words are in it, marked.
+    pub snippet: Option<Snippet>,
+    /// The session's other memories that matched, best first (file names).
+    pub more_in_session: Vec<String>,
+}
+
+/// The answers of a search.
+#[derive(Debug, Clone, Default)]
+pub struct Results {
+    /// The parsed query.
+    pub query: Query,
+    /// The best answers, best first.
+    pub hits: Vec<Hit>,
+    /// How many memories matched at all (before grouping and the limit).
+    pub total: usize,
+    /// Whether `total` is exact: a query with words too common to count them all
+    /// everywhere gives a lower bound.
+    pub exact: bool,
+}
+
+/// Searches the index.
+pub fn search(index: &mut Index, typed: &str, opts: &SearchOptions) -> Result<Results, IndexError> {
+    let query = Query::parse(typed);
+    if query.is_empty() || opts.limit == 0 {
+        return Ok(Results {
+            query,
+            ..Results::default()
+        });
+    }
+    // A memory edited in place since it was indexed is indexed again, and the search
+    // run again, once: what is shown matches what is on disk.
+    let mut ranked = rank(index, &query, &opts.filter)?;
+    let shown = page(&ranked.rows, opts);
+    if index.refresh(&shown)? {
+        ranked = rank(index, &query, &opts.filter)?;
+    }
+    let (total, exact) = (ranked.total, ranked.exact);
+    let mut hits = group(ranked.rows, ranked.scores, opts);
+    if opts.snippets {
+        for h in &mut hits {
+            h.snippet = snippet_of(index.dir(), &h.row, &query);
+        }
+    }
+    Ok(Results {
+        query,
+        hits,
+        total,
+        exact,
+    })
+}
+
+struct Ranked {
+    /// Best first.
+    rows: Vec<Row>,
+    /// Per row id: (score, terms matched).
+    scores: HashMap<i64, (f64, usize)>,
+    total: usize,
+    /// Whether `total` is exact (else a lower bound).
+    exact: bool,
+}
+
+/// Most documents BM25 scores for one search (the sum of the chosen terms' document
+/// frequencies). Scoring every memory that holds a common word costs time in
+/// proportion to their number; the rarer words of a query are what tells memories
+/// apart, so they are chosen first, up to this budget, and the common ones beyond it
+/// only count within the newest [`WINDOW`] memories.
+const POSTINGS: i64 = 5_000;
+/// The newest memories a query of only common words is ranked among.
+const WINDOW: i64 = 2_000;
+
+/// A term of the query with its document frequency (an upper bound for a phrase).
+struct Weighed<'q> {
+    term: &'q super::query::Term,
+    df: i64,
+}
+
+fn rank(index: &Index, query: &Query, filter: &RowFilter) -> Result<Ranked, IndexError> {
+    let sqlite = |e| sqlite_error(index, e);
+    let weights: Vec<String> = Field::ALL
+        .iter()
+        .map(|f| format!("{:.2}", f.weight()))
+        .collect();
+    let mut terms: Vec<Weighed<'_>> = query
+        .terms
+        .iter()
+        .map(|t| {
+            Ok(Weighed {
+                term: t,
+                df: index.document_frequency(t)?,
+            })
+        })
+        .collect::<Result<_, IndexError>>()?;
+    terms.retain(|t| t.df > 0);
+    if terms.is_empty() {
+        return Ok(Ranked {
+            rows: Vec::new(),
+            scores: HashMap::new(),
+            total: 0,
+            exact: true,
+        });
+    }
+    terms.sort_by_key(|t| t.df);
+    let mut spent = 0;
+    let chosen: Vec<&Weighed<'_>> = terms
+        .iter()
+        .take_while(|t| {
+            spent += t.df;
+            spent <= POSTINGS
+        })
+        .collect();
+    let (cond, args) = filter.sql();
+    let bm25 = |expr: &str, since: Option<i64>| -> Result<Vec<(i64, f64)>, IndexError> {
+        let mut args = args.clone();
+        args.push(expr.to_string().into());
+        let match_arg = args.len();
+        let window = match since {
+            Some(cutoff) => {
+                args.push(cutoff.into());
+                format!("AND t.rowid >= ?{}", args.len())
+            }
+            None => String::new(),
+        };
+        let sql = format!(
+            "SELECT t.rowid, bm25(memory_text, {}) AS s FROM memory_text t
+             JOIN memories m ON m.id = t.rowid
+             WHERE memory_text MATCH ?{match_arg} {window} AND {cond}
+             ORDER BY s LIMIT {CANDIDATES}",
+            weights.join(", ")
+        );
+        let mut st = index.conn.prepare(&sql).map_err(sqlite)?;
+        st.query_map(rusqlite::params_from_iter(args.iter()), |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .and_then(Iterator::collect)
+        .map_err(sqlite)
+    };
+    let doclist = |expr: &str| -> Result<HashSet<i64>, IndexError> {
+        let mut st = index
+            .conn
+            .prepare("SELECT rowid FROM memory_text WHERE memory_text MATCH ?1")
+            .map_err(sqlite)?;
+        st.query_map([expr], |r| r.get(0))
+            .and_then(Iterator::collect)
+            .map_err(sqlite)
+    };
+    let (candidates, counted): (Vec<(i64, f64)>, Vec<&Weighed<'_>>) = if chosen.is_empty() {
+        // Every word is common: ranked among the newest memories, those with all the
+        // words first.
+        let cutoff: i64 = index
+            .conn
+            .query_row(
+                "SELECT id FROM memories ORDER BY id DESC LIMIT 1 OFFSET ?1",
+                [WINDOW - 1],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(sqlite)?
+            .unwrap_or(i64::MIN);
+        let all: Vec<String> = terms.iter().map(|t| t.term.fts()).collect();
+        let mut found = bm25(&all.join(" AND "), Some(cutoff))?;
+        if found.len() < CANDIDATES {
+            let seen: HashSet<i64> = found.iter().map(|(id, _)| *id).collect();
+            // Below every row that has them all.
+            let floor = found.iter().map(|(_, s)| *s).fold(0.0, f64::max);
+            found.extend(
+                bm25(&all.join(" OR "), Some(cutoff))?
+                    .into_iter()
+                    .filter(|(id, _)| !seen.contains(id))
+                    .map(|(id, s)| (id, s.max(floor) + f64::EPSILON)),
+            );
+        }
+        (found, Vec::new())
+    } else {
+        let any: Vec<String> = chosen.iter().map(|t| t.term.fts()).collect();
+        (bm25(&any.join(" OR "), None)?, chosen)
+    };
+    // Which of the chosen terms each candidate holds: their whole doclists are within
+    // the budget.
+    let mut matched: HashMap<i64, usize> = HashMap::new();
+    let mut union: HashSet<i64> = HashSet::new();
+    for t in &counted {
+        for id in doclist(&t.term.fts())? {
+            *matched.entry(id).or_default() += 1;
+            union.insert(id);
+        }
+    }
+    // Words side by side, when they are all among the chosen (a phrase of common
+    // words would cost what the budget spares).
+    let side_by_side = match query.phrase_fts() {
+        Some(p) if !counted.is_empty() && counted.len() == terms.len() => doclist(&p)?,
+        _ => HashSet::new(),
+    };
+    let n = counted.len();
+    let mut scores = HashMap::new();
+    for (id, bm25) in &candidates {
+        let m = matched.get(id).copied().unwrap_or(0);
+        // BM25 is negative, better when lower.
+        let mut score = -bm25;
+        if n > 1 && m == n {
+            score *= ALL_TERMS;
+        }
+        if side_by_side.contains(id) {
+            score *= SIDE_BY_SIDE;
+        }
+        scores.insert(*id, (score, m + terms.len() - n));
+    }
+    // Counted exactly when few match, or from the doclists read (the chosen terms');
+    // else at least as many as hold the commonest term.
+    let commonest = terms.iter().map(|t| t.df).max().unwrap_or(0) as usize;
+    let (total, exact) = if candidates.len() < CANDIDATES {
+        (candidates.len(), true)
+    } else if counted.len() == terms.len() && filter_is_empty(filter) {
+        (union.len(), true)
+    } else {
+        let at_least = union.len().max(candidates.len());
+        if filter_is_empty(filter) {
+            (at_least.max(commonest), terms.len() == 1)
+        } else {
+            (at_least, false)
+        }
+    };
+    let ids: Vec<i64> = candidates.iter().map(|(id, _)| *id).collect();
+    let mut rows = index.rows_by_id(&ids)?;
+    best_first(&mut rows, |r| (scores[&r.id].0, r.order_ns, &r.entry.file));
+    Ok(Ranked {
+        rows,
+        scores,
+        total,
+        exact,
+    })
+}
+
+/// Sorts `items` best first by `key` (score, order, name): scores within the same
+/// tenth of the best one are a tie (two memories that say the same thing in a few more
+/// words: BM25 divides by the length of the whole memory), which the newer memory wins.
+pub fn best_first<T>(items: &mut [T], key: impl Fn(&T) -> (f64, i64, &str)) {
+    let top = items
+        .iter()
+        .map(|i| key(i).0)
+        .fold(0.0, f64::max)
+        .max(1e-12);
+    let tier = |score: f64| ((top - score) / (0.1 * top)).floor() as i64;
+    items.sort_by(|a, b| {
+        let (sa, oa, na) = key(a);
+        let (sb, ob, nb) = key(b);
+        tier(sa)
+            .cmp(&tier(sb))
+            .then(ob.cmp(&oa))
+            .then_with(|| nb.cmp(na))
+    });
+}
+
+/// A memory with every chosen term ranks this much higher.
+const ALL_TERMS: f64 = 1.1;
+/// A memory with the query's words side by side ranks this much higher.
+const SIDE_BY_SIDE: f64 = 1.2;
+
+fn filter_is_empty(f: &RowFilter) -> bool {
+    f.sql().1.is_empty() && !f.open_tasks
+}
+
+fn sqlite_error(index: &Index, source: rusqlite::Error) -> IndexError {
+    IndexError::Sqlite {
+        path: index.path().to_path_buf(),
+        source,
+    }
+}
+
+/// The rows the first page shows, as [`group`] would pick them.
+fn page(rows: &[Row], opts: &SearchOptions) -> Vec<Row> {
+    let mut seen = HashSet::new();
+    rows.iter()
+        .filter(|r| !opts.group_sessions || seen.insert(session_key(r)))
+        .take(opts.limit)
+        .cloned()
+        .collect()
+}
+
+/// One hit per session (the best of its memories, the others named), best first, at
+/// most `limit`.
+fn group(rows: Vec<Row>, scores: HashMap<i64, (f64, usize)>, opts: &SearchOptions) -> Vec<Hit> {
+    let mut hits: Vec<Hit> = Vec::new();
+    let mut by_session: HashMap<String, usize> = HashMap::new();
+    for row in rows {
+        let (score, matched) = scores.get(&row.id).copied().unwrap_or((0.0, 0));
+        if opts.group_sessions {
+            let key = session_key(&row);
+            if let Some(&i) = by_session.get(&key) {
+                hits[i].more_in_session.push(row.entry.file.clone());
+                continue;
+            }
+            by_session.insert(key, hits.len());
+        }
+        hits.push(Hit {
+            row,
+            score,
+            matched,
+            snippet: None,
+            more_in_session: Vec::new(),
+        });
+    }
+    hits.truncate(opts.limit);
+    hits
+}
+
+/// What groups memories as one session: its id, or the file for a memory without one.
+fn session_key(row: &Row) -> String {
+    if row.entry.session_id.is_empty() {
+        format!("file:{}", row.entry.file)
+    } else {
+        row.entry.session_id.to_lowercase()
+    }
+}

@@ -1,0 +1,125 @@
+//! A search as `list-memories search` and the MCP tool `search_memories` take it: the
+//! same words and filters, checked in one place, so both answer alike.
+
+use chrono::{Local, NaiveDate, TimeZone};
+
+use super::index::RowFilter;
+use super::rank::SearchOptions;
+
+/// What was asked, as typed.
+#[derive(Debug, Clone, Default)]
+pub struct SearchRequest {
+    /// Most sessions answered.
+    pub limit: usize,
+    /// Only memories written on or after this day (`YYYY-MM-DD`, `YYYYMMDD`, or `N`d
+    /// for N days ago), local time.
+    pub since: Option<String>,
+    /// Only memories written on or before this day.
+    pub until: Option<String>,
+    /// Only this session (a prefix of its id).
+    pub session: Option<String>,
+    /// Only memories that name this file (a part of its path).
+    pub path: Option<String>,
+    /// Only memories with open tasks.
+    pub open_tasks: bool,
+    /// Only this agent's memories: `claude-code` or `codex`.
+    pub agent: Option<String>,
+}
+
+impl SearchRequest {
+    /// The search options, or what is wrong with the request (said to a person or the
+    /// model as is).
+    pub fn options(&self) -> Result<SearchOptions, String> {
+        let since_ns = self.since.as_deref().map(|d| day_start(d, 0)).transpose()?;
+        let until_ns = self.until.as_deref().map(|d| day_start(d, 1)).transpose()?;
+        if let (Some(s), Some(u)) = (since_ns, until_ns)
+            && s >= u
+        {
+            return Err("since must be a day before until (or the same day).".into());
+        }
+        Ok(SearchOptions {
+            filter: RowFilter {
+                since_ns,
+                until_ns,
+                session: self.session.clone().filter(|s| !s.trim().is_empty()),
+                path: self.path.clone().filter(|p| !p.trim().is_empty()),
+                open_tasks: self.open_tasks,
+                agent: self.agent.as_deref().map(agent_name).transpose()?,
+                ..RowFilter::default()
+            },
+            limit: self.limit,
+            ..SearchOptions::default()
+        })
+    }
+}
+
+/// An agent's name as memories record it.
+pub fn agent_name(name: &str) -> Result<String, String> {
+    match name.trim().to_ascii_lowercase().as_str() {
+        "claude-code" | "claude" | "claude_code" | "cc" => Ok("claude-code".into()),
+        "codex" | "codex-cli" => Ok("codex".into()),
+        other => Err(format!("unknown agent {other:?}: claude-code or codex.")),
+    }
+}
+
+/// The start of a day, `days_after` days after the one named, in UTC ns (the day in
+/// local time): `YYYY-MM-DD`, `YYYYMMDD`, `today`, `yesterday`, or `N`d (N days ago).
+fn day_start(text: &str, days_after: i64) -> Result<i64, String> {
+    let t = text.trim();
+    let today = Local::now().date_naive();
+    let day = if t.eq_ignore_ascii_case("today") {
+        Some(today)
+    } else if t.eq_ignore_ascii_case("yesterday") {
+        today.pred_opt()
+    } else if let Some(n) = t.strip_suffix('d').and_then(|n| n.parse::<i64>().ok()) {
+        today.checked_sub_days(chrono::Days::new(n.max(0) as u64))
+    } else {
+        NaiveDate::parse_from_str(t, "%Y-%m-%d")
+            .or_else(|_| NaiveDate::parse_from_str(t, "%Y%m%d"))
+            .ok()
+    };
+    let day = day
+        .and_then(|d| d.checked_add_days(chrono::Days::new(days_after as u64)))
+        .ok_or_else(|| {
+            format!("{t:?} is not a day: give YYYY-MM-DD, YYYYMMDD, today, yesterday or Nd.")
+        })?;
+    let midnight = day.and_hms_opt(0, 0, 0).ok_or("no midnight")?;
+    Local
+        .from_local_datetime(&midnight)
+        .earliest()
+        .and_then(|t| t.timestamp_nanos_opt())
+        .ok_or_else(|| format!("{t:?} is out of range."))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn days_and_agents() {
+        let r = SearchRequest {
+            limit: 5,
+            since: Some("2026-01-29".into()),
+            until: Some("20260129".into()),
+            agent: Some("Codex".into()),
+            ..SearchRequest::default()
+        };
+        let o = r.options().unwrap();
+        let (s, u) = (o.filter.since_ns.unwrap(), o.filter.until_ns.unwrap());
+        assert_eq!(u - s, 86_400_000_000_000, "the whole day");
+        assert_eq!(o.filter.agent.as_deref(), Some("codex"));
+        assert!(day_start("7d", 0).is_ok());
+        let bad = SearchRequest {
+            since: Some("last tuesday".into()),
+            ..SearchRequest::default()
+        };
+        assert!(bad.options().unwrap_err().contains("not a day"));
+        assert!(agent_name("gpt").is_err());
+        let reversed = SearchRequest {
+            since: Some("2026-02-01".into()),
+            until: Some("2026-01-01".into()),
+            ..SearchRequest::default()
+        };
+        assert!(reversed.options().is_err());
+    }
+}
