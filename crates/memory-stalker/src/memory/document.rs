@@ -363,7 +363,7 @@ pub struct MemoryDoc<'a> {
     /// What was extracted from the transcript.
     pub extraction: &'a Extraction,
     /// The session's lasting facts, carried over from its earlier memories.
-    pub facts: &'a crate::summary::facts::SessionFacts,
+    pub facts: &'a crate::memory::session::SessionFacts,
     /// The summary for the AI summary section.
     pub summary: &'a Summary,
     /// Shown under the AI summary heading (e.g. that a model summary is on its way).
