@@ -489,8 +489,9 @@ fn meaning_memories() {
         return;
     };
     let bin = binary();
-    // The held-out sessions' snapshots are made once tuning on the dev part is over.
-    for s in all.iter().filter(|s| s.split == "dev") {
+    // Every annotated session, dev and held out (the held-out ones were made once
+    // tuning on the dev part was over).
+    for s in &all {
         let path = corpus.join(&s.transcript);
         let (r, root) = replay_in(&bin, &path);
         let mut text = format!(

@@ -195,6 +195,16 @@ impl SessionFacts {
         out
     }
 
+    /// Which of the lists an offline summary leaves to Session so far are there, so
+    /// that it points at them only when they are (issue 22: a pointer to an empty
+    /// section misleads).
+    pub fn listed(&self) -> Listed {
+        Listed {
+            decisions: !self.decisions.is_empty() || !self.model_decisions.is_empty(),
+            instructions: !self.constraints.is_empty() || !self.model_preferences.is_empty(),
+        }
+    }
+
     /// Adds the `###` lists of a Session so far section's text (its heading line
     /// first) to these facts; lines under a heading that names no kind are skipped.
     pub(crate) fn read_lists(&mut self, section: &str) {
@@ -218,4 +228,14 @@ pub(crate) fn uncode(item: &str) -> String {
     } else {
         t.to_string()
     }
+}
+
+/// Whether Session so far lists decisions and standing instructions (its own or a
+/// model's): what an offline summary's Key decisions and User preferences point at.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Listed {
+    /// Decisions are listed.
+    pub decisions: bool,
+    /// Standing instructions are listed.
+    pub instructions: bool,
 }
