@@ -263,6 +263,56 @@ fn headlines_conclusions_follow_ups_and_files_across_the_corpus() {
                 "{name}: headline not from the user, a plan or tasks: {h:?}"
             ));
         }
+        // The memory as the hook writes it: an offline summary's pointer to Session so
+        // far names a list that is there; the restore has no title without items.
+        let session = ex.session_id.clone().unwrap_or_else(|| "unknown".into());
+        let req = SaveRequest {
+            transcript: path.clone(),
+            project: PathBuf::from("/project"),
+            session_id: Some(session.clone()),
+            trigger: "auto".into(),
+            custom_instructions: None,
+            prompt_id: None,
+        };
+        let now = DateTime::parse_from_rfc3339("2026-11-20T15:30:00+01:00").unwrap();
+        let memory = render_memory(
+            &req,
+            &config(),
+            &t,
+            &session,
+            &now,
+            None,
+            &SessionFacts::default(),
+        )
+        .text;
+        let facts = SessionFacts::from_memory(&memory);
+        for (pointer_under, listed) in [
+            (
+                "### Key decisions\n\n(listed under",
+                !facts.decisions.is_empty(),
+            ),
+            (
+                "### User preferences\n\n(listed under",
+                !facts.constraints.is_empty(),
+            ),
+        ] {
+            if memory.contains(pointer_under) && !listed {
+                wrong.push(format!(
+                    "{name}: points at an empty list: {pointer_under:?}"
+                ));
+            }
+        }
+        let restore = restore_context(&ex, Path::new("m.md"), &facts);
+        let lines: Vec<&str> = restore.lines().collect();
+        for (i, l) in lines.iter().enumerate() {
+            let titles_a_list = l.starts_with("- ") && l.ends_with(':');
+            let next_is_item = lines
+                .get(i + 1)
+                .is_some_and(|n| n.starts_with("  - ") || n.starts_with("  > "));
+            if titles_a_list && !next_is_item {
+                wrong.push(format!("{name}: the restore titles an empty list: {l:?}"));
+            }
+        }
         for line in &summary.task_summary {
             if line.starts_with("Last assistant conclusion:") && line.trim_end().ends_with(':') {
                 wrong.push(format!("{name}: the conclusion is a lead-in: {line:?}"));
