@@ -247,13 +247,17 @@ fn requests(out: &mut String, ex: &Extraction, facts: &SessionFacts) {
         &earlier,
     );
     if let Some(p) = &ex.last_prompt {
-        let _ = writeln!(out, "- The user's last request:\n{}", quote(&p.text, 2_000));
+        let _ = writeln!(
+            out,
+            "- The user's last request:\n{}",
+            quote_ends(&p.text, 2_000)
+        );
     }
     if let Some(r) = &ex.request {
         let _ = writeln!(
             out,
             "- The request that last one carries on:\n{}",
-            quote(&r.text, 2_000)
+            quote_ends(&r.text, 2_000)
         );
     }
 }
@@ -365,6 +369,26 @@ fn where_it_stopped(out: &mut String, ex: &Extraction, facts: &SessionFacts) {
             crate::summary::offline::stop_line(stop, crate::lang::Lang::En)
         );
     }
+}
+
+/// A block quote of a request of at most about `max` characters: its head and its tail
+/// when it is longer, since a pasted log says what failed at its end (issue 22).
+fn quote_ends(text: &str, max: usize) -> String {
+    let t = text.trim();
+    let n = t.chars().count();
+    if n <= max {
+        return quote(t, max);
+    }
+    let head_n = max * 2 / 5;
+    let tail_n = max - head_n;
+    let head: String = t.chars().take(head_n).collect();
+    let tail: String = t.chars().skip(n - tail_n).collect();
+    format!(
+        "{}\n  > … ({} characters left out; the memory file has them) …\n{}",
+        quote(&head, head_n),
+        n - head_n - tail_n,
+        quote(&tail, tail_n)
+    )
 }
 
 /// A block quote of at most `max` characters: every line carries the quote mark.
@@ -511,6 +535,23 @@ mod tests {
         assert!(
             steer.contains("the request it carries on (\"Add a retry budget to the uploader\")")
         );
+    }
+
+    #[test]
+    fn a_long_pasted_log_keeps_its_head_and_its_tail() {
+        let log = format!(
+            "fix this:\n{}E   AssertionError: 3 != 4\nFAILED test_x.py::test_sum",
+            "PASSED test_a.py::test_ok\n".repeat(300)
+        );
+        let q = quote_ends(&log, 2_000);
+        assert!(q.starts_with("  > fix this:\n"), "{q}");
+        assert!(q.contains("characters left out"), "{q}");
+        assert!(q.ends_with("  > FAILED test_x.py::test_sum"), "{q}");
+        assert!(q.contains("AssertionError"), "{q}");
+        assert!(q.lines().all(|l| l.starts_with("  > ")), "{q}");
+        // The quote marks come on top of the text kept.
+        assert!(q.chars().count() < 2_000 + 4 * q.lines().count() + 80);
+        assert_eq!(quote_ends("short", 2_000), "  > short");
     }
 
     #[test]
