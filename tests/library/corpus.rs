@@ -130,7 +130,7 @@ fn expectations() -> Vec<Expect> {
             todos: Some((TodoWrite, 2, 0)),
             modified: 1,
             read: 2,
-            last_action: Some(("TodoWrite", Some(true))),
+            last_action: Some(("MultiEdit", Some(true))),
             plan: false,
         },
         // 1.0.57: `#` memory input, "(no content)" and /export echoes after the turn.
@@ -167,7 +167,7 @@ fn expectations() -> Vec<Expect> {
             todos: Some((TodoWrite, 1, 0)),
             modified: 0,
             read: 0,
-            last_action: Some(("TodoWrite", Some(true))),
+            last_action: Some(("Write", Some(false))),
             plan: false,
         },
         // 1.0.98: 16 of its 19 TodoWrite calls are in inline sidechains.
@@ -191,7 +191,7 @@ fn expectations() -> Vec<Expect> {
             todos: Some((TodoWrite, 4, 0)),
             modified: 1,
             read: 0,
-            last_action: Some(("TodoWrite", Some(true))),
+            last_action: Some(("MultiEdit", Some(true))),
             plan: false,
         },
         // 1.0.128: "[Image #1]" prompt, then a /model echo.

@@ -17,7 +17,6 @@ use memory_stalker::lang::Lang;
 use memory_stalker::pipeline::{SaveRequest, render_memory};
 use memory_stalker::summary::facts::SessionFacts;
 use memory_stalker::summary::offline;
-use memory_stalker::text::one_line;
 use memory_stalker::transcript::{ReadOptions, Transcript, is_continuation};
 
 fn config() -> Config {
@@ -153,8 +152,63 @@ const NARRATION: [&str; 8] = [
     "let me ", "now i ", "now let", "i'll ", "i will ", "next, i", "first, i", "let's ",
 ];
 
+/// Every string of a transcript's records: where a headline's last word is looked up.
+fn source_text(path: &Path) -> String {
+    fn strings(v: &serde_json::Value, out: &mut String) {
+        match v {
+            serde_json::Value::String(s) => {
+                out.push_str(s);
+                out.push('\n');
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+            serde_json::Value::Object(o) => o.values().for_each(|x| strings(x, out)),
+            _ => {}
+        }
+    }
+    let mut out = String::new();
+    for l in std::fs::read_to_string(path).unwrap_or_default().lines() {
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(l) {
+            strings(&v, &mut out);
+        }
+    }
+    out
+}
+
+/// Whether a headline ending in `…` lost the end of a word: in the source the text
+/// before the `…` goes on with a letter or digit wherever it is found.
+fn cut_mid_word(headline: &str, source: &str) -> bool {
+    let Some(stem) = headline.strip_suffix('…') else {
+        return false;
+    };
+    if !stem.chars().next_back().is_some_and(char::is_alphanumeric) {
+        return false;
+    }
+    let chars: Vec<char> = stem.chars().collect();
+    let tail: String = chars[chars.len().saturating_sub(16)..].iter().collect();
+    !source.match_indices(&tail).any(|(at, _)| {
+        !source[at + tail.len()..]
+            .chars()
+            .next()
+            .is_some_and(char::is_alphanumeric)
+    })
+}
+
+/// Words of four letters or more (or any CJK character), lower-cased.
+fn key_words(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 4 || !w.is_ascii())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The corpus-wide properties of what a person and the model read first (issue 22):
+/// a headline of at most 100 characters, never cut inside a word, made of what the
+/// user asked, a plan or task list, Claude Code's title or summary, never of the
+/// assistant's reply; a conclusion that is never a lead-in ending in ":"; follow-ups
+/// that are never narration; files relative and never Claude Code's own.
 #[test]
-fn headlines_follow_ups_and_files_across_the_corpus() {
+fn headlines_conclusions_follow_ups_and_files_across_the_corpus() {
     let Some(dir) = corpus_dir() else { return };
     let mut wrong = Vec::new();
     let mut checked = 0;
@@ -169,26 +223,100 @@ fn headlines_follow_ups_and_files_across_the_corpus() {
             .chain(ex.last_prompt.iter().map(|p| &p.text))
             .chain(ex.request.iter().map(|p| &p.text))
             .any(|r| !is_continuation(r));
-        if ex.title.is_none() && substantive && is_continuation(&summary.headline) {
+        let h = &summary.headline;
+        if ex.title.is_none() && substantive && is_continuation(h) {
+            wrong.push(format!("{name}: headline is a continuation: {h:?}"));
+        }
+        if h.chars().count() > 100 {
+            wrong.push(format!("{name}: headline over 100 characters: {h:?}"));
+        }
+        let source = source_text(&path);
+        if cut_mid_word(h, &source) {
+            wrong.push(format!("{name}: headline cut inside a word: {h:?}"));
+        }
+        // Never an assistant claim: most of the headline's words are the user's, a
+        // plan's, a task list's or Claude Code's own.
+        let mut theirs: Vec<String> = requests.clone();
+        theirs.extend(ex.last_prompt.iter().map(|p| p.text.clone()));
+        theirs.extend(ex.request.iter().map(|p| p.text.clone()));
+        theirs.extend(ex.title.clone());
+        theirs.extend(ex.plan.iter().map(|p| p.text.clone()));
+        theirs.extend(
+            ex.todos
+                .iter()
+                .flat_map(|l| l.items.iter().map(|i| i.content.clone())),
+        );
+        let signals = t.signals();
+        theirs.extend(signals.plans.iter().map(|p| format!("{p:?}")));
+        theirs.extend(
+            signals
+                .bash
+                .iter()
+                .map(|b| format!("{} {:?}", b.command, b.file)),
+        );
+        theirs.extend(t.compaction_summary().map(str::to_string));
+        let pool = key_words(&theirs.join("\n"));
+        let words = key_words(h.trim_end_matches('…'));
+        let own = words.iter().filter(|w| pool.contains(w)).count();
+        if ex.last_prompt.is_some() && !words.is_empty() && own * 10 < words.len() * 7 {
             wrong.push(format!(
-                "{name}: headline is a continuation: {:?}",
-                summary.headline
+                "{name}: headline not from the user, a plan or tasks: {h:?}"
             ));
         }
-        // Never an assistant claim: the headline is the title or one of the requests.
-        let from_request = requests
-            .iter()
-            .chain(ex.last_prompt.iter().map(|p| &p.text))
-            .chain(ex.request.iter().map(|p| &p.text))
-            .any(|r| {
-                let cut = summary.headline.trim_end_matches('…');
-                one_line(r, usize::MAX).contains(cut) && cut.chars().count() > 3
-            });
-        if ex.last_prompt.is_some() && ex.title.is_none() && !from_request {
-            wrong.push(format!(
-                "{name}: headline is no request: {:?}",
-                summary.headline
-            ));
+        // The memory as the hook writes it: an offline summary's pointer to Session so
+        // far names a list that is there; the restore has no title without items.
+        let session = ex.session_id.clone().unwrap_or_else(|| "unknown".into());
+        let req = SaveRequest {
+            transcript: path.clone(),
+            project: PathBuf::from("/project"),
+            session_id: Some(session.clone()),
+            trigger: "auto".into(),
+            custom_instructions: None,
+            prompt_id: None,
+        };
+        let now = DateTime::parse_from_rfc3339("2026-11-20T15:30:00+01:00").unwrap();
+        let memory = render_memory(
+            &req,
+            &config(),
+            &t,
+            &session,
+            &now,
+            None,
+            &SessionFacts::default(),
+        )
+        .text;
+        let facts = SessionFacts::from_memory(&memory);
+        for (pointer_under, listed) in [
+            (
+                "### Key decisions\n\n(listed under",
+                !facts.decisions.is_empty(),
+            ),
+            (
+                "### User preferences\n\n(listed under",
+                !facts.constraints.is_empty(),
+            ),
+        ] {
+            if memory.contains(pointer_under) && !listed {
+                wrong.push(format!(
+                    "{name}: points at an empty list: {pointer_under:?}"
+                ));
+            }
+        }
+        let restore = restore_context(&ex, Path::new("m.md"), &facts);
+        let lines: Vec<&str> = restore.lines().collect();
+        for (i, l) in lines.iter().enumerate() {
+            let titles_a_list = l.starts_with("- ") && l.ends_with(':');
+            let next_is_item = lines
+                .get(i + 1)
+                .is_some_and(|n| n.starts_with("  - ") || n.starts_with("  > "));
+            if titles_a_list && !next_is_item {
+                wrong.push(format!("{name}: the restore titles an empty list: {l:?}"));
+            }
+        }
+        for line in &summary.task_summary {
+            if line.starts_with("Last assistant conclusion:") && line.trim_end().ends_with(':') {
+                wrong.push(format!("{name}: the conclusion is a lead-in: {line:?}"));
+            }
         }
         for f in &summary.follow_ups {
             let lower = f.to_lowercase();

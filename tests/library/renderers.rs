@@ -128,6 +128,7 @@ fn summary(v: &mut Values) -> Summary {
         }],
         user_preferences: vec![v.take()],
         follow_ups: vec![v.take()],
+        failed_approaches: vec![v.take()],
     }
 }
 
@@ -155,6 +156,7 @@ fn input(values: &[String], agent: Agent) -> Input {
         summary: v.take(),
         failed,
         rejected,
+        error: v.some(),
     };
     let ex = Extraction {
         agent,
@@ -200,9 +202,16 @@ fn input(values: &[String], agent: Agent) -> Input {
     let facts = SessionFacts {
         requests: vec![v.take(), v.take()],
         constraints: vec![v.take()],
+        answers: vec![v.take()],
+        context: vec![v.take()],
+        requirements: vec![v.take()],
         decisions: vec![v.take()],
         failed: vec![v.take()],
+        model_preferences: vec![v.take()],
+        model_decisions: vec![v.take()],
+        model_failed: vec![v.take()],
         earlier_files: vec![v.take()],
+        previous_headline: v.some(),
     };
     let front = FrontMatter {
         format: 1,

@@ -10,6 +10,16 @@
 //! counts the planted facts it names (each fact has distinctive phrases, all of which
 //! must be there, case-insensitive).
 //!
+//! The facts are phrased the way the corpus's users and Claude phrase such things, not
+//! in words an extractor looks for: a rule inside a request ("…, so please keep it as
+//! it is", "I don't want any new dependencies", "I think we should … ?"), a choice
+//! stated in passing by Claude ("A sliding window per tenant fits best here, so…",
+//! "I'll sign the webhooks with HMAC-SHA256, since…", "The issue is that…"), and
+//! approaches that fail in a run of the same check until a change makes it pass
+//! ("Let me try preloading libfaketime through…", then "I'll inject a Clock trait
+//! instead"), or once, then left ("Redis isn't reachable…, so a Redis token bucket is
+//! out").
+//!
 //! memory-stalker's text in a request is, and nothing else is counted (not Claude Code's
 //! own compaction summary, scripted here, nor the user's prompts):
 //! - hook contexts, which Claude Code puts in a `role: "system"` message of `messages`
@@ -45,7 +55,11 @@ use serde_json::{Value, json};
 use support::anthropic::{Block, COMPACTION_MARK, MEMORY_PROMPT_MARK, Turn};
 use support::claude::{Claude, Hooks, World, installed};
 
-const SAVE_MEMORY: &str = env!("CARGO_BIN_EXE_save-memory");
+/// The hook under test: `SAVE_MEMORY` names another build (the list-memories and MCP
+/// binaries beside it are used too), so two builds compare.
+fn save_memory() -> String {
+    std::env::var("SAVE_MEMORY").unwrap_or_else(|_| env!("CARGO_BIN_EXE_save-memory").into())
+}
 
 /// How many compactions each run makes.
 const COMPACTIONS: usize = 3;
@@ -120,6 +134,17 @@ enum Act {
         args: &'static str,
         error: &'static str,
     },
+    /// Text (may be empty) and a Bash call of a project script that fails with `error`
+    /// its first `fails` times and passes after (the same command run again after a
+    /// change: a run that failed until the change made it pass). Its `error` is empty
+    /// for a call that passes.
+    Check {
+        say: &'static str,
+        script: &'static str,
+        args: &'static str,
+        fails: usize,
+        error: &'static str,
+    },
     /// Text (may be empty) and a TodoWrite of the whole list: (content, status).
     Todo(&'static str, &'static [(&'static str, &'static str)]),
 }
@@ -140,12 +165,15 @@ struct Segment {
 fn session() -> Vec<Segment> {
     use Act::*;
     use Kind::*;
+    // Phrased as the corpus's users and Claude phrase such things (see the module
+    // documentation): rules inside requests, choices stated in passing, failures
+    // recovered from in a run of the same command, not in cue words.
     vec![
         // Segment 1: the invoice rounding bug.
         Segment {
             steps: vec![
                 Step {
-                    prompt: "Some invoice totals are off by one cent. Please fix the rounding of invoice totals in the billing module, and never touch the public API in src/api.rs: other teams call it.",
+                    prompt: "Some invoice totals are off by one cent. Can you please fix the rounding in the billing module? The public API in src/api.rs is used by other teams, so please keep it as it is.",
                     acts: vec![
                         Todo(
                             "",
@@ -154,27 +182,63 @@ fn session() -> Vec<Segment> {
                                 ("Add a regression test for half-cent line items", "pending"),
                             ],
                         ),
+                        Check {
+                            say: "Let me run the billing tests first.",
+                            script: "scripts/billing_tests.sh",
+                            args: "",
+                            fails: 1,
+                            error: "FAILED invoice::tests::half_cent_lines - assertion failed: total == 1001 (got 1000)",
+                        },
                         Write {
-                            say: "I chose round-half-even rounding because the tax office reconciles VAT that way, so our totals will match their reports.",
+                            say: "The issue is that every line item is rounded before the total is summed, so the half cents get lost. Rounding the invoice total once, half to even, matches how the tax office reconciles VAT.",
                             path: "src/billing/invoice_rounding.rs",
                             body: "pub fn round_total(cents: i64) -> i64 {\n    cents\n}\n",
                         },
-                        Say("Done: totals are rounded once per invoice now."),
+                        Check {
+                            say: "Running the billing tests again.",
+                            script: "scripts/billing_tests.sh",
+                            args: "",
+                            fails: 1,
+                            error: "",
+                        },
+                        Say(
+                            "Totals are rounded once per invoice now, and the half-cent test passes.",
+                        ),
                     ],
                 },
                 Step {
-                    prompt: "Run the billing tests. Do not add new dependencies to Cargo.toml without asking me.",
+                    prompt: "Run the billing tests with a frozen clock. I don't want any new dependencies in Cargo.toml for this.",
                     acts: vec![
-                        Fail {
+                        Check {
                             say: "Freezing the clock with libfaketime so the invoice dates are stable.",
-                            script: "scripts/with_libfaketime.sh",
-                            args: "cargo test -p billing",
+                            script: "scripts/frozen_clock_tests.sh",
+                            args: "",
+                            fails: 2,
                             error: "libfaketime: cannot preload into a statically linked test binary",
                         },
                         Write {
-                            say: "That failed: libfaketime cannot preload into our statically linked test binaries. I chose to inject a Clock trait into InvoiceBuilder because it keeps the tests deterministic without global time.",
+                            say: "Let me try preloading libfaketime through the test runner's environment instead.",
+                            path: "scripts/test_env.sh",
+                            body: "export LD_PRELOAD=/usr/lib/faketime/libfaketime.so.1\n",
+                        },
+                        Check {
+                            say: "",
+                            script: "scripts/frozen_clock_tests.sh",
+                            args: "",
+                            fails: 2,
+                            error: "libfaketime: cannot preload into a statically linked test binary",
+                        },
+                        Write {
+                            say: "I'll inject a Clock trait into InvoiceBuilder instead, so the tests don't depend on global time at all.",
                             path: "src/billing/clock.rs",
                             body: "pub trait Clock {\n    fn today(&self) -> (i32, u32, u32);\n}\n",
+                        },
+                        Check {
+                            say: "",
+                            script: "scripts/frozen_clock_tests.sh",
+                            args: "",
+                            fails: 2,
+                            error: "",
                         },
                         Say("All 14 billing tests pass."),
                     ],
@@ -189,7 +253,7 @@ fn session() -> Vec<Segment> {
                             error: "Could not connect to Redis at 127.0.0.1:6379: Connection refused",
                         },
                         Todo(
-                            "The Redis token bucket approach failed: no Redis server is reachable from the upload service.",
+                            "Redis isn't reachable from the upload service, so a Redis token bucket is out.",
                             &[
                                 ("Reproduce the one-cent invoice discrepancy", "completed"),
                                 (
@@ -203,20 +267,17 @@ fn session() -> Vec<Segment> {
                 },
             ],
             facts: vec![
-                (Constraint, vec!["never touch the public API in src/api.rs"]),
-                (Constraint, vec!["do not add new dependencies"]),
-                (
-                    Decision,
-                    vec!["round-half-even", "tax office reconciles VAT"],
-                ),
-                (Decision, vec!["Clock trait", "without global time"]),
+                (Constraint, vec!["src/api.rs", "keep it as it is"]),
+                (Constraint, vec!["new dependencies"]),
+                (Decision, vec!["every line item is rounded"]),
+                (Decision, vec!["Clock trait"]),
                 (Failed, vec!["libfaketime"]),
-                (Failed, vec!["Redis token bucket"]),
+                (Failed, vec!["Redis"]),
                 (File, vec!["src/billing/invoice_rounding.rs"]),
                 (File, vec!["src/billing/clock.rs"]),
                 (Task, vec!["Reproduce the one-cent invoice discrepancy"]),
                 (Task, vec!["Add a regression test for half-cent line items"]),
-                (NextStep, vec!["fix the rounding of invoice totals"]),
+                (NextStep, vec!["fix the rounding in the billing module"]),
                 (NextStep, vec!["add rate limiting to the upload endpoint"]),
             ],
         },
@@ -224,7 +285,7 @@ fn session() -> Vec<Segment> {
         Segment {
             steps: vec![
                 Step {
-                    prompt: "Keep the limits in config/limits.toml and never hard-code them. Wire the limiter into the upload handler.",
+                    prompt: "ok, let's keep the limits in config/limits.toml, not hard-coded. Wire the limiter into the upload handler.",
                     acts: vec![
                         Todo(
                             "",
@@ -239,7 +300,7 @@ fn session() -> Vec<Segment> {
                             ],
                         ),
                         Write {
-                            say: "I chose a per-tenant sliding window because one noisy tenant must not throttle everyone else.",
+                            say: "A sliding window per tenant fits best here, so one noisy tenant can't throttle everyone else.",
                             path: "src/upload/rate_limit.rs",
                             body: "pub struct Window {\n    pub limit: u32,\n}\n",
                         },
@@ -247,18 +308,38 @@ fn session() -> Vec<Segment> {
                     ],
                 },
                 Step {
-                    prompt: "Make sure the counters survive a restart. Don't change the database schema this sprint.",
+                    prompt: "Make sure the counters survive a restart. We don't need to touch the database schema for this.",
                     acts: vec![
-                        Fail {
+                        Check {
                             say: "Persisting the counters in an SQLite side table.",
-                            script: "scripts/sqlite_side_table.sh",
-                            args: "--init",
+                            script: "scripts/counters_survive_restart.sh",
+                            args: "",
+                            fails: 2,
                             error: "Error: unable to open database \"/var/lib/upload/limits.db\": permission denied",
                         },
                         Write {
-                            say: "The SQLite side table approach failed: the upload hosts mount /var/lib read-only. I decided to snapshot the counters to disk every ten seconds because losing a few seconds of counts on restart is acceptable for abuse protection.",
+                            say: "Let me put the side table next to the upload spool instead.",
+                            path: "config/counters.toml",
+                            body: "path = \"/var/lib/upload/limits.db\"\n",
+                        },
+                        Check {
+                            say: "",
+                            script: "scripts/counters_survive_restart.sh",
+                            args: "",
+                            fails: 2,
+                            error: "Error: unable to open database \"/var/lib/upload/limits.db\": permission denied",
+                        },
+                        Write {
+                            say: "The upload hosts mount /var/lib read-only, so I'll snapshot the counters to disk every ten seconds; losing a few seconds of counts on a restart is fine for abuse protection.",
                             path: "src/upload/limiter_snapshot.rs",
                             body: "pub const SNAPSHOT_SECS: u64 = 10;\n",
+                        },
+                        Check {
+                            say: "",
+                            script: "scripts/counters_survive_restart.sh",
+                            args: "",
+                            fails: 2,
+                            error: "",
                         },
                         Say("Counters now survive a restart."),
                     ],
@@ -273,7 +354,7 @@ fn session() -> Vec<Segment> {
                             error: "error[E0277]: the trait bound `BillingAuth: Layer<AdminRouter>` is not satisfied",
                         },
                         Todo(
-                            "Reusing the billing auth middleware failed: it does not implement Layer for the admin router.",
+                            "The billing auth middleware doesn't implement Layer for the admin router, so reusing it won't work.",
                             &[
                                 ("Reproduce the one-cent invoice discrepancy", "completed"),
                                 (
@@ -289,14 +370,11 @@ fn session() -> Vec<Segment> {
                 },
             ],
             facts: vec![
-                (Constraint, vec!["keep the limits in config/limits.toml"]),
-                (Constraint, vec!["don't change the database schema"]),
-                (Decision, vec!["per-tenant sliding window", "noisy tenant"]),
-                (
-                    Decision,
-                    vec!["every ten seconds", "acceptable for abuse protection"],
-                ),
-                (Failed, vec!["SQLite side table"]),
+                (Constraint, vec!["config/limits.toml"]),
+                (Constraint, vec!["database schema"]),
+                (Decision, vec!["sliding window", "noisy tenant"]),
+                (Decision, vec!["every ten seconds"]),
+                (Failed, vec!["/var/lib/upload/limits.db"]),
                 (Failed, vec!["billing auth middleware"]),
                 (File, vec!["src/upload/rate_limit.rs"]),
                 (File, vec!["src/upload/limiter_snapshot.rs"]),
@@ -310,7 +388,7 @@ fn session() -> Vec<Segment> {
         Segment {
             steps: vec![
                 Step {
-                    prompt: "Only callers with the quota:write scope may use it. After that, emit a webhook when a tenant hits its limit.",
+                    prompt: "only callers with the quota:write scope should be able to use it. After that, emit a webhook when a tenant hits its limit.",
                     acts: vec![
                         Todo(
                             "",
@@ -320,7 +398,7 @@ fn session() -> Vec<Segment> {
                             ],
                         ),
                         Write {
-                            say: "I chose to sign the webhooks with HMAC-SHA256 because the receivers already verify Stripe-style signatures.",
+                            say: "I'll sign the webhooks with HMAC-SHA256, since the receivers already verify Stripe-style signatures.",
                             path: "src/webhooks/limit_reached.rs",
                             body: "pub const EVENT: &str = \"tenant.limit_reached\";\n",
                         },
@@ -328,7 +406,7 @@ fn session() -> Vec<Segment> {
                     ],
                 },
                 Step {
-                    prompt: "All timestamps in the webhook payload must be UTC in RFC 3339 format.",
+                    prompt: "I think we should send every timestamp in the webhook payload as UTC in RFC 3339?",
                     acts: vec![
                         Fail {
                             say: "Publishing the webhooks through the billing-events Kafka topic.",
@@ -337,11 +415,11 @@ fn session() -> Vec<Segment> {
                             error: "KafkaError: TOPIC_AUTHORIZATION_FAILED for billing-events",
                         },
                         Write {
-                            say: "Publishing through the Kafka topic failed: the upload service is not authorised on billing-events. I decided to retry failed deliveries with exponential backoff capped at one hour because receivers are often down for maintenance windows.",
+                            say: "We're not authorised on billing-events, so Kafka is not an option. Failed deliveries go to a local queue and are retried with backoff capped at one hour, since receivers are often down for maintenance windows.",
                             path: "src/webhooks/delivery_queue.rs",
                             body: "pub const MAX_BACKOFF_SECS: u64 = 3600;\n",
                         },
-                        Say("Deliveries are retried now."),
+                        Say("Timestamps are UTC in RFC 3339, and deliveries are retried now."),
                     ],
                 },
                 Step {
@@ -354,7 +432,7 @@ fn session() -> Vec<Segment> {
                             error: "openapi.yaml: No such file (the spec lives in the api-gateway repository)",
                         },
                         Todo(
-                            "Generating the guide from the OpenAPI spec failed: the spec is not in this repository.",
+                            "The spec lives in the api-gateway repository, so generating the guide from it won't work here.",
                             &[
                                 ("Add the POST /admin/quota/reset route", "completed"),
                                 ("Document the quota reset in the runbook", "in_progress"),
@@ -368,8 +446,8 @@ fn session() -> Vec<Segment> {
                 (Constraint, vec!["quota:write scope"]),
                 (Constraint, vec!["UTC in RFC 3339"]),
                 (Decision, vec!["HMAC-SHA256", "Stripe-style signatures"]),
-                (Decision, vec!["capped at one hour", "maintenance windows"]),
-                (Failed, vec!["Kafka topic"]),
+                (Decision, vec!["capped at one hour"]),
+                (Failed, vec!["Kafka"]),
                 (Failed, vec!["OpenAPI spec"]),
                 (File, vec!["src/webhooks/limit_reached.rs"]),
                 (File, vec!["src/webhooks/delivery_queue.rs"]),
@@ -427,13 +505,28 @@ fn write_scripts(w: &World) {
     for seg in session() {
         for step in seg.steps {
             for act in step.acts {
-                if let Act::Fail { script, error, .. } = act {
-                    let path = w.project().join(script);
-                    fs::create_dir_all(path.parent().unwrap()).unwrap();
-                    let quoted = error.replace('\'', r"'\''");
-                    fs::write(&path, format!("#!/bin/sh\necho '{quoted}' >&2\nexit 1\n")).unwrap();
-                    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
-                }
+                let (script, error, fails) = match act {
+                    Act::Fail { script, error, .. } => (script, error, None),
+                    Act::Check {
+                        script,
+                        error,
+                        fails,
+                        ..
+                    } if !error.is_empty() => (script, error, Some(fails)),
+                    _ => continue,
+                };
+                let path = w.project().join(script);
+                fs::create_dir_all(path.parent().unwrap()).unwrap();
+                let quoted = error.replace('\'', r"'\''");
+                let body = match fails {
+                    None => format!("#!/bin/sh\necho '{quoted}' >&2\nexit 1\n"),
+                    // Counts its runs beside itself: the first `n` fail.
+                    Some(n) => format!(
+                        "#!/bin/sh\nc=\"$0.runs\"\nn=$(cat \"$c\" 2>/dev/null || echo 0)\necho $((n + 1)) > \"$c\"\nif [ \"$n\" -lt {n} ]; then echo '{quoted}' >&2; exit 1; fi\necho 'ok: all checks pass'\n"
+                    ),
+                };
+                fs::write(&path, body).unwrap();
+                fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
             }
         }
     }
@@ -458,13 +551,17 @@ fn turns(w: &World, step: &Step) -> Vec<Turn> {
             )),
             Act::Fail {
                 say, script, args, ..
+            }
+            | Act::Check {
+                say, script, args, ..
             } => {
                 let command = format!("./{script} {args}").trim_end().to_string();
-                out.push(Turn::say_and_call(
-                    say,
-                    "Bash",
-                    json!({"command": command, "description": say}),
-                ));
+                let input = json!({"command": command, "description": "Run the check"});
+                out.push(if say.is_empty() {
+                    Turn::tool("Bash", input)
+                } else {
+                    Turn::say_and_call(say, "Bash", input)
+                });
             }
             Act::Todo(say, items) => {
                 if deferred_todo {
@@ -526,7 +623,7 @@ fn settle_before_compaction(w: &World) {
 
 /// Runs the whole session in one mode.
 fn run_session(c: &Claude, mode: Mode) -> Run {
-    let mut w = World::new(c, Hooks::All, SAVE_MEMORY);
+    let mut w = World::new(c, Hooks::All, &save_memory());
     // The offline summary: deterministic, and no background model call racing the
     // next request.
     w.set("MEMORY_STALKER_SUMMARIZER", "offline");
@@ -613,7 +710,9 @@ fn check_planted(w: &World, mode: Mode, transcript: &str) {
     }
     for seg in session() {
         for act in seg.steps.iter().flat_map(|s| &s.acts) {
-            if let Act::Fail { error, .. } = act {
+            if let Act::Fail { error, .. } | Act::Check { error, .. } = act
+                && !error.is_empty()
+            {
                 let escaped = serde_json::to_string(error).unwrap();
                 let escaped = &escaped[1..escaped.len() - 1];
                 assert!(

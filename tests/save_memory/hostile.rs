@@ -191,7 +191,7 @@ fn rows() -> Vec<Row> {
     rows
 }
 
-/// The same hostile inputs, as Codex would give them: a rollout (docs/design.md §3.12).
+/// The same hostile inputs, as Codex would give them: a rollout (docs/design.md §3.13).
 fn rollout_rows() -> Vec<Row> {
     vec![
         Row {

@@ -14,6 +14,7 @@ mod support {
     pub mod anthropic;
     pub mod claude;
     pub mod codex;
+    pub mod corpus;
     pub mod http;
     pub mod mcp;
     pub mod responses;
@@ -49,6 +50,8 @@ mod e2e_claude_code;
 mod e2e_codex;
 mod e2e_tui;
 mod hostile;
+mod meaning;
+mod meaning_score;
 mod plugin_bundle;
 mod save_memory_hook;
 mod secrets;

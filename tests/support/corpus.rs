@@ -25,6 +25,10 @@ pub fn corpus_dir() -> Option<PathBuf> {
 }
 
 /// Every `.jsonl` file under `dir`, sorted.
+#[allow(
+    dead_code,
+    reason = "the save-memory tests read annotated sessions only"
+)]
 pub fn all_transcripts(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];

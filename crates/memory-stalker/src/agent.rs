@@ -1,7 +1,7 @@
 //! Which coding agent a session belongs to: Claude Code or OpenAI's Codex CLI.
 //!
 //! One store serves both (docs/design.md §4.3): a memory says which agent it was saved
-//! from, a transcript's format says which agent wrote it (docs/design.md §3.12), and
+//! from, a transcript's format says which agent wrote it (docs/design.md §3.13), and
 //! what the model reads names the agent it runs in.
 
 use serde::{Deserialize, Serialize};

@@ -65,6 +65,37 @@ pub fn head_tail(text: &str, max: usize) -> String {
     )
 }
 
+/// `text` without terminal colour sequences (`ESC[1;31m`), including those whose
+/// escape character was already removed (cleaning leaves `[1;31m`): only a
+/// bracket of digits and semicolons closed by a letter is taken for one.
+pub fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('[') {
+        let (before, from) = rest.split_at(at);
+        let escaped = before.ends_with('\u{1b}');
+        out.push_str(before.strip_suffix('\u{1b}').unwrap_or(before));
+        let params = from[1..]
+            .find(|c: char| !(c.is_ascii_digit() || c == ';'))
+            .map(|n| n + 1);
+        match params {
+            // Without its escape character, `[` and a letter is only text ("[invalid").
+            Some(end)
+                if (escaped || end > 1)
+                    && from[end..].starts_with(|c: char| c.is_ascii_alphabetic()) =>
+            {
+                rest = &from[end + 1..];
+            }
+            _ => {
+                out.push('[');
+                rest = &from[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The longest prefix of `text` with at most `max` characters.
 pub fn prefix_chars(text: &str, max: usize) -> &str {
     match text.char_indices().nth(max) {
@@ -190,6 +221,14 @@ mod tests {
         let out = head_tail(&t, 4);
         assert!(out.starts_with("éé\n[… 6 characters omitted …]\néé"));
         assert_eq!(head_tail("short", 10), "short");
+    }
+
+    #[test]
+    fn colour_sequences_are_removed_and_brackets_kept() {
+        assert_eq!(
+            strip_ansi("\u{1b}[1mbold\u{1b}[22m and [31mred[0m [FORMAT] [1] a[b"),
+            "bold and red [FORMAT] [1] a[b"
+        );
     }
 
     #[test]

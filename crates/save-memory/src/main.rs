@@ -21,6 +21,7 @@ use memory_stalker::hook;
 use memory_stalker::log::Log;
 use memory_stalker::memory::Trigger;
 use memory_stalker::pipeline::{self, SaveRequest, SummaryJob};
+use memory_stalker::transcript::signals::Signals;
 use memory_stalker::transcript::{ReadOptions, Transcript};
 
 #[derive(Parser)]
@@ -385,9 +386,22 @@ fn inspect(file: &Path, json: bool, session: Option<&str>) -> anyhow::Result<()>
     // `inspect` prints transcript text to a terminal (or a file): the transcript was
     // read with redaction on (as configured), and the text view is redacted once more.
     if json {
-        // Escaped where a terminal would act on a character or hide it (docs/design.md
-        // §8.3): the same JSON value.
-        let text = serde_json::to_string_pretty(&extraction).context("writing JSON")?;
+        // The structural signals (docs/design.md §3.12) go after the extraction's
+        // fields, under a key of their own, when there are any. Escaped where a
+        // terminal would act on a character or hide it (docs/design.md §8.3): the same
+        // JSON value.
+        #[derive(serde::Serialize)]
+        struct Inspected<'a> {
+            #[serde(flatten)]
+            extraction: &'a memory_stalker::transcript::Extraction,
+            #[serde(skip_serializing_if = "Signals::is_empty")]
+            signals: Signals,
+        }
+        let shown = Inspected {
+            extraction: &extraction,
+            signals: transcript.signals(),
+        };
+        let text = serde_json::to_string_pretty(&shown).context("writing JSON")?;
         writeln!(out, "{}", memory_stalker::untrusted::escape_json(&text))?;
         return Ok(());
     }

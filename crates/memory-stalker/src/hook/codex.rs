@@ -9,7 +9,7 @@ use crate::agent::Agent;
 use crate::log::Log;
 
 /// Which agent ran the hook: the transcript's format when there is a transcript to read
-/// (docs/design.md §3.12); otherwise the input's shape: Codex names the turn (`turn_id`)
+/// (docs/design.md §3.13); otherwise the input's shape: Codex names the turn (`turn_id`)
 /// on every event but SessionStart, and sends `permission_mode` with SessionStart, which
 /// Claude Code does not; a Codex rollout's path says so too.
 pub fn agent_of(input: &HookInput) -> Agent {

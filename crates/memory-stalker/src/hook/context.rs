@@ -10,6 +10,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use super::lasting;
 use crate::summary::facts::SessionFacts;
 use crate::text::{mentions, prefix_chars};
 use crate::transcript::{Extraction, TaskLine, TodoList};
@@ -179,7 +180,31 @@ pub fn dropped_note(summary: &str, ex: &Extraction, memory: &Path) -> String {
 
 /// The SessionStart(compact) context: facts from the memory of the compaction, and the
 /// session's lasting facts that memory carries (`facts`).
+///
+/// Its parts come in this order because a cut to its size limit takes the end: what
+/// was asked and the task list, then the user's own words (rules, answers, bash-mode
+/// context, hook requirements), then the long closing words, then what was decided and
+/// what failed, then the files, the plan and the last action.
 pub fn restore_context(ex: &Extraction, memory: &Path, facts: &SessionFacts) -> String {
+    let mut out = heading(ex, memory);
+    requests(&mut out, ex, facts);
+    tasks(&mut out, ex);
+    lasting::users_words(&mut out, facts);
+    closing_words(&mut out, ex);
+    // What the reply may claim is only as true as its calls: say which did not work.
+    let calls = ex.reply.as_ref().map_or(&[][..], |r| &r.tool_calls);
+    if let Some(failed) = lasting::failed_calls(calls) {
+        out.push_str(&failed);
+        out.push('\n');
+    }
+    lasting::decisions_and_failures(&mut out, facts);
+    files(&mut out, ex, facts);
+    where_it_stopped(&mut out, ex, facts);
+    fit(out, RESTORE_MAX)
+}
+
+/// The restore's first lines: what it is, the memory file, Claude Code's title.
+fn heading(ex: &Extraction, memory: &Path) -> String {
     let file = memory.file_name().map_or_else(
         || untrusted::path(memory),
         |f| line(&f.to_string_lossy(), 200),
@@ -203,7 +228,12 @@ pub fn restore_context(ex: &Extraction, memory: &Path, facts: &SessionFacts) -> 
             line(title, 200)
         );
     }
-    // The session's requests before the last one (which follows, whole).
+    out
+}
+
+/// The session's requests before the last one, then the last one (and the request it
+/// carries on), whole.
+fn requests(out: &mut String, ex: &Extraction, facts: &SessionFacts) {
     let shown: Vec<&str> = [&ex.last_prompt, &ex.request]
         .into_iter()
         .flatten()
@@ -219,22 +249,29 @@ pub fn restore_context(ex: &Extraction, memory: &Path, facts: &SessionFacts) -> 
         })
         .cloned()
         .collect();
-    bullets(
-        &mut out,
+    lasting::bullets(
+        out,
         "- The user's earlier requests in this session, oldest first:",
         &earlier,
-        200,
     );
     if let Some(p) = &ex.last_prompt {
-        let _ = writeln!(out, "- The user's last request:\n{}", quote(&p.text, 2_000));
+        let _ = writeln!(
+            out,
+            "- The user's last request:\n{}",
+            quote_ends(&p.text, 2_000)
+        );
     }
     if let Some(r) = &ex.request {
         let _ = writeln!(
             out,
             "- The request that last one carries on:\n{}",
-            quote(&r.text, 2_000)
+            quote_ends(&r.text, 2_000)
         );
     }
+}
+
+/// The task list at compaction, its items indented under their heading.
+fn tasks(out: &mut String, ex: &Extraction) {
     match ex.todos.as_ref() {
         Some(t) if !t.items.is_empty() => {
             let _ = writeln!(
@@ -243,111 +280,81 @@ pub fn restore_context(ex: &Extraction, memory: &Path, facts: &SessionFacts) -> 
                 t.open_count(),
                 t.items.len()
             );
-            out.push_str(&task_lines(t, 2_500, 200));
+            for l in task_lines(t, 2_500, 200).lines() {
+                let _ = writeln!(out, "  {l}");
+            }
         }
         Some(_) => out.push_str("- The task list was empty (cleared) at compaction.\n"),
         None => {}
     }
-    // The user's rules come before anything long: a cut to the size limit spares them.
-    bullets(
-        &mut out,
-        "- The user's standing instructions in this session (their words):",
-        &facts.constraints,
-        220,
-    );
-    if let Some(reply) = &ex.reply {
-        if let Some(closing) = reply.closing() {
-            let _ = writeln!(
-                out,
-                "- The assistant's closing words before compaction:\n{}",
-                quote(closing, 2_500)
-            );
-        } else if let Some(last) = reply.last_words() {
-            let _ = writeln!(
-                out,
-                "- The assistant was still at work; its last words before compaction:\n{}",
-                quote(last, 1_500)
-            );
-        }
-    }
-    // What the reply may claim is only as true as its calls: say which did not work.
-    let calls: &[crate::transcript::ToolCallSummary] =
-        ex.reply.as_ref().map_or(&[], |r| &r.tool_calls);
-    let failed: Vec<String> = calls
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| c.failed && !crate::transcript::is_bookkeeping(&c.name))
-        // A call tried again with success did its work in the end.
-        .filter(|(i, c)| {
-            !calls[i + 1..]
-                .iter()
-                .any(|l| !l.failed && l.name == c.name && l.summary == c.summary)
-        })
-        .map(|(_, c)| c)
-        .map(|c| {
-            let how = if c.rejected { "refused" } else { "failed" };
-            format!("{} {} ({how})", line(&c.name, 100), line(&c.summary, 100))
-        })
-        .collect();
-    if !failed.is_empty() {
-        let shown = failed.len().min(5);
+}
+
+/// The assistant's closing words (or its last words when it was still at work).
+fn closing_words(out: &mut String, ex: &Extraction) {
+    let Some(reply) = &ex.reply else {
+        return;
+    };
+    if let Some(closing) = reply.closing() {
         let _ = writeln!(
             out,
-            "- Tool calls of that reply that did not succeed: {}{}.",
-            failed[failed.len() - shown..].join("; "),
-            if failed.len() > shown {
-                format!(" (and {} earlier)", failed.len() - shown)
-            } else {
-                String::new()
-            }
+            "- The assistant's closing words before compaction:\n{}",
+            quote(closing, 2_500)
+        );
+    } else if let Some(last) = reply.last_words() {
+        let _ = writeln!(
+            out,
+            "- The assistant was still at work; its last words before compaction:\n{}",
+            quote(last, 1_500)
         );
     }
-    bullets(
-        &mut out,
-        "- Decisions taken in this session:",
-        &facts.decisions,
-        260,
-    );
-    bullets(
-        &mut out,
-        "- Approaches that failed in this session:",
-        &facts.failed,
-        220,
-    );
-    if !ex.files.modified.is_empty() || !facts.earlier_files.is_empty() {
-        let files: Vec<String> = ex
-            .files
-            .modified
-            .iter()
-            .take(15)
-            .map(|f| line(f, 300))
-            .collect();
-        let earlier: Vec<String> = facts
-            .earlier_files
-            .iter()
-            .rev()
-            .take(15)
-            .map(|f| line(f, 300))
-            .collect();
-        out.push_str("- Files changed");
-        if !files.is_empty() {
-            let _ = write!(out, " before the compaction: {}", files.join(", "));
-        }
-        if !earlier.is_empty() {
-            let sep = if files.is_empty() { "" } else { ";" };
-            let _ = write!(out, "{sep} earlier in the session: {}", earlier.join(", "));
-        }
-        out.push_str(".\n");
+}
+
+/// The files changed before the compaction and earlier in the session.
+fn files(out: &mut String, ex: &Extraction, facts: &SessionFacts) {
+    if ex.files.modified.is_empty() && facts.earlier_files.is_empty() {
+        return;
     }
+    let files: Vec<String> = ex
+        .files
+        .modified
+        .iter()
+        .take(15)
+        .map(|f| line(f, 300))
+        .collect();
+    let earlier: Vec<String> = facts
+        .earlier_files
+        .iter()
+        .rev()
+        .take(15)
+        .map(|f| line(f, 300))
+        .collect();
+    out.push_str("- Files changed");
+    if !files.is_empty() {
+        let _ = write!(out, " before the compaction: {}", files.join(", "));
+    }
+    if !earlier.is_empty() {
+        let sep = if files.is_empty() { "" } else { ";" };
+        let _ = write!(out, "{sep} earlier in the session: {}", earlier.join(", "));
+    }
+    out.push_str(".\n");
+}
+
+/// The plan approved, the last action and how the turn stopped.
+fn where_it_stopped(out: &mut String, ex: &Extraction, facts: &SessionFacts) {
     if let Some(plan) = &ex.plan {
         let title = Some(plan.title())
             .filter(|t| !t.is_empty())
             .unwrap_or("plan");
-        let _ = writeln!(
-            out,
-            "- A plan was approved (\"{}\"); it is in the memory file's Plan section.",
-            line(title, 120)
-        );
+        // An approval the decisions above already list is not said again.
+        if facts.decisions.iter().any(|d| d.contains(title)) {
+            out.push_str("- The approved plan is in the memory file's Plan section.\n");
+        } else {
+            let _ = writeln!(
+                out,
+                "- A plan was approved (\"{}\"); it is in the memory file's Plan section.",
+                line(title, 120)
+            );
+        }
     }
     if let Some(a) = &ex.last_action {
         let outcome = match a.ok {
@@ -370,18 +377,26 @@ pub fn restore_context(ex: &Extraction, memory: &Path, facts: &SessionFacts) -> 
             crate::summary::offline::stop_line(stop, crate::lang::Lang::En)
         );
     }
-    fit(out, RESTORE_MAX)
 }
 
-/// A titled list of one-line items (nothing when there are none).
-fn bullets(out: &mut String, title: &str, items: &[String], item_max: usize) {
-    if items.is_empty() {
-        return;
+/// A block quote of a request of at most about `max` characters: its head and its tail
+/// when it is longer, since a pasted log says what failed at its end (issue 22).
+fn quote_ends(text: &str, max: usize) -> String {
+    let t = text.trim();
+    let n = t.chars().count();
+    if n <= max {
+        return quote(t, max);
     }
-    let _ = writeln!(out, "{title}");
-    for i in items {
-        let _ = writeln!(out, "  - {}", line(i, item_max));
-    }
+    let head_n = max * 2 / 5;
+    let tail_n = max - head_n;
+    let head: String = t.chars().take(head_n).collect();
+    let tail: String = t.chars().skip(n - tail_n).collect();
+    format!(
+        "{}\n  > … ({} characters left out; the memory file has them) …\n{}",
+        quote(&head, head_n),
+        n - head_n - tail_n,
+        quote(&tail, tail_n)
+    )
 }
 
 /// A block quote of at most `max` characters: every line carries the quote mark.
@@ -501,6 +516,7 @@ mod tests {
             summary: summary.into(),
             failed,
             rejected: false,
+            error: None,
         };
         e.reply.as_mut().unwrap().tool_calls = vec![
             call("Edit", "src/a.rs", true),
@@ -516,16 +532,35 @@ mod tests {
         );
         assert!(c.contains("`list-memories show 20260129_080000_s.md` prints it"));
         assert!(c.contains("- The request that last one carries on:\n  > Add a retry budget"));
-        // Retried with success, or bookkeeping: not worth a line.
+        // Retried with success: said, with what superseded it (issue 22: the resumed
+        // model must not redo it); bookkeeping: not worth a line.
         assert!(
-            c.contains("did not succeed: Write CLAUDE.md (failed)."),
+            c.contains("did not succeed: Edit src/a.rs (failed; a later call of it succeeded); Write CLAUDE.md (failed)."),
             "{c}"
         );
+        assert!(!c.contains("TodoWrite"), "{c}");
         assert!(c.contains("The user interrupted the last turn"));
         let steer = steering(&e, None);
         assert!(
             steer.contains("the request it carries on (\"Add a retry budget to the uploader\")")
         );
+    }
+
+    #[test]
+    fn a_long_pasted_log_keeps_its_head_and_its_tail() {
+        let log = format!(
+            "fix this:\n{}E   AssertionError: 3 != 4\nFAILED test_x.py::test_sum",
+            "PASSED test_a.py::test_ok\n".repeat(300)
+        );
+        let q = quote_ends(&log, 2_000);
+        assert!(q.starts_with("  > fix this:\n"), "{q}");
+        assert!(q.contains("characters left out"), "{q}");
+        assert!(q.ends_with("  > FAILED test_x.py::test_sum"), "{q}");
+        assert!(q.contains("AssertionError"), "{q}");
+        assert!(q.lines().all(|l| l.starts_with("  > ")), "{q}");
+        // The quote marks come on top of the text kept.
+        assert!(q.chars().count() < 2_000 + 4 * q.lines().count() + 80);
+        assert_eq!(quote_ends("short", 2_000), "  > short");
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 pub mod codex;
 pub mod context;
+mod lasting;
 pub mod note;
 mod protocol;
 pub mod recall;
@@ -324,14 +325,33 @@ fn session_start_compact(input: &HookInput, config: &Config, log: &Log) -> Outpu
     // straight into the model's context, so it is redacted like the memory it points to.
     // The lasting facts are the memory's own (carried over from earlier ones): the
     // transcript read again holds only this segment's.
-    let facts = crate::memory::MemoryStore::read(&path)
-        .map(|text| SessionFacts::from_memory(&text))
+    // A model summary on its way (the background worker, started at PreCompact) may
+    // land while Claude Code writes its own; what it found is worth a short wait.
+    let facts = landed_memory(&path, MODEL_SUMMARY_WAIT)
+        .map(|text| SessionFacts::for_restore(&text))
         .unwrap_or_default();
     let context = context::restore_context(&ex, &relative_to(&path, &project), &facts);
     let context = redact_if(config.redact, &context);
     Output::Context {
         event: "SessionStart",
         text: context.into_owned(),
+    }
+}
+
+/// The longest SessionStart(compact) waits for a model summary still being written:
+/// well inside its 25 s budget (docs/design.md §2.6).
+pub const MODEL_SUMMARY_WAIT: std::time::Duration = std::time::Duration::from_secs(8);
+
+/// The memory's text once its model summary has landed (or failed), waiting at most
+/// `wait` for it when it is still on its way; the text as it is then otherwise.
+fn landed_memory(path: &Path, wait: std::time::Duration) -> Result<String, Error> {
+    let started = std::time::Instant::now();
+    loop {
+        let text = crate::memory::MemoryStore::read(path)?;
+        if !crate::memory::labels::summary_pending(&text) || started.elapsed() >= wait {
+            return Ok(text);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
     }
 }
 
@@ -355,4 +375,37 @@ pub fn summary_part(raw: &str) -> &str {
 fn relative_to(path: &Path, base: &Path) -> PathBuf {
     path.strip_prefix(base)
         .map_or_else(|_| path.to_path_buf(), Path::to_path_buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn the_restore_waits_a_little_for_a_model_summary_on_its_way() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.md");
+        let pending = crate::memory::labels::pending_note("claude-cli", crate::Lang::En);
+        std::fs::write(&path, format!("## AI summary\n\n> {pending}\n")).unwrap();
+        let writer = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(300));
+                std::fs::write(&path, "## AI summary\n\n_Summary by `claude-cli`_\n").unwrap();
+            })
+        };
+        let started = Instant::now();
+        let text = landed_memory(&path, Duration::from_secs(5)).unwrap();
+        writer.join().unwrap();
+        assert!(text.contains("Summary by"), "{text}");
+        assert!(started.elapsed() < Duration::from_secs(3));
+        // Still pending at the bound: the text as it is.
+        std::fs::write(&path, format!("## AI summary\n\n> {pending}\n")).unwrap();
+        let started = Instant::now();
+        let text = landed_memory(&path, Duration::from_millis(400)).unwrap();
+        assert!(crate::memory::labels::summary_pending(&text));
+        assert!(started.elapsed() >= Duration::from_millis(400));
+        assert!(started.elapsed() < Duration::from_secs(2));
+    }
 }

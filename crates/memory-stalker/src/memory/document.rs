@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::labels::{Labels, Section, task_list};
 use crate::agent::Agent;
 use crate::lang::Lang;
+use crate::memory::session::Listed;
 use crate::summary::Summary;
 use crate::transcript::{Extraction, TodoList};
 use crate::untrusted::{self, block, code, line};
@@ -371,7 +372,7 @@ pub struct MemoryDoc<'a> {
     /// What was extracted from the transcript.
     pub extraction: &'a Extraction,
     /// The session's lasting facts, carried over from its earlier memories.
-    pub facts: &'a crate::summary::facts::SessionFacts,
+    pub facts: &'a crate::memory::session::SessionFacts,
     /// The summary for the AI summary section.
     pub summary: &'a Summary,
     /// Shown under the AI summary heading (e.g. that a model summary is on its way).
@@ -562,6 +563,7 @@ impl MemoryDoc<'_> {
             self.summary,
             &self.front.summary_source,
             self.summary_note,
+            self.facts.listed(),
             lang,
         ));
         if let Some(cs) = self.compaction_summary {
@@ -572,8 +574,15 @@ impl MemoryDoc<'_> {
     }
 }
 
-/// The `## AI summary` section.
-pub fn render_ai_summary(s: &Summary, source: &str, note: Option<&str>, lang: Lang) -> String {
+/// The `## AI summary` section; `listed` says what the memory's Session so far lists,
+/// which an offline summary points at (and says "(none found)" where it lists nothing).
+pub fn render_ai_summary(
+    s: &Summary,
+    source: &str,
+    note: Option<&str>,
+    listed: Listed,
+    lang: Lang,
+) -> String {
     let l = Labels::of(lang);
     let item = |t: &str| line(t, 1_000);
     let mut out = format!("## {}\n\n", l.ai_summary);
@@ -603,27 +612,40 @@ pub fn render_ai_summary(s: &Summary, source: &str, note: Option<&str>, lang: La
         }
         out.push('\n');
     }
-    // An offline summary leaves the user's rules and the decisions to Session so far.
+    // An offline summary leaves the user's rules and the decisions to Session so far,
+    // and points there only when it lists them.
     let offline = source == crate::summary::OFFLINE_SOURCE;
-    let lasting_none = if offline { l.in_session_so_far } else { l.none };
+    let lasting_none = |there: bool| match (offline, there) {
+        (true, true) => l.in_session_so_far,
+        (true, false) => l.none_found,
+        (false, _) => l.none,
+    };
     let _ = writeln!(out, "### {}\n", l.key_decisions);
-    list(&mut out, &s.key_decisions, lasting_none, |d| {
-        if d.reason.trim().is_empty() {
-            format!("- **{}**: {}", l.decision, item(&d.decision))
-        } else {
-            format!(
-                "- **{}**: {}\n  - **{}**: {}",
-                l.decision,
-                item(&d.decision),
-                l.reason,
-                item(&d.reason)
-            )
-        }
-    });
+    list(
+        &mut out,
+        &s.key_decisions,
+        lasting_none(listed.decisions),
+        |d| {
+            if d.reason.trim().is_empty() {
+                format!("- **{}**: {}", l.decision, item(&d.decision))
+            } else {
+                format!(
+                    "- **{}**: {}\n  - **{}**: {}",
+                    l.decision,
+                    item(&d.decision),
+                    l.reason,
+                    item(&d.reason)
+                )
+            }
+        },
+    );
     let _ = writeln!(out, "### {}\n", l.preferences);
-    list(&mut out, &s.user_preferences, lasting_none, |t| {
-        format!("- {}", item(t))
-    });
+    list(
+        &mut out,
+        &s.user_preferences,
+        lasting_none(listed.instructions),
+        |t| format!("- {}", item(t)),
+    );
     let _ = writeln!(out, "### {}\n", l.follow_ups);
     list(&mut out, &s.follow_ups, l.none, |t| {
         format!("- [ ] {}", item(t))

@@ -53,7 +53,15 @@ impl MemoryEdit {
     /// it), leaving the front matter's headline: for a summary that is not the one the
     /// listing should show.
     pub fn set_summary_section(&mut self, summary: &Summary, source: &str, note: Option<&str>) {
-        let section = render_ai_summary(summary, source, note, self.lang);
+        // What the memory's Session so far lists, which an offline summary points at.
+        let mut lasting = super::session::SessionFacts::default();
+        for span in sections(&self.text) {
+            if span.section == Section::Session {
+                lasting.read_lists(&self.text[span.range.clone()]);
+            }
+        }
+        let listed = lasting.listed();
+        let section = render_ai_summary(summary, source, note, listed, self.lang);
         self.replace_section(Section::AiSummary, &section);
     }
 
@@ -173,6 +181,7 @@ mod tests {
             &summary("x"),
             "anthropic:m",
             None,
+            super::super::session::Listed::default(),
             Lang::En
         )));
         // The front matter still reads back, with the new values.
@@ -273,5 +282,51 @@ mod tests {
         );
         assert!(!text.contains("summary_source"), "{text}");
         assert!(text.ends_with("## Claude Code compaction summary\n\n```markdown\nc\n```\n"));
+    }
+
+    /// Issue 22, point 7: an offline summary points at Session so far for decisions and
+    /// preferences only when it lists them; otherwise it says none were found.
+    #[test]
+    fn an_offline_summary_never_points_at_an_empty_list() {
+        use super::super::session::Listed;
+        let empty = render_ai_summary(
+            &Summary::default(),
+            crate::summary::OFFLINE_SOURCE,
+            None,
+            Listed::default(),
+            Lang::En,
+        );
+        assert!(!empty.contains("Session so far"), "{empty}");
+        assert_eq!(empty.matches("(none found)").count(), 2, "{empty}");
+        let decisions = render_ai_summary(
+            &Summary::default(),
+            crate::summary::OFFLINE_SOURCE,
+            None,
+            Listed {
+                decisions: true,
+                instructions: false,
+            },
+            Lang::En,
+        );
+        assert_eq!(
+            decisions.matches("Session so far").count(),
+            1,
+            "{decisions}"
+        );
+        assert_eq!(decisions.matches("(none found)").count(), 1, "{decisions}");
+        // Read from the memory being edited: a model summary that failed leaves the
+        // offline one, pointing at the decisions Session so far lists.
+        let text = "## Session so far\n\n### Decisions\n\n- use SQLite\n\n## AI summary\n\nold\n";
+        let mut edit = MemoryEdit::new(text, false);
+        edit.set_summary_section(&Summary::default(), crate::summary::OFFLINE_SOURCE, None);
+        let text = edit.finish();
+        assert!(
+            text.contains("### Key decisions\n\n(listed under"),
+            "{text}"
+        );
+        assert!(
+            text.contains("### User preferences\n\n(none found)"),
+            "{text}"
+        );
     }
 }

@@ -171,6 +171,19 @@ pub struct Labels {
     pub standing: &'static str,
     pub decisions_taken: &'static str,
     pub failed_approaches: &'static str,
+    /// The user's answers to Claude's questions (`AskUserQuestion`).
+    pub your_answers: &'static str,
+    /// Commands the user ran in bash mode, and what they printed.
+    pub bash_context: &'static str,
+    /// What hooks (a Stop hook) required.
+    pub hook_requirements: &'static str,
+    /// The same three lists as a model's summary gave them, marked as such.
+    pub model_preferences: &'static str,
+    pub model_decisions: &'static str,
+    pub model_failed: &'static str,
+    /// Under an offline summary's preferences or decisions when Session so far has none
+    /// either: a pointer to an empty section would mislead.
+    pub none_found: &'static str,
     pub earlier_files: &'static str,
     pub nothing_lasting: &'static str,
     pub ai_summary: &'static str,
@@ -229,8 +242,15 @@ const EN: Labels = Labels {
     standing: "Your standing instructions",
     decisions_taken: "Decisions",
     failed_approaches: "Approaches that failed",
+    your_answers: "Your answers to Claude's questions",
+    bash_context: "Commands you ran in bash mode",
+    hook_requirements: "What hooks required",
+    model_preferences: "Your standing instructions (from a model's summary)",
+    model_decisions: "Decisions (from a model's summary)",
+    model_failed: "Approaches that failed (from a model's summary)",
+    none_found: "(none found)",
     earlier_files: "Files changed earlier in this session",
-    nothing_lasting: "(no request, standing instruction, decision or failed approach found yet)",
+    nothing_lasting: "(no request, standing instruction, answer, decision or failed approach found yet)",
     ai_summary: "AI summary",
     task_summary: "Task summary",
     code_changes: "Code changes",
@@ -287,8 +307,15 @@ const ZH: Labels = Labels {
     standing: "用户的长期要求",
     decisions_taken: "已做的决策",
     failed_approaches: "失败的尝试",
+    your_answers: "用户对 Claude 提问的回答",
+    bash_context: "用户在 bash 模式运行的命令",
+    hook_requirements: "钩子提出的要求",
+    model_preferences: "用户的长期要求（来自模型摘要）",
+    model_decisions: "已做的决策（来自模型摘要）",
+    model_failed: "失败的尝试（来自模型摘要）",
+    none_found: "（未发现）",
     earlier_files: "本会话更早修改的文件",
-    nothing_lasting: "（尚未发现请求、长期要求、决策或失败的尝试）",
+    nothing_lasting: "（尚未发现请求、长期要求、回答、决策或失败的尝试）",
     ai_summary: "AI 生成摘要",
     task_summary: "任务摘要",
     code_changes: "代码变更",
@@ -346,6 +373,13 @@ pub fn pending_note(source: &str, lang: Lang) -> String {
     }
 }
 
+/// Whether a memory's text still says its model summary is on its way ([`pending_note`],
+/// in either language).
+pub fn summary_pending(text: &str) -> bool {
+    text.contains("is being written in the background; until it arrives")
+        || text.contains("正在后台生成摘要")
+}
+
 /// The note of a memory whose model summary failed.
 pub fn failed_note(source: &str, error: &str, lang: Lang) -> String {
     match lang {
@@ -395,6 +429,18 @@ const MAX_TASKS_SHOWN: usize = 200;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pending_note_is_known_in_both_languages() {
+        for lang in [Lang::En, Lang::Zh] {
+            assert!(summary_pending(&pending_note("claude-cli", lang)));
+            assert!(!summary_pending(&failed_note(
+                "claude-cli",
+                "timeout",
+                lang
+            )));
+        }
+    }
 
     #[test]
     fn sections_parse_from_keys_and_headings_in_both_languages() {

@@ -11,6 +11,7 @@ pub mod labels;
 pub mod order;
 mod ordered;
 pub mod provenance;
+pub mod session;
 pub mod store;
 
 pub use catalog::{

@@ -346,9 +346,16 @@ pub fn render_memory(
     earlier: &SessionFacts,
 ) -> RenderedMemory {
     let (extraction, segment_facts) = extract_and_find_facts(transcript);
-    let summary = offline::summarize(transcript, &extraction, config.lang);
+    let signals = transcript.signals();
+    let summary = offline::summarize_with(
+        transcript,
+        &extraction,
+        &signals,
+        earlier.previous_headline.as_deref(),
+        config.lang,
+    );
     let facts = segment_facts
-        .with(&extraction, config.lang)
+        .with(&extraction, &signals, config.lang)
         .after(earlier, &extraction.files.modified);
     let mut front = front_matter(
         req,
@@ -420,7 +427,10 @@ pub(crate) fn front_matter(
         transcript: req.transcript.to_string_lossy().into_owned(),
         task_count,
         tasks_open,
-        summary: line(&summary.headline, HEADLINE_CHARS),
+        summary: line(
+            &crate::summary::headline::cut(&summary.headline, HEADLINE_CHARS),
+            HEADLINE_CHARS,
+        ),
         summary_source: source.to_string(),
         prompt_id: req.prompt_id.clone(),
         lang: config.lang,

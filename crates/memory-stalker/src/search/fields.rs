@@ -249,13 +249,24 @@ fn subsection_field(section: Section, heading: &str) -> Option<Field> {
             }
         }
         Section::Session | Section::AiSummary => {
-            if is(|l| l.your_requests) {
+            // The user's bash-mode commands are the context of a request; hooks'
+            // requirements are rules; answers are the user's decisions; the lists a
+            // model's summary found weigh as the session's own.
+            if is(|l| l.your_requests) || is(|l| l.bash_context) {
                 Some(Field::Requests)
-            } else if is(|l| l.standing) || is(|l| l.preferences) {
+            } else if is(|l| l.standing)
+                || is(|l| l.preferences)
+                || is(|l| l.hook_requirements)
+                || is(|l| l.model_preferences)
+            {
                 Some(Field::Instructions)
-            } else if is(|l| l.decisions_taken) || is(|l| l.key_decisions) {
+            } else if is(|l| l.decisions_taken)
+                || is(|l| l.key_decisions)
+                || is(|l| l.your_answers)
+                || is(|l| l.model_decisions)
+            {
                 Some(Field::Decisions)
-            } else if is(|l| l.failed_approaches) {
+            } else if is(|l| l.failed_approaches) || is(|l| l.model_failed) {
                 Some(Field::Failures)
             } else if is(|l| l.earlier_files) || is(|l| l.code_changes) {
                 Some(Field::Files)
@@ -521,6 +532,41 @@ mod tests {
             Field::Instructions
         );
         assert_eq!(by_keyword("Shell context", Section::Session), Field::Body);
+    }
+
+    #[test]
+    fn session_so_far_kinds_of_issue_22_have_their_fields() {
+        for lang in [Lang::En, Lang::Zh] {
+            let l = Labels::of(lang);
+            for (heading, field) in [
+                (l.your_answers, Field::Decisions),
+                (l.bash_context, Field::Requests),
+                (l.hook_requirements, Field::Instructions),
+                (l.model_preferences, Field::Instructions),
+                (l.model_decisions, Field::Decisions),
+                (l.model_failed, Field::Failures),
+                (l.failed_approaches, Field::Failures),
+            ] {
+                assert_eq!(
+                    subsection_field(Section::Session, heading),
+                    Some(field),
+                    "{heading}"
+                );
+            }
+        }
+        // Through a whole memory: the answer and the bash command are indexed in
+        // their fields, the empty kind's note nowhere.
+        let memory = MEMORY.replace(
+            "### Decisions\n",
+            "### Your answers to Claude's questions\n\n- “Which tools?” → Credo + Dialyxir (AskUserQuestion)\n\n### Commands you ran in bash mode\n\n- `uv run ty check` → Found 2 diagnostics\n\n### What hooks required\n\n(none found)\n\n### Decisions\n",
+        );
+        let f = fields_of(&memory, None);
+        assert!(
+            f.get(Field::Decisions).contains("Credo + Dialyxir"),
+            "{f:?}"
+        );
+        assert!(f.get(Field::Requests).contains("uv run ty check"), "{f:?}");
+        assert!(!f.get(Field::Instructions).contains("none found"), "{f:?}");
     }
 
     #[test]

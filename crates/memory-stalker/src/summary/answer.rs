@@ -21,6 +21,9 @@ struct Answer {
     key_decisions: Vec<DecisionItem>,
     user_preferences: Vec<String>,
     follow_ups: Vec<String>,
+    /// Asked for since the key was added; an answer without it is still a summary.
+    #[serde(default)]
+    failed_approaches: Vec<String>,
 }
 
 /// A code change as an object, or (tolerated) a bare path.
@@ -58,7 +61,7 @@ pub fn parse(text: &str) -> Result<Summary, SummaryError> {
     }
     let answer: Answer = serde_json::from_str(&text[start..=end])
         .map_err(|e| SummaryError::BadAnswer(format!("the JSON answer is not a summary: {e}")))?;
-    let headline = one_line(&answer.headline, HEADLINE_CHARS);
+    let headline = super::headline::cut(&answer.headline, HEADLINE_CHARS);
     if headline.is_empty() {
         return Err(SummaryError::BadAnswer("the headline is empty".into()));
     }
@@ -108,6 +111,7 @@ pub fn parse(text: &str) -> Result<Summary, SummaryError> {
         key_decisions,
         user_preferences: clean(answer.user_preferences),
         follow_ups: clean(answer.follow_ups),
+        failed_approaches: clean(answer.failed_approaches),
     })
 }
 
@@ -125,6 +129,26 @@ mod tests {
         assert_eq!(s.code_changes[1].action, "modified");
         assert_eq!(s.key_decisions[1].decision, "Keep API");
         assert_eq!(s.user_preferences, ["thiserror"]);
+        assert!(
+            s.failed_approaches.is_empty(),
+            "the seventh key is optional"
+        );
+        let with = GOOD.replace(
+            "\"follow_ups\"",
+            "\"failed_approaches\":[\"A Redis token bucket: no Redis\"],\"follow_ups\"",
+        );
+        assert_eq!(
+            parse(&with).unwrap().failed_approaches,
+            ["A Redis token bucket: no Redis"]
+        );
+        let long = GOOD.replace("Retry budget for uploads", &"retry budget ".repeat(20));
+        let h = parse(&long).unwrap().headline;
+        let stem = h.strip_suffix('…').unwrap();
+        assert!(h.chars().count() <= HEADLINE_CHARS, "{h}");
+        assert!(
+            "retry budget ".repeat(20).starts_with(&format!("{stem} ")),
+            "{h}"
+        );
     }
 
     #[test]

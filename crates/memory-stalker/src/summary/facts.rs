@@ -1,48 +1,29 @@
-//! What must outlive every compaction of a session: the user's standing instructions,
-//! the decisions taken, the approaches that failed and the files changed earlier.
+//! What must outlive every compaction of a session (docs/design.md §4.7): the user's
+//! requests and standing instructions, their answers to Claude's questions, the commands
+//! they ran in bash mode, what hooks required, the decisions taken, the approaches that
+//! failed, what a model's summary found of the same, and the files changed earlier.
 //!
-//! Each memory holds them in its "Session so far" section: those of its own segment,
-//! found without a model, after those carried from the session's previous memory. So
-//! an instruction typed before the first compaction is still in the memory (and the
-//! restore) of the third, and a model summary replacing the AI summary never drops it.
-
-use std::fmt::Write as _;
+//! Each memory holds them in its "Session so far" section, one `###` list of one-line
+//! items per kind: those of its own segment, found without a model, after those carried
+//! from the session's previous memory. So an instruction typed before the first
+//! compaction is still in the memory (and the restore) of the third, and a model summary
+//! replacing the AI summary never drops it. The section's shape (its kinds, headings
+//! and rendering) is `memory::session`'s; this module finds what goes into it.
 
 use crate::lang::Lang;
 use crate::memory::Section;
-use crate::memory::document::sections;
-use crate::memory::labels::Labels;
+use crate::memory::document::{FrontMatter, sections};
 use crate::text::one_line;
+use crate::transcript::signals::Signals;
 use crate::transcript::{Extraction, Transcript};
-use crate::untrusted::{code, line};
 
-use super::offline;
+use super::{choices, instructions, meaning, offline};
 
-/// Most items kept of each kind (the newest, once carried over many compactions).
-const MAX_REQUESTS: usize = 10;
-const MAX_CONSTRAINTS: usize = 12;
-const MAX_DECISIONS: usize = 10;
-const MAX_FAILED: usize = 8;
-const MAX_EARLIER_FILES: usize = 20;
-/// Longest item, in characters.
-const ITEM_CHARS: usize = 300;
+use crate::memory::session::uncode;
+pub use crate::memory::session::{Kind, SessionFacts};
+
 /// Longest request kept, in characters (the memory keeps the last one whole).
 const REQUEST_CHARS: usize = 200;
-
-/// The lasting facts of a session, oldest first.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SessionFacts {
-    /// What the user asked for, one line each (continuations left out).
-    pub requests: Vec<String>,
-    /// Rules the user typed ("never touch the public API", "don't add dependencies").
-    pub constraints: Vec<String>,
-    /// Decisions and their reasons, as the transcript states them.
-    pub decisions: Vec<String>,
-    /// Approaches that were tried and failed, in the assistant's words.
-    pub failed: Vec<String>,
-    /// Files changed before this memory's segment (its own are under Files).
-    pub earlier_files: Vec<String>,
-}
 
 /// The facts of a segment that are found without its extraction: the costly part (every
 /// request and every text of the assistant is read), so it can be found while the
@@ -51,6 +32,7 @@ pub struct SessionFacts {
 pub struct SegmentFacts {
     requests: Vec<String>,
     constraints: Vec<String>,
+    choices: Vec<String>,
     stated_decisions: Vec<String>,
     failed: Vec<String>,
 }
@@ -65,7 +47,8 @@ impl SegmentFacts {
                 .filter(|r| !crate::transcript::is_continuation(r))
                 .map(|r| one_line(r, REQUEST_CHARS))
                 .collect(),
-            constraints: offline::constraints(&requests),
+            constraints: instructions::from_prompts(&requests),
+            choices: choices::from_prompts(&requests),
             ..SegmentFacts::default()
         }
     }
@@ -90,14 +73,34 @@ impl SegmentFacts {
         }
     }
 
-    /// The segment's facts, with the plan the extraction `ex` found approved.
-    pub fn with(self, ex: &Extraction, lang: Lang) -> SessionFacts {
+    /// The segment's facts, with what the extraction `ex` and the structural `signals`
+    /// give: structural facts first (they are sure), then those found in words.
+    pub fn with(self, ex: &Extraction, signals: &Signals, lang: Lang) -> SessionFacts {
+        let found = meaning::from_signals(signals, lang);
+        let mut constraints = found.constraints;
+        constraints.extend(self.constraints);
+        let mut decisions = found.decisions;
+        decisions.extend(self.choices.iter().map(|c| match lang {
+            Lang::En => format!("Your choice: “{c}”"),
+            Lang::Zh => format!("用户的选择：“{c}”"),
+        }));
+        decisions.extend(offline::with_plan(
+            ex,
+            self.stated_decisions,
+            &signals.plans,
+            lang,
+        ));
+        let mut failed = found.failed;
+        failed.extend(self.failed);
         SessionFacts {
             requests: self.requests,
-            constraints: self.constraints,
-            decisions: offline::with_plan(ex, self.stated_decisions, lang),
-            failed: self.failed,
-            earlier_files: Vec::new(),
+            constraints: instructions::newest_wins(constraints),
+            answers: found.answers,
+            context: found.context,
+            requirements: found.requirements,
+            decisions: dedup(decisions),
+            failed: dedup(failed),
+            ..SessionFacts::default()
         }
     }
 }
@@ -106,27 +109,28 @@ impl SessionFacts {
     /// These facts after `earlier` (from the session's previous memory), without
     /// repeats; `modified` (this memory's own files) is left out of the earlier files.
     pub fn after(self, earlier: &SessionFacts, modified: &[String]) -> SessionFacts {
-        SessionFacts {
-            requests: merge(&earlier.requests, self.requests, MAX_REQUESTS),
-            constraints: merge(&earlier.constraints, self.constraints, MAX_CONSTRAINTS),
-            decisions: merge(&earlier.decisions, self.decisions, MAX_DECISIONS),
-            failed: merge(&earlier.failed, self.failed, MAX_FAILED),
-            earlier_files: {
-                let mut files = merge(&earlier.earlier_files, Vec::new(), usize::MAX);
-                files.retain(|f| !modified.contains(f));
-                let start = files.len().saturating_sub(MAX_EARLIER_FILES);
-                files.split_off(start)
-            },
+        let mut out = SessionFacts::default();
+        for kind in Kind::ALL {
+            let new = self.list(kind).to_vec();
+            let merged = match kind {
+                Kind::EarlierFiles => {
+                    let mut files = merge(&earlier.earlier_files, new, usize::MAX);
+                    files.retain(|f| !modified.contains(f));
+                    let start = files.len().saturating_sub(kind.max());
+                    files.split_off(start)
+                }
+                // A newer rule replaces the older one it restates or revises.
+                Kind::Constraints => {
+                    let all = earlier.constraints.iter().cloned().chain(new).collect();
+                    let kept = instructions::newest_wins(all);
+                    let start = kept.len().saturating_sub(kind.max());
+                    kept[start..].to_vec()
+                }
+                _ => merge(earlier.list(kind), new, kind.max()),
+            };
+            *out.list_mut(kind) = merged;
         }
-    }
-
-    /// Whether there is nothing to say.
-    pub fn is_empty(&self) -> bool {
-        self.requests.is_empty()
-            && self.constraints.is_empty()
-            && self.decisions.is_empty()
-            && self.failed.is_empty()
-            && self.earlier_files.is_empty()
+        out
     }
 
     /// The facts a memory file holds (its "Session so far" section).
@@ -135,9 +139,35 @@ impl SessionFacts {
     }
 
     /// What a memory hands on to the session's next one: its facts, with the files it
-    /// lists as modified added to the earlier files.
+    /// lists as modified added to the earlier files, and what a model's summary of it
+    /// found (decisions, preferences, failed approaches), marked as the model's.
     pub fn carried_from(text: &str) -> SessionFacts {
-        Self::read(text, true)
+        let mut facts = Self::read(text, true);
+        facts.previous_headline = previous_headline(text);
+        facts.add_model(text);
+        facts
+    }
+
+    /// What the restore right after a compaction tells of a memory: its facts, and what
+    /// its own model summary found when one has landed, marked as the model's.
+    pub fn for_restore(text: &str) -> SessionFacts {
+        let mut facts = Self::read(text, false);
+        facts.add_model(text);
+        facts
+    }
+
+    /// Adds what the model summary of the memory `text` found (none for an offline one).
+    fn add_model(&mut self, text: &str) {
+        if let Some(model) = meaning::model_facts(text) {
+            for (kind, items) in [
+                (Kind::ModelPreferences, model.preferences),
+                (Kind::ModelDecisions, model.decisions),
+                (Kind::ModelFailed, model.failed),
+            ] {
+                let list = self.list_mut(kind);
+                *list = merge(list, items, kind.max());
+            }
+        }
     }
 
     fn read(text: &str, with_modified: bool) -> SessionFacts {
@@ -146,34 +176,7 @@ impl SessionFacts {
         for span in sections(text) {
             let body = &text[span.range.clone()];
             match span.section {
-                Section::Session => {
-                    let mut list: Option<&mut Vec<String>> = None;
-                    for line in body.lines().skip(1) {
-                        if let Some(h) = line.strip_prefix("### ") {
-                            let h = h.trim();
-                            let is = |f: fn(&Labels) -> &'static str| {
-                                [Lang::En, Lang::Zh].iter().any(|l| f(Labels::of(*l)) == h)
-                            };
-                            list = if is(|l| l.your_requests) {
-                                Some(&mut facts.requests)
-                            } else if is(|l| l.standing) {
-                                Some(&mut facts.constraints)
-                            } else if is(|l| l.decisions_taken) {
-                                Some(&mut facts.decisions)
-                            } else if is(|l| l.failed_approaches) {
-                                Some(&mut facts.failed)
-                            } else if is(|l| l.earlier_files) {
-                                Some(&mut facts.earlier_files)
-                            } else {
-                                None
-                            };
-                        } else if let (Some(list), Some(item)) =
-                            (list.as_deref_mut(), line.strip_prefix("- "))
-                        {
-                            list.push(uncode(item));
-                        }
-                    }
-                }
+                Section::Session => facts.read_lists(body),
                 Section::Files if with_modified => {
                     // Only the Modified list: the first sub-list of the section.
                     modified.extend(
@@ -192,71 +195,63 @@ impl SessionFacts {
         facts.earlier_files.extend(modified);
         facts
     }
+}
 
-    /// The "Session so far" section.
-    pub fn render(&self, lang: Lang) -> String {
-        let l = Labels::of(lang);
-        let mut out = format!("## {}\n\n", l.session);
-        if self.is_empty() {
-            let _ = writeln!(out, "{}\n", l.nothing_lasting);
-            return out;
-        }
-        let mut list = |title: &str, items: &[String], as_code: bool| {
-            if items.is_empty() {
-                return;
-            }
-            let _ = writeln!(out, "### {title}\n");
-            for i in items {
-                let item = line(i, ITEM_CHARS);
-                let _ = writeln!(out, "- {}", if as_code { code(&item) } else { item });
-            }
-            out.push('\n');
-        };
-        list(l.your_requests, &self.requests, false);
-        list(l.standing, &self.constraints, false);
-        list(l.decisions_taken, &self.decisions, false);
-        list(l.failed_approaches, &self.failed, false);
-        list(l.earlier_files, &self.earlier_files, true);
-        out
-    }
+/// The headline of a memory, when it has one: what the session's next memory keeps
+/// unless the work changed.
+fn previous_headline(text: &str) -> Option<String> {
+    FrontMatter::parse(text)
+        .map(|(fm, _)| fm.summary)
+        .filter(|s| !s.trim().is_empty())
 }
 
 /// `earlier` then the new items not already there, the newest `max` kept.
 fn merge(earlier: &[String], new: Vec<String>, max: usize) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for item in earlier.iter().cloned().chain(new) {
-        let key = item.trim().to_lowercase();
-        if !key.is_empty() && seen.insert(key) {
-            out.push(item);
-        }
-    }
+    let mut out = dedup(earlier.iter().cloned().chain(new).collect());
     let start = out.len().saturating_sub(max);
     out.split_off(start)
 }
 
-/// A list item without the backticks [`code`] put around it.
-fn uncode(item: &str) -> String {
-    let t = item.trim();
-    let ticks = t.chars().take_while(|c| *c == '`').count();
-    if ticks > 0 && t.len() > 2 * ticks && t.ends_with(&"`".repeat(ticks)) {
-        t[ticks..t.len() - ticks].trim().to_string()
-    } else {
-        t.to_string()
+/// The items in order, each once (compared case-insensitively; an item that begins
+/// another, "Plan approved: X" and "Plan approved: X (its steps) (ExitPlanMode, …)", is
+/// the same item, and the first kept).
+fn dedup(items: Vec<String>) -> Vec<String> {
+    let mut kept: Vec<String> = Vec::new();
+    let mut keys: Vec<String> = Vec::new();
+    for item in items {
+        let key = item.trim().to_lowercase();
+        let same = |k: &String| {
+            *k == key
+                || (k.chars().count().min(key.chars().count()) >= 20
+                    && (k.starts_with(&key) || key.starts_with(k.as_str())))
+        };
+        if !key.is_empty() && !keys.iter().any(same) {
+            keys.push(key);
+            kept.push(item);
+        }
     }
+    kept
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::memory::labels::Labels;
 
     fn facts() -> SessionFacts {
         SessionFacts {
             requests: vec!["Fix the invoice rounding".into()],
             constraints: vec!["Never touch the public API in src/api.rs.".into()],
+            answers: vec!["“Which rig?” → No rig (AskUserQuestion)".into()],
+            context: vec!["`uv run ty check` → Found 5 diagnostics (bash mode)".into()],
+            requirements: vec!["Stop hook: Cannot exit with unstaged changes.".into()],
             decisions: vec!["I chose round-half-even because the tax office does.".into()],
             failed: vec!["The Redis token bucket approach failed: no Redis.".into()],
+            model_preferences: vec!["Keep the public API stable".into()],
+            model_decisions: vec!["Round half to even".into()],
+            model_failed: vec!["A Redis token bucket".into()],
             earlier_files: vec!["src/billing/clock.rs".into(), "a `tick`.rs".into()],
+            previous_headline: None,
         }
     }
 
@@ -269,6 +264,19 @@ mod tests {
         }
         let empty = SessionFacts::default().render(Lang::En);
         assert_eq!(SessionFacts::from_memory(&empty), SessionFacts::default());
+    }
+
+    #[test]
+    fn every_kind_has_its_own_heading_in_each_language() {
+        for lang in [Lang::En, Lang::Zh] {
+            let l = Labels::of(lang);
+            let labels: std::collections::HashSet<_> =
+                Kind::ALL.iter().map(|k| k.label(l)).collect();
+            assert_eq!(labels.len(), Kind::ALL.len(), "{lang:?}");
+            for k in Kind::ALL {
+                assert_eq!(Kind::from_heading(k.label(l)), Some(k));
+            }
+        }
     }
 
     #[test]
@@ -286,13 +294,15 @@ mod tests {
         assert_eq!(
             merged.constraints,
             [
-                "Never touch the public API in src/api.rs.",
+                "never touch the public API in src/api.rs.",
                 "Don't change the database schema."
-            ]
+            ],
+            "the newer wording of the same rule wins"
         );
-        assert_eq!(merged.decisions.len(), MAX_DECISIONS);
+        assert_eq!(merged.decisions.len(), Kind::Decisions.max());
         assert_eq!(merged.decisions.last().unwrap(), "decided 11");
         assert_eq!(merged.earlier_files, ["a `tick`.rs"]);
+        assert_eq!(merged.answers, earlier.answers);
     }
 
     #[test]

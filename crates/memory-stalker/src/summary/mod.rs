@@ -6,10 +6,14 @@
 pub mod answer;
 pub mod anthropic;
 pub mod breaker;
+mod choices;
 pub mod claude_cli;
 pub mod codex_cli;
 pub mod facts;
+pub mod headline;
 mod http;
+mod instructions;
+mod meaning;
 pub mod offline;
 pub mod openai;
 mod process;
@@ -42,6 +46,9 @@ pub struct Summary {
     pub user_preferences: Vec<String>,
     /// What is left to do.
     pub follow_ups: Vec<String>,
+    /// Approaches that were tried and did not work (a model may leave it out).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_approaches: Vec<String>,
 }
 
 /// One row of the code changes table.
@@ -66,11 +73,17 @@ pub struct Decision {
     pub reason: String,
 }
 
+/// The sentences of a text (outside code, list markers removed), as the offline
+/// summary splits them.
+pub(crate) fn sentences_of(text: &str) -> Vec<String> {
+    offline::sentences(text)
+}
+
 /// Which summariser wrote a summary, as `summary_source` records it.
 pub const OFFLINE_SOURCE: &str = "offline";
 
-/// Longest `headline`, in characters.
-pub const HEADLINE_CHARS: usize = 120;
+/// Longest `headline`, in characters (cut at the end of a word).
+pub const HEADLINE_CHARS: usize = headline::MAX;
 
 /// The system prompt given with every summary request.
 pub const SYSTEM_PROMPT: &str = "You summarise coding sessions into memory files. You reply with one JSON object and nothing else.";

@@ -1,15 +1,14 @@
 //! The deterministic summary written when no model is configured or reachable
 //! (docs/design.md §5.9): extractive, built only from what the transcript says.
 
-use super::{HEADLINE_CHARS, Summary};
+use super::Summary;
 use crate::lang::Lang;
+use crate::transcript::signals::{PlanOutcome, Signals};
 use crate::transcript::{Extraction, Stop, Transcript};
 use crate::untrusted;
 
 const MAX_FOLLOW_UPS: usize = 8;
 const SENTENCE_CHARS: usize = 240;
-/// Longest sentence taken as a preference: a longer one is a task description.
-const PREFERENCE_CHARS: usize = 200;
 
 /// Words that mark a decision in the assistant's text.
 const DECISION_CUES: [&str; 10] = [
@@ -35,35 +34,6 @@ const FAILURE_CUES: [&str; 9] = [
     "didn't work",
     "did not work",
     "不可行",
-];
-/// Words that mark a lasting preference or constraint in what the user typed.
-const PREFERENCE_CUES: [&str; 15] = [
-    "must",
-    "don't",
-    "dont",
-    "do not",
-    "doesn't need",
-    "no need to",
-    "avoid",
-    "prefer",
-    "make sure",
-    "instead of",
-    "must not",
-    "should not",
-    "shouldn't",
-    "from now on",
-    "keep the public",
-];
-/// The same for Chinese (no word boundaries).
-const PREFERENCE_CUES_ZH: [&str; 8] = [
-    "不要",
-    "总是",
-    "始终",
-    "务必",
-    "请使用",
-    "禁止",
-    "不需要",
-    "不用",
 ];
 /// Lines that open a list of what is left to do in a final reply.
 const FOLLOW_UP_HEADINGS: [&str; 14] = [
@@ -117,6 +87,18 @@ const NARRATION: [&str; 14] = [
 
 /// Builds the offline summary of the segment `t` was read for.
 pub fn summarize(t: &Transcript, ex: &Extraction, lang: Lang) -> Summary {
+    summarize_with(t, ex, &t.signals(), None, lang)
+}
+
+/// [`summarize`], with the segment's `signals` and the headline of the session's
+/// previous memory, which the headline keeps unless the work changed.
+pub fn summarize_with(
+    t: &Transcript,
+    ex: &Extraction,
+    signals: &Signals,
+    previous: Option<&str>,
+    lang: Lang,
+) -> Summary {
     let mut requests = t.segment_prompts();
     if requests.is_empty() {
         requests.extend(ex.last_prompt.as_ref().map(|p| p.text.clone()));
@@ -155,7 +137,7 @@ pub fn summarize(t: &Transcript, ex: &Extraction, lang: Lang) -> Summary {
         .reply
         .as_ref()
         .and_then(|r| r.closing())
-        .and_then(first_paragraph)
+        .and_then(conclusion)
     {
         let c = untrusted::line(&conclusion, 400);
         task_summary.push(match lang {
@@ -167,8 +149,14 @@ pub fn summarize(t: &Transcript, ex: &Extraction, lang: Lang) -> Summary {
         task_summary.push(stop_line(stop, lang));
     }
 
+    let mut sources = super::headline::Sources::of(ex, &requests);
+    sources.previous = previous;
+    sources.plans = &signals.plans;
+    sources.bash = &signals.bash;
+    sources.first_tasks = ex.todos.as_ref();
+    sources.compaction_summary = t.compaction_summary();
     Summary {
-        headline: headline(ex, &requests, lang),
+        headline: super::headline::headline(&sources, lang),
         task_summary,
         // Listed once each: the files changed under Files, the user's rules and the
         // decisions under Session so far (see `super::facts`), which outlives the
@@ -177,30 +165,35 @@ pub fn summarize(t: &Transcript, ex: &Extraction, lang: Lang) -> Summary {
         key_decisions: Vec::new(),
         user_preferences: Vec::new(),
         follow_ups: follow_ups(ex),
+        // Session so far lists them.
+        failed_approaches: Vec::new(),
     }
 }
 
-/// The rules the user typed in `requests` (newest last, without repeats).
-pub(crate) fn constraints(requests: &[String]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for s in requests.iter().flat_map(|r| typed_sentences(r)) {
-        if is_preference(&s) && !out.contains(&s) {
-            out.push(s);
-        }
-    }
-    out
-}
-
-/// Decisions: the plan `ex` found approved, if any, then `stated` (the assistant's, from
-/// [`stated_decisions`]), which are found without the extraction. A stated one that
-/// repeats the plan's line is left out.
-pub(crate) fn with_plan(ex: &Extraction, stated: Vec<String>, lang: Lang) -> Vec<String> {
-    let Some(title) = ex
+/// Decisions: the plan `ex` found approved, when the segment's signals have no
+/// approval of it (a plan approved before the segment), then `stated` (the assistant's,
+/// from [`stated_decisions`]), which are found without the extraction. A stated one that
+/// repeats the plan's line is left out, and a plan without a title (its file unread) is
+/// none.
+pub(crate) fn with_plan(
+    ex: &Extraction,
+    stated: Vec<String>,
+    signalled: &[PlanOutcome],
+    lang: Lang,
+) -> Vec<String> {
+    let title = ex
         .plan
         .as_ref()
-        .map(|p| p.title())
-        .filter(|t| !t.is_empty())
-    else {
+        .and_then(|p| crate::transcript::signals::plan_title(&p.text))
+        .filter(|t| !t.is_empty() && !t.starts_with("(plan kept by Claude Code"));
+    let title = title.as_deref();
+    let known = |t: &str| {
+        signalled.iter().any(|p| match p {
+            PlanOutcome::Approved { title, .. } => title == t || t.ends_with(title.as_str()),
+            PlanOutcome::Refused { .. } => false,
+        })
+    };
+    let Some(title) = title.filter(|t| !known(t)) else {
         return stated;
     };
     let plan = match lang {
@@ -220,19 +213,43 @@ pub(crate) fn stated_decisions(assistant_texts: &[&str]) -> Vec<String> {
     // A sentence with a cue is in a text with it: most texts need no splitting.
     for text in assistant_texts
         .iter()
-        .filter(|t| has_cue(t, &DECISION_CUES))
+        .filter(|t| has_cue(t, &DECISION_CUES) || has_cue(t, &REASONS))
     {
         for s in sentences(text) {
             let lower = s.to_lowercase();
-            if !is_narration(&lower)
-                && DECISION_CUES.iter().any(|c| lower.contains(c))
-                && !out.contains(&s)
-            {
+            let cued = !is_narration(&lower) && DECISION_CUES.iter().any(|c| lower.contains(c));
+            if (cued || reasoned_choice(&lower)) && !out.contains(&s) {
                 out.push(s);
             }
         }
     }
     out
+}
+
+/// Words that give the reason of a choice.
+const REASONS: [&str; 2] = [" because ", " since "];
+
+/// Whether a (lower-cased) sentence announces what the assistant will do and why ("I'll
+/// sign the webhooks with HMAC-SHA256, since the receivers already verify…"): a choice
+/// with its reason, not narration of a next step.
+fn reasoned_choice(lower: &str) -> bool {
+    let l = lower.trim_start_matches(['*', ' ']);
+    let l = l
+        .strip_prefix("so, ")
+        .or_else(|| l.strip_prefix("so "))
+        .unwrap_or(l);
+    [
+        "i'll ",
+        "i will ",
+        "we'll ",
+        "we will ",
+        "i'm going to ",
+        "i am going to ",
+    ]
+    .iter()
+    .any(|p| l.starts_with(p))
+        && REASONS.iter().any(|r| l.contains(r))
+        && !l.contains('?')
 }
 
 /// Sentences of the assistant that say an approach failed ("The Redis approach failed:
@@ -262,59 +279,11 @@ fn has_cue(text: &str, cues: &[&str]) -> bool {
     cues.iter().any(|c| lower.contains(c))
 }
 
-/// What the session is about, in one line: Claude Code's own title of it, else the
-/// first request of this thread (the segment) that names a task, else the request its
-/// continuations carry on; never what the assistant claimed.
+/// What the session is about, in one line, from what the extraction alone gives (see
+/// [`super::headline`], which [`summarize_with`] gives the session's signals and
+/// previous headline too).
 pub fn headline(ex: &Extraction, requests: &[String], lang: Lang) -> String {
-    let substantive = |r: &&str| !crate::transcript::is_continuation(r);
-    // A bare command (`/init`) says less than the first request in words.
-    let bare_command = |r: &&str| r.starts_with('/') && !r.trim().contains(char::is_whitespace);
-    let first = requests
-        .iter()
-        .map(String::as_str)
-        .filter(substantive)
-        .find(|r| !bare_command(r))
-        .or_else(|| requests.iter().map(String::as_str).find(substantive))
-        .or(ex.request.as_ref().map(|r| r.text.as_str()));
-    ex.title
-        .as_deref()
-        .or(first)
-        .or(ex.last_prompt.as_ref().map(|p| p.text.as_str()))
-        .map(|h| untrusted::line(without_greeting(h), HEADLINE_CHARS))
-        .or_else(|| {
-            ex.plan
-                .as_ref()
-                .map(|p| p.title())
-                .filter(|t| !t.is_empty())
-                .map(|t| untrusted::line(t, HEADLINE_CHARS))
-        })
-        .unwrap_or_else(|| match lang {
-            Lang::En => "Session without a user request in this segment".into(),
-            Lang::Zh => "本段会话没有用户请求".into(),
-        })
-}
-
-/// A request without the greeting it opens with ("Hey Claude, …"), for a headline.
-fn without_greeting(text: &str) -> &str {
-    let t = text.trim_start();
-    let lower = t.to_lowercase();
-    for greeting in [
-        "hey claude",
-        "hi claude",
-        "hello claude",
-        "hey",
-        "hi",
-        "hello",
-    ] {
-        if lower.starts_with(greeting)
-            && let Some(rest) = t.get(greeting.len()..)
-            && let Some(rest) = rest.strip_prefix([',', '!', '.', ':'])
-            && !rest.trim().is_empty()
-        {
-            return rest.trim_start();
-        }
-    }
-    t
+    super::headline::headline(&super::headline::Sources::of(ex, requests), lang)
 }
 
 /// How the user stopped the last turn, as a sentence.
@@ -417,116 +386,12 @@ fn is_narration(lower: &str) -> bool {
     NARRATION.iter().any(|n| l.starts_with(n))
 }
 
-/// Whether a sentence the user typed states a lasting preference or constraint.
-fn is_preference(sentence: &str) -> bool {
-    let s = sentence.trim();
-    if s.chars().count() > PREFERENCE_CHARS || s.ends_with('?') || s.ends_with('？') {
-        return false;
-    }
-    let lower = s.to_lowercase();
-    if ["hi ", "hi,", "hey", "hello", "thanks", "thank you"]
-        .iter()
-        .any(|g| lower.starts_with(g))
-    {
-        return false;
-    }
-    // "Always"/"never" make a rule where they open a clause ("never touch the API",
-    // "…, and never hard-code them"); after other words they mostly tell a story ("we
-    // just never ran the tests"). "Only" makes one where it opens the sentence.
-    let words: Vec<&str> = lower.split_whitespace().collect();
-    let lead = lower.starts_with("only ")
-        || words.iter().enumerate().any(|(i, w)| {
-            matches!(
-                w.trim_matches(|c: char| !c.is_alphanumeric()),
-                "always" | "never"
-            ) && (i == 0
-                || words[i - 1].ends_with([',', ':', ';'])
-                || matches!(
-                    words[i - 1],
-                    "and" | "but" | "please" | "so" | "also" | "then"
-                ))
-        });
-    lead || PREFERENCE_CUES.iter().any(|c| contains_word(&lower, c))
-        || PREFERENCE_CUES_ZH.iter().any(|c| lower.contains(c))
-}
-
-/// Whether `cue` occurs in `text` as a whole word or phrase.
-fn contains_word(text: &str, cue: &str) -> bool {
-    text.match_indices(cue).any(|(i, _)| {
-        let before = text[..i].chars().next_back();
-        let after = text[i + cue.len()..].chars().next();
-        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
-    })
-}
-
-/// The sentences of a prompt the user typed themselves: fenced blocks, quoted lines
-/// and paragraphs that look pasted (logs, stack traces, command output, documentation
-/// longer than a message) are left out.
-fn typed_sentences(prompt: &str) -> Vec<String> {
-    let prose = prose(prompt);
-    let paras: Vec<&str> = prose
-        .split("\n\n")
-        .filter(|p| !p.trim().is_empty())
-        .collect();
-    // In a long prompt the user typed the framing (first and last paragraphs) and
-    // pasted the middle: documentation, a log, an earlier answer.
-    let typed: Vec<&str> = if prompt.chars().count() > 1_500 && paras.len() > 1 {
-        let last = paras[paras.len() - 1];
-        let mut framing = vec![paras[0]];
-        framing.extend((last.chars().count() <= 300).then_some(last));
-        framing
-    } else {
-        paras
-    };
-    typed
-        .into_iter()
-        .filter(|p| !looks_pasted(p))
-        .flat_map(sentences)
-        .collect()
-}
-
-/// Whether a paragraph of a prompt looks pasted rather than typed.
-fn looks_pasted(para: &str) -> bool {
-    let lines: Vec<&str> = para.lines().filter(|l| !l.trim().is_empty()).collect();
-    if lines.len() > 12 || para.chars().count() > 1_500 {
-        return true;
-    }
-    lines.iter().any(|l| {
-        let t = l.trim_start();
-        let lower = t.to_lowercase();
-        l.starts_with("    ")
-            || l.starts_with('\t')
-            || t.starts_with('>')
-            || t.starts_with('$')
-            || t.starts_with('|')
-            || t.starts_with("at ")
-            || t.starts_with("File \"")
-            || t.starts_with("Traceback")
-            || [
-                "fatal:",
-                "error:",
-                "error[",
-                "warning:",
-                "warn:",
-                "info:",
-                "debug:",
-                "note:",
-                "hint:",
-                "npm ",
-                "caused by",
-            ]
-            .iter()
-            .any(|p| lower.starts_with(p))
-            || t.starts_with(|c: char| c.is_ascii_digit())
-                && t.contains(':')
-                && t.contains('-')
-                && !t.contains(". ")
-    })
-}
-
-/// The first paragraph of prose (outside code blocks) of a text, headings left out.
-fn first_paragraph(text: &str) -> Option<String> {
-    prose(text)
+/// The conclusion of a closing block: its first paragraph of prose (outside code
+/// blocks, headings left out) that is not narration ("Let me…"), or, when that
+/// paragraph is a lead-in ending in ":" ("Both type checking issues have been
+/// resolved:"), what it introduces, its list items joined — never the lead-in alone.
+fn conclusion(text: &str) -> Option<String> {
+    let paragraphs: Vec<String> = prose(text)
         .split("\n\n")
         .map(|p| {
             p.lines()
@@ -535,11 +400,78 @@ fn first_paragraph(text: &str) -> Option<String> {
                 .join("\n")
         })
         .map(|p| p.trim().to_string())
-        .find(|p| !p.is_empty())
+        .filter(|p| !p.is_empty())
+        .collect();
+    let ends_in_colon = |l: &str| l.trim_end().ends_with([':', '：']);
+    let lead_in = |p: &str| p.lines().next().is_some_and(ends_in_colon) || ends_in_colon(p);
+    let at = paragraphs
+        .iter()
+        .position(|p| lead_in(p) || !is_narration(&p.to_lowercase()))?;
+    let first = &paragraphs[at];
+    if !lead_in(first) {
+        return Some(list_items(first));
+    }
+    // What the lead-in introduces: the lines after it, else the next paragraph; what
+    // the paragraph says before its lead-in stays.
+    let (before, rest) = match first.split_once('\n') {
+        Some((l, rest)) if ends_in_colon(l) && !rest.trim().is_empty() => {
+            (String::new(), rest.to_string())
+        }
+        _ => {
+            let said: Vec<String> = sentences(first)
+                .into_iter()
+                .filter(|s| !ends_in_colon(s) && !is_narration(&s.to_lowercase()))
+                .collect();
+            // A list whose items are apart ("1. …\n\n2. …") is several paragraphs.
+            let list: Vec<&str> = paragraphs[at + 1..]
+                .iter()
+                .take_while(|p| is_list(p))
+                .map(String::as_str)
+                .collect();
+            let rest = if list.is_empty() {
+                paragraphs.get(at + 1).cloned().unwrap_or_default()
+            } else {
+                list.join("\n")
+            };
+            (said.join(" "), rest)
+        }
+    };
+    let items = list_items(&rest);
+    let text = [before, items]
+        .into_iter()
+        .filter(|t| !t.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    (!text.is_empty() && !ends_in_colon(&text)).then_some(text)
+}
+
+/// Whether a line is an item of a list (`- a`, `* a`, `1. a`).
+fn is_item(line: &str) -> bool {
+    let t = line.trim_start();
+    t.starts_with(['-', '*', '•']) || strip_ordinal(t).len() < t.len()
+}
+
+/// Whether a paragraph starts with a list item.
+fn is_list(paragraph: &str) -> bool {
+    paragraph.lines().next().is_some_and(is_item)
+}
+
+/// A paragraph on one line: a list's items joined by "; ", its markers left out.
+fn list_items(paragraph: &str) -> String {
+    let list = paragraph
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .all(is_item);
+    paragraph
+        .lines()
+        .map(|l| strip_ordinal(l.trim().trim_start_matches(['-', '*', '•']).trim()).to_string())
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(if list { "; " } else { " " })
 }
 
 /// The text with fenced code blocks removed.
-fn prose(text: &str) -> String {
+pub(crate) fn prose(text: &str) -> String {
     let mut out = String::new();
     let mut in_code = false;
     for line in text.lines() {
@@ -556,7 +488,7 @@ fn prose(text: &str) -> String {
 }
 
 /// Splits prose into sentences (lines, then sentence punctuation), list markers removed.
-fn sentences(text: &str) -> Vec<String> {
+pub(crate) fn sentences(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for line in prose(text).lines() {
         let line = line
@@ -612,17 +544,40 @@ mod tests {
             "Plan approved: Cache the invoice totals".to_string(),
             "I decided to keep the API.".to_string(),
         ];
-        assert_eq!(with_plan(&ex, stated.clone(), Lang::En), stated);
+        assert_eq!(with_plan(&ex, stated.clone(), &[], Lang::En), stated);
         ex.plan = Some(crate::transcript::Plan {
             source: "input".into(),
             text: "# Cache the invoice totals\n\n1. Add a cache".into(),
         });
         assert_eq!(
-            with_plan(&ex, stated, Lang::En),
+            with_plan(&ex, stated.clone(), &[], Lang::En),
             vec![
                 "Plan approved: Cache the invoice totals",
                 "We chose SQLite because it needs no server.",
                 "I decided to keep the API.",
+            ]
+        );
+        // Approved in the segment, the plan is a signal's decision: not said twice.
+        let signalled = [PlanOutcome::Approved {
+            title: "Cache the invoice totals".into(),
+            gist: None,
+            source: Default::default(),
+        }];
+        assert_eq!(with_plan(&ex, stated, &signalled, Lang::En).len(), 3);
+    }
+
+    #[test]
+    fn a_choice_announced_with_its_reason_is_a_decision_and_narration_is_not() {
+        let texts = [
+            "I'll sign the webhooks with HMAC-SHA256, since the receivers already verify Stripe-style signatures.",
+            "I'll run the tests now. Let me check the config since it changed.",
+            "So I'll enter plan mode because this is a substantial change.",
+        ];
+        assert_eq!(
+            stated_decisions(&texts),
+            vec![
+                "I'll sign the webhooks with HMAC-SHA256, since the receivers already verify Stripe-style signatures.",
+                "So I'll enter plan mode because this is a substantial change.",
             ]
         );
     }
@@ -645,11 +600,23 @@ mod tests {
     }
 
     #[test]
-    fn first_paragraph_ignores_code() {
+    fn the_conclusion_is_what_a_lead_in_introduces_never_the_lead_in() {
         assert_eq!(
-            first_paragraph("## Summary\n```\ncode\n```\nDone: all green.\n\nThen more.\n")
-                .as_deref(),
+            conclusion("## Summary\n```\ncode\n```\nDone: all green.\n\nThen more.\n").as_deref(),
             Some("Done: all green.")
+        );
+        assert_eq!(
+            conclusion("Perfect! Both type checking issues have been resolved:\n\n1. **Fixed** the unbound attribute\n\n2. **Fixed** the call to skip\n\nAll green.").as_deref(),
+            Some("**Fixed** the unbound attribute; **Fixed** the call to skip")
+        );
+        assert_eq!(
+            conclusion("Let me summarise.\n\nThe changes:\n- a\n- b").as_deref(),
+            Some("a; b")
+        );
+        assert_eq!(conclusion("Here is the summary:"), None);
+        assert_eq!(
+            conclusion("I've added tests for the cache. The new test suite includes:\n\n- version checks\n- upgrades").as_deref(),
+            Some("I've added tests for the cache. version checks; upgrades")
         );
     }
 }

@@ -149,6 +149,10 @@ pub struct ToolCallSummary {
     /// The user refused the call at the permission prompt.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rejected: bool,
+    /// The telling line of a failed call's result (the error, or the user's reason for
+    /// refusing it), so a restore can say why it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// The plan of the last `ExitPlanMode` call.
@@ -398,6 +402,35 @@ fn reply(after: &[Record], results: &KeyMap<bool>, rejected: &KeySet) -> Option<
         .sum();
     let recent_from = total.saturating_sub(MAX_REPLY_CALLS);
     let (mut seen, mut earlier_kept) = (0usize, 0usize);
+    // Why each failed call failed: the telling line of its error result.
+    // A command's output says why only where a line names the error; a tool's own
+    // error (`File has not been read yet`) says it in its first line.
+    let commands: KeySet = after
+        .iter()
+        .filter_map(|r| match &r.entry {
+            Entry::Assistant(a) => Some(a.tool_calls.iter().filter(|c| c.name == "Bash")),
+            _ => None,
+        })
+        .flatten()
+        .map(|c| c.id)
+        .collect();
+    let mut errors: KeyMap<String> = KeyMap::default();
+    for r in after {
+        if let Entry::User(u) = &r.entry {
+            for res in u.tool_results.iter().filter(|res| res.is_error) {
+                let why = if res.rejected {
+                    super::signals::refusal_reason(res.text.head())
+                } else if commands.contains(&res.tool_use_id) {
+                    super::signals::named_error(res.text.head())
+                } else {
+                    super::signals::error_line(res.text.head())
+                };
+                if let Some(why) = why {
+                    errors.insert(res.tool_use_id, why);
+                }
+            }
+        }
+    }
     for r in after {
         let Entry::Assistant(a) = &r.entry else {
             continue;
@@ -430,6 +463,11 @@ fn reply(after: &[Record], results: &KeyMap<bool>, rejected: &KeySet) -> Option<
                     summary: c.summary.to_string(),
                     failed,
                     rejected: refused,
+                    error: if failed || refused {
+                        errors.get(&c.id).cloned()
+                    } else {
+                        None
+                    },
                 });
             }
         }
@@ -493,9 +531,16 @@ fn within_budget(text: String, closing_at: Option<usize>) -> (String, Option<usi
 /// Whether a tool keeps the task list rather than doing the work: it ends no reply's
 /// work, and a failed one changes no code.
 pub fn is_bookkeeping(tool: &str) -> bool {
+    // ToolSearch only loads a deferred tool (TodoWrite on 2.1.3xx) for the next call.
     matches!(
         tool,
-        "TodoWrite" | "TaskCreate" | "TaskUpdate" | "TaskList" | "TaskGet" | "update_plan"
+        "TodoWrite"
+            | "TaskCreate"
+            | "TaskUpdate"
+            | "TaskList"
+            | "TaskGet"
+            | "ToolSearch"
+            | "update_plan"
     )
 }
 
@@ -591,7 +636,13 @@ fn last_action(
     results: &KeyMap<bool>,
     rejected: &KeySet,
 ) -> Option<LastAction> {
-    main_calls(segment).next_back().map(|c| LastAction {
+    // The last call that did work: a task-list update after it is bookkeeping, not
+    // the action the turn ended on.
+    let last = main_calls(segment)
+        .rev()
+        .find(|c| !is_bookkeeping(&c.name))
+        .or_else(|| main_calls(segment).next_back());
+    last.map(|c| LastAction {
         tool: c.name.to_string(),
         summary: c.summary.to_string(),
         ok: results.get(&c.id).map(|err| !err),
@@ -652,7 +703,7 @@ const PLAN_KEEP_CHARS: usize = 32_000;
 
 /// Reads a plan file, but only inside Claude Code's plans directory: the path comes
 /// from the transcript, which is not trusted to name arbitrary files.
-fn read_plan_file(file: &Path, plans_dir: Option<&Path>) -> Option<String> {
+pub(super) fn read_plan_file(file: &Path, plans_dir: Option<&Path>) -> Option<String> {
     let dir = fs::canonicalize(plans_dir?).ok()?;
     let file = fs::canonicalize(file).ok()?;
     if !file.starts_with(&dir) {

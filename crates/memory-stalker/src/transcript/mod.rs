@@ -7,7 +7,7 @@
 //! missing, so the cost follows the last segment rather than the file size.
 //!
 //! A Codex CLI rollout is read the same way into the same records: its format is told
-//! from the file's first line, and [`codex`] parses its lines (docs/design.md §3.12).
+//! from the file's first line, and [`codex`] parses its lines (docs/design.md §3.13).
 
 mod codex;
 mod conversation;
@@ -16,6 +16,7 @@ mod extract;
 mod prompt;
 mod record;
 mod reverse;
+pub mod signals;
 mod skim;
 mod tasks;
 
@@ -419,6 +420,12 @@ impl Transcript {
         extract::extract(self)
     }
 
+    /// The structural signals of the segment (docs/design.md §3.12): answers, plans,
+    /// refusals, failing runs, test edits, bash-mode commands, hook feedback, `#` notes.
+    pub fn signals(&self) -> signals::Signals {
+        signals::find(self)
+    }
+
     /// The conversation text given to a summariser: the most recent `max_chars`
     /// characters of the segment, cut at record boundaries (docs/design.md §5.5).
     pub fn conversation_text(&self, max_chars: usize) -> String {
@@ -461,6 +468,21 @@ impl Transcript {
         })
     }
 
+    /// Claude Code's summary of the conversation before the segment (the record it
+    /// starts with after a compaction), when the segment has one.
+    pub fn compaction_summary(&self) -> Option<&str> {
+        self.segment()
+            .iter()
+            .take(20)
+            .filter(|r| !r.meta.sidechain)
+            .find_map(|r| match &r.entry {
+                Entry::User(u) if u.compact_summary || u.text.starts_with(prompt::CONTINUATION) => {
+                    Some(u.text.as_str())
+                }
+                _ => None,
+            })
+    }
+
     /// The assistant's text blocks in the segment, oldest first.
     pub fn segment_assistant_texts(&self) -> Vec<&str> {
         self.segment()
@@ -496,7 +518,7 @@ struct Checkpoint {
 }
 
 /// Which agent wrote the transcript at `path`, told from its first bytes (docs/design.md
-/// §3.12); `None` when it cannot be read as a regular file.
+/// §3.13); `None` when it cannot be read as a regular file.
 pub fn agent_of(path: &Path) -> Option<Agent> {
     let (file, len) = crate::fsutil::open_regular(path, true, None).ok()?;
     Dialect::agent_of_file(&file, len).ok()
@@ -846,4 +868,4 @@ fn automaton(needles: &[&str]) -> AhoCorasick {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

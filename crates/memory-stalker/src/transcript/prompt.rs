@@ -36,7 +36,8 @@ const NOT_TYPED: [&str; 17] = [
 /// " for tool use]" after it.
 pub(crate) const INTERRUPT_MARKER: &str = "[Request interrupted by user";
 
-const CONTINUATION: &str = "This session is being continued from a previous conversation";
+pub(crate) const CONTINUATION: &str =
+    "This session is being continued from a previous conversation";
 
 /// Claude Code's built-in commands that run locally and send the model nothing the
 /// user asked for: their echo is not a request. Every other slash command (`/init`,
@@ -153,7 +154,7 @@ fn command_request(echo: &str) -> Option<String> {
 }
 
 /// The text between `<name>` and `</name>` (to the end when unclosed).
-fn tag<'a>(text: &'a str, name: &str) -> Option<&'a str> {
+pub(crate) fn tag<'a>(text: &'a str, name: &str) -> Option<&'a str> {
     let open = format!("<{name}>");
     let start = text.find(&open)? + open.len();
     let rest = &text[start..];

@@ -38,6 +38,9 @@ pub(crate) fn kept_text(text: String, redact: bool) -> String {
     Clipped::new(&text, TEXT_KEEP_CHARS).render(TEXT_KEEP_CHARS, redact)
 }
 
+/// How Claude Code's result of an approved `ExitPlanMode` starts.
+const PLAN_APPROVED: &str = "User has approved your plan";
+
 /// A parsed transcript record.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Record {
@@ -48,15 +51,29 @@ pub(crate) struct Record {
 impl Record {
     /// Whether extraction reads this record's uuid or time stamp: a user record that may
     /// be a prompt (no tool result in it), a queued prompt, or a task-list write (whose
-    /// time is compared with the task files').
+    /// time is compared with the task files'); and the records a structural signal names
+    /// as its source (docs/design.md §3.12): a failed or refused call's result, the
+    /// user's answers, a plan's approval, an edit of a test file. Few in any session,
+    /// unlike the calls that worked, whose records stay undated.
     pub(crate) fn is_dated(&self) -> bool {
         match &self.entry {
-            Entry::User(u) => u.tool_results.is_empty(),
+            Entry::User(u) => {
+                u.tool_results.is_empty()
+                    || u.tool_use_failed
+                    || u.tool_results.iter().any(|r| {
+                        r.is_error
+                            || r.rejected
+                            || r.text.head().trim_start().starts_with(PLAN_APPROVED)
+                    })
+                    || !u.answers().is_empty()
+                    || u.plan_file().is_some()
+            }
             Entry::Queued(_) => true,
-            Entry::Assistant(a) => a
-                .tool_calls
-                .iter()
-                .any(|c| matches!(c.detail, ToolDetail::TodoWrite(_))),
+            Entry::Assistant(a) => a.tool_calls.iter().any(|c| match &c.detail {
+                ToolDetail::TodoWrite(_) => true,
+                ToolDetail::Modifies(path) => crate::transcript::signals::is_test_file(path),
+                _ => false,
+            }),
             _ => false,
         }
     }
@@ -225,6 +242,9 @@ pub(crate) struct ResultOutcome {
     pub task_snapshot: Option<Vec<TaskSnapshotItem>>,
     /// `toolUseResult.filePath` of an ExitPlanMode whose input had no plan.
     pub plan_file: Option<String>,
+    /// `toolUseResult.answers` of an AskUserQuestion: each question asked, and what the
+    /// user chose or typed (several choices joined by ", ").
+    pub answers: Vec<(String, String)>,
 }
 
 impl UserMsg {
@@ -241,6 +261,11 @@ impl UserMsg {
     /// `toolUseResult.filePath` of an ExitPlanMode without a plan.
     pub(crate) fn plan_file(&self) -> Option<&str> {
         self.outcome.as_ref()?.plan_file.as_deref()
+    }
+
+    /// `toolUseResult.answers`, of an AskUserQuestion.
+    pub(crate) fn answers(&self) -> &[(String, String)] {
+        self.outcome.as_ref().map_or(&[], |o| o.answers.as_slice())
     }
 }
 
@@ -281,6 +306,10 @@ pub(crate) struct ToolCall {
     /// One line: a file path, a command, a pattern.
     pub summary: Box<str>,
     pub detail: ToolDetail,
+    /// The first line of what a `Write` put in a plan file (`.claude/plans/…`, or a
+    /// Markdown file named for a plan): the plan's title when `ExitPlanMode` names only
+    /// the file.
+    pub title: Option<String>,
 }
 
 /// The parts of a tool's input that extraction acts on.
@@ -289,7 +318,7 @@ pub(crate) enum ToolDetail {
     Modifies(String),
     Reads(String),
     /// Several files at once: a Codex `apply_patch`, or a shell command that clearly
-    /// reads or writes files (docs/design.md §3.12).
+    /// reads or writes files (docs/design.md §3.13).
     Paths {
         modified: Vec<String>,
         read: Vec<String>,
@@ -299,8 +328,20 @@ pub(crate) enum ToolDetail {
     TaskCreate(Box<TaskCreateInput>),
     TaskUpdate(Box<TaskUpdateInput>),
     Plan(Option<String>),
+    /// `AskUserQuestion`: the questions put to the user, with the options offered.
+    Ask(Vec<Question>),
     #[default]
     None,
+}
+
+/// One question of an `AskUserQuestion` call.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Question {
+    pub question: String,
+    /// The short label Claude Code shows over the question.
+    pub header: Option<String>,
+    /// The labels of the options offered.
+    pub options: Vec<String>,
 }
 
 /// A TaskCreate input.
@@ -464,6 +505,7 @@ struct ToolUseResult<'a> {
     success: Option<&'a [u8]>,
     plan: Option<&'a [u8]>,
     file_path: Option<&'a [u8]>,
+    answers: Option<&'a [u8]>,
 }
 
 impl<'a> Top<'a> {
@@ -517,6 +559,7 @@ impl<'a> Top<'a> {
                         b"success" => &mut t.success,
                         b"plan" => &mut t.plan,
                         b"filePath" => &mut t.file_path,
+                        b"answers" => &mut t.answers,
                         _ => return Some(()),
                     };
                     *slot = Some(c.raw()?);
@@ -631,8 +674,11 @@ impl<'a> Top<'a> {
                         Some("image") => msg.attachment = Some("image"),
                         Some("document") => msg.attachment = Some("document"),
                         Some("tool_result") => {
-                            let text = result_text(b.content, outputs, cost);
                             let is_error = skim::is_true(b.is_error);
+                            // An error is kept at both ends whatever the reading: what
+                            // failed, and the user's reason for refusing a call, are
+                            // read from it.
+                            let text = result_text(b.content, outputs || is_error, cost);
                             msg.tool_results.push(ToolResult {
                                 tool_use_id: Key::of(
                                     &str_of(b.tool_use_id, cost).unwrap_or_default(),
@@ -651,7 +697,7 @@ impl<'a> Top<'a> {
             msg.tool_results.shrink_to_fit();
             msg.text = kept_text(std::mem::take(&mut msg.text), redact);
         }
-        read_tool_use_result(&self.tool_use_result, &mut msg, cost);
+        read_tool_use_result(&self.tool_use_result, &mut msg, redact, cost);
         Entry::User(Box::new(msg))
     }
 
@@ -687,11 +733,13 @@ impl<'a> Top<'a> {
                 Some("tool_use") | Some("server_tool_use") => {
                     let name = string(b.name, cost).unwrap_or_default();
                     let (summary, detail) = describe_tool(&name, &b.input, redact, cost);
+                    let title = plan_file_title(&detail, &b.input, redact, cost);
                     msg.tool_calls.push(ToolCall {
                         id: Key::of(&str_of(b.id, cost).unwrap_or_default()),
                         name: tool_name(name),
                         summary: summary.into_boxed_str(),
                         detail,
+                        title,
                     });
                 }
                 _ => {}
@@ -901,15 +949,19 @@ fn id_value(raw: Option<&[u8]>, cost: &mut Cost) -> Option<String> {
     }
 }
 
-fn read_tool_use_result(t: &ToolUseResult, msg: &mut UserMsg, cost: &mut Cost) {
+fn read_tool_use_result(t: &ToolUseResult, msg: &mut UserMsg, redact: bool, cost: &mut Cost) {
     let ToolUseResult {
         task,
         tasks,
         success,
         plan,
         file_path,
+        answers,
     } = *t;
     let mut outcome = ResultOutcome::default();
+    if let Some(raw) = answers {
+        outcome.answers = read_answers(raw, redact, cost);
+    }
     if let Some(task) = task.and_then(|t| skim::decode::<RawTaskRef>(t, cost)) {
         outcome.created_task_id = task.id;
     }
@@ -934,10 +986,43 @@ fn read_tool_use_result(t: &ToolUseResult, msg: &mut UserMsg, cost: &mut Cost) {
     if outcome.created_task_id.is_some()
         || outcome.task_snapshot.is_some()
         || outcome.plan_file.is_some()
+        || !outcome.answers.is_empty()
     {
         msg.outcome = Some(Box::new(outcome));
     }
 }
+
+/// `toolUseResult.answers` of an AskUserQuestion, in the order written: `{question:
+/// answer}`, an answer being the option's label or the user's own text (a list of them
+/// when several could be chosen).
+fn read_answers(raw: &[u8], redact: bool, cost: &mut Cost) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let clean = |t: &str| {
+        let t = crate::untrusted::clean(t);
+        one_line(&redact_if(redact, &t), ANSWER_CHARS)
+    };
+    Cursor::new(raw).object(|c, key| {
+        let value = c.raw()?;
+        let answer = match skim::decode::<serde_json::Value>(value, cost) {
+            Some(serde_json::Value::String(s)) => s,
+            Some(serde_json::Value::Array(items)) => items
+                .iter()
+                .filter_map(serde_json::Value::as_str)
+                .collect::<Vec<_>>()
+                .join(", "),
+            _ => return Some(()),
+        };
+        let question = String::from_utf8_lossy(key);
+        if !answer.trim().is_empty() {
+            out.push((clean(&question), clean(&answer)));
+        }
+        Some(())
+    });
+    out
+}
+
+/// Longest question or answer kept.
+const ANSWER_CHARS: usize = 500;
 
 /// Tool input fields extraction reads, undecoded; each is decoded on its own, so an
 /// unexpected type in one field never loses the others.
@@ -962,6 +1047,9 @@ pub(crate) struct Input<'a> {
     shell_id: Option<&'a [u8]>,
     bash_id: Option<&'a [u8]>,
     task_id_snake: Option<&'a [u8]>,
+    questions: Option<&'a [u8]>,
+    question: Option<&'a [u8]>,
+    content: Option<&'a [u8]>,
 }
 
 impl<'a> Input<'a> {
@@ -987,6 +1075,9 @@ impl<'a> Input<'a> {
             b"shell_id" => &mut self.shell_id,
             b"bash_id" => &mut self.bash_id,
             b"task_id" => &mut self.task_id_snake,
+            b"questions" => &mut self.questions,
+            b"question" => &mut self.question,
+            b"content" => &mut self.content,
             _ => return Some(()),
         };
         *slot = Some(c.raw()?);
@@ -1005,6 +1096,102 @@ struct RawTodo {
 }
 
 const SUMMARY_CHARS: usize = 160;
+
+#[derive(Deserialize)]
+struct RawQuestion {
+    #[serde(default)]
+    question: Option<String>,
+    #[serde(default)]
+    header: Option<String>,
+    #[serde(default)]
+    options: Vec<RawOption>,
+}
+
+/// An option is `{label, description}`; a bare string is taken as its label.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawOption {
+    Labelled {
+        #[serde(default)]
+        label: Option<String>,
+    },
+    Bare(String),
+    Other(serde::de::IgnoredAny),
+}
+
+/// The questions of an `AskUserQuestion` input: `questions: [{question, header,
+/// options}]`, or the single `question` string of early versions.
+fn ask_questions(inp: &Input, redact: bool, cost: &mut Cost) -> Vec<Question> {
+    let clean = |t: &str| {
+        let t = crate::untrusted::clean(t);
+        one_line(&redact_if(redact, &t), ANSWER_CHARS)
+    };
+    if let Some(list) = inp
+        .questions
+        .and_then(|q| skim::decode::<Vec<Option<RawQuestion>>>(q, cost))
+    {
+        return list
+            .into_iter()
+            .flatten()
+            .filter_map(|q| {
+                Some(Question {
+                    question: clean(q.question.as_deref().filter(|t| !t.trim().is_empty())?),
+                    header: q.header.as_deref().map(clean),
+                    options: q
+                        .options
+                        .into_iter()
+                        .filter_map(|o| match o {
+                            RawOption::Labelled { label } => label,
+                            RawOption::Bare(l) => Some(l),
+                            RawOption::Other(_) => None,
+                        })
+                        .map(|l| clean(&l))
+                        .collect(),
+                })
+            })
+            .collect();
+    }
+    string(inp.question, cost)
+        .filter(|q| !q.trim().is_empty())
+        .map(|q| Question {
+            question: clean(&q),
+            header: None,
+            options: Vec::new(),
+        })
+        .into_iter()
+        .collect()
+}
+
+/// Whether a path names a plan: Claude Code's plan files, or a Markdown file whose name
+/// says it is one (`plan.md`, `PLAN-cache.md`).
+pub(crate) fn is_plan_path(path: &str) -> bool {
+    let p = path.replace('\\', "/");
+    let name = p.rsplit('/').next().unwrap_or("").to_lowercase();
+    p.contains("/.claude/plans/") || (name.ends_with(".md") && name.contains("plan"))
+}
+
+/// The title of the plan a `Write` puts in a plan file: its first non-empty line, `#`
+/// marks removed. Only the start of the content is decoded.
+fn plan_file_title(
+    detail: &ToolDetail,
+    inp: &Input,
+    redact: bool,
+    cost: &mut Cost,
+) -> Option<String> {
+    let ToolDetail::Modifies(path) = detail else {
+        return None;
+    };
+    if !is_plan_path(path) {
+        return None;
+    }
+    let head = skim::string_head(inp.content?, 400, cost)?;
+    let line = head
+        .lines()
+        .map(|l| l.trim_start_matches('#').trim())
+        .find(|l| !l.is_empty())?;
+    let line = crate::untrusted::clean(line);
+    Some(one_line(&redact_if(redact, &line), SUMMARY_CHARS))
+}
 
 /// A tool call's one-line summary and what extraction acts on, from its input.
 pub(crate) fn describe_tool(
@@ -1089,6 +1276,15 @@ pub(crate) fn describe_tool(
                 })),
             )
         }
+        "AskUserQuestion" => {
+            let questions = ask_questions(inp, redact, cost);
+            let summary = questions
+                .iter()
+                .map(|q| q.question.as_str())
+                .collect::<Vec<_>>()
+                .join(" / ");
+            (summary, ToolDetail::Ask(questions))
+        }
         "ExitPlanMode" => {
             let plan = s(inp.plan);
             let summary = plan
@@ -1158,6 +1354,8 @@ pub(crate) fn clean_detail(detail: &mut ToolDetail, redact: bool) {
         ToolDetail::Plan(plan) => {
             plan.as_mut().map(text);
         }
+        // Cleaned as they were read.
+        ToolDetail::Ask(_) => {}
         ToolDetail::Modifies(path) | ToolDetail::Reads(path) => {
             if let Cow::Owned(c) = crate::untrusted::clean(path) {
                 *path = c;

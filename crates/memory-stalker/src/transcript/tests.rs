@@ -9,13 +9,13 @@ use super::*;
 
 /// Builds transcript lines the way Claude Code writes them.
 #[derive(Default)]
-struct T {
+pub(crate) struct T {
     lines: Vec<String>,
     n: usize,
 }
 
 impl T {
-    fn push(&mut self, mut v: serde_json::Value) -> &mut Self {
+    pub(crate) fn push(&mut self, mut v: serde_json::Value) -> &mut Self {
         self.n += 1;
         let obj = v.as_object_mut().unwrap();
         obj.entry("uuid").or_insert(json!(format!("u{}", self.n)));
@@ -29,38 +29,38 @@ impl T {
         self.lines.push(v.to_string());
         self
     }
-    fn prompt(&mut self, text: &str) -> &mut Self {
+    pub(crate) fn prompt(&mut self, text: &str) -> &mut Self {
         self.push(json!({"type":"user","message":{"role":"user","content":text}}))
     }
-    fn say(&mut self, text: &str) -> &mut Self {
+    pub(crate) fn say(&mut self, text: &str) -> &mut Self {
         self.push(json!({"type":"assistant","message":{"id":format!("m{}", self.n),"model":"claude-opus-4-8","role":"assistant","content":[{"type":"text","text":text}]}}))
     }
-    fn call(&mut self, id: &str, name: &str, input: serde_json::Value) -> &mut Self {
+    pub(crate) fn call(&mut self, id: &str, name: &str, input: serde_json::Value) -> &mut Self {
         self.push(json!({"type":"assistant","message":{"id":format!("m{}", self.n),"role":"assistant","content":[{"type":"tool_use","id":id,"name":name,"input":input}]}}))
     }
-    fn result(&mut self, id: &str, text: &str, is_error: bool) -> &mut Self {
+    pub(crate) fn result(&mut self, id: &str, text: &str, is_error: bool) -> &mut Self {
         self.push(json!({"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":id,"content":text,"is_error":is_error}]},"toolUseResult":{"stdout":text}}))
     }
-    fn boundary(&mut self) -> &mut Self {
+    pub(crate) fn boundary(&mut self) -> &mut Self {
         self.push(json!({"type":"system","subtype":"compact_boundary","content":"Conversation compacted","parentUuid":null,"compactMetadata":{"trigger":"auto"}}))
             .push(json!({"type":"user","isCompactSummary":true,"isVisibleInTranscriptOnly":true,"message":{"role":"user","content":"This session is being continued from a previous conversation that ran out of context. Summary: …"}}))
     }
-    fn prompt_raw_interrupt(&mut self) -> &mut Self {
+    pub(crate) fn prompt_raw_interrupt(&mut self) -> &mut Self {
         self.push(json!({"type":"user","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user for tool use]"}]}}))
     }
-    fn raw(&mut self, line: &str) -> &mut Self {
+    pub(crate) fn raw(&mut self, line: &str) -> &mut Self {
         self.lines.push(line.to_string());
         self
     }
-    fn bytes(&self) -> Vec<u8> {
+    pub(crate) fn bytes(&self) -> Vec<u8> {
         let mut s = self.lines.join("\n");
         s.push('\n');
         s.into_bytes()
     }
-    fn extract(&self) -> Extraction {
+    pub(crate) fn extract(&self) -> Extraction {
         self.read(ReadOptions::default()).extraction()
     }
-    fn read(&self, opts: ReadOptions) -> Transcript {
+    pub(crate) fn read(&self, opts: ReadOptions) -> Transcript {
         read_bytes(&self.bytes(), opts)
     }
 }
@@ -925,6 +925,30 @@ fn a_large_segment_is_skimmed_not_parsed() {
             bytes.len()
         );
     }
+}
+
+#[test]
+fn the_last_action_is_the_last_call_that_did_work_not_a_task_update() {
+    let mut t = T::default();
+    t.prompt("Run the tests");
+    t.call("b", "Bash", json!({"command":"cargo test"}));
+    t.result("b", "test result: ok", false);
+    t.call(
+        "td",
+        "TodoWrite",
+        json!({"todos":[{"content":"Run the tests","status":"completed","activeForm":"Running"}]}),
+    );
+    t.result("td", "Todos have been modified successfully.", false);
+    let a = t.extract().last_action.unwrap();
+    assert_eq!(
+        (a.tool.as_str(), a.summary.as_str(), a.ok),
+        ("Bash", "cargo test", Some(true))
+    );
+    // With only bookkeeping, that is the last action.
+    let mut t = T::default();
+    t.prompt("Plan the work");
+    t.call("td", "TodoWrite", json!({"todos":[]}));
+    assert_eq!(t.extract().last_action.unwrap().tool, "TodoWrite");
 }
 
 /// Issue 25, defect 4: the cap was per text block, so one long autonomous turn of

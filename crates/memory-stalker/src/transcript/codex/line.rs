@@ -1,5 +1,5 @@
 //! One rollout line, parsed into the record model the rest of the extraction reads
-//! (docs/design.md §3.12): a user's request or a tool output as a `user` record, the
+//! (docs/design.md §3.13): a user's request or a tool output as a `user` record, the
 //! assistant's text or a tool call as an `assistant` record, `compacted` as a segment
 //! boundary, an interrupted turn as Claude Code's interrupt marker. Everything else is
 //! `Other`: counted, never kept.
@@ -29,7 +29,7 @@ fn is_read_kind(kind: &[u8]) -> bool {
 }
 
 /// Texts Codex puts in `user` messages of its own, when a message carries no record of
-/// where its text came from (older versions): not requests (docs/design.md §3.12).
+/// where its text came from (older versions): not requests (docs/design.md §3.13).
 const HARNESS_PREFIXES: [&str; 10] = [
     "<environment_context>",
     "<user_instructions>",
@@ -291,6 +291,8 @@ fn response_item(
                     name: name.into(),
                     summary: summary.into_boxed_str(),
                     detail,
+                    // Codex's plan tool names no plan file.
+                    title: None,
                 }],
             }))
         }

@@ -1,6 +1,6 @@
 //! OpenAI Codex CLI rollouts (`$CODEX_HOME/sessions/…/rollout-….jsonl`), read into the
 //! same records as a Claude Code transcript, so that one extraction serves both
-//! (docs/design.md §3.12).
+//! (docs/design.md §3.13).
 //!
 //! A rollout line is `{"timestamp", "type", "payload"}`: the first is `session_meta`,
 //! `response_item`s are the conversation (messages, tool calls and their outputs),

@@ -1,4 +1,4 @@
-//! The files a Codex `apply_patch` changes (docs/design.md §3.12).
+//! The files a Codex `apply_patch` changes (docs/design.md §3.13).
 //!
 //! A patch is plain text between `*** Begin Patch` and `*** End Patch`; each file it
 //! touches has a header line of its own. Only those headers are read: the hunks are the

@@ -1,4 +1,4 @@
-//! The files a Codex shell command clearly reads or writes (docs/design.md §3.12).
+//! The files a Codex shell command clearly reads or writes (docs/design.md §3.13).
 //!
 //! Codex works through a shell (`exec_command`), so a memory that only counted
 //! `apply_patch` would miss most of the files a session read. The rules are deliberately

@@ -1,5 +1,5 @@
 //! Codex's tool calls and their outputs, as the records extraction reads (docs/design.md
-//! §3.12): a one-line summary and the detail extraction acts on for each call, and each
+//! §3.13): a one-line summary and the detail extraction acts on for each call, and each
 //! output's text and outcome.
 
 use super::super::record::{

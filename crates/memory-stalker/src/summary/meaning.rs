@@ -1,0 +1,477 @@
+//! Lasting facts from what is sure: the segment's structural signals (the user's answers,
+//! plans, refusals, failing runs, tests changed, bash-mode commands, hook feedback, `#`
+//! notes) as one-line items of Session so far, each with its source; and what a model's
+//! summary of an earlier memory found, carried into the next one as the model's.
+
+use crate::lang::Lang;
+use crate::memory::Section;
+use crate::memory::document::{FrontMatter, sections};
+use crate::memory::labels::Labels;
+use crate::text::one_line;
+use crate::transcript::signals::{
+    Answer, BashContext, Diagnosis, FailedRun, HookFeedback, PlanOutcome, Refusal, RefusedBy,
+    Signals, Source, TestEdit,
+};
+
+use super::instructions;
+
+/// Longest part of an item quoted from the transcript.
+const PART_CHARS: usize = 160;
+
+/// The facts the signals give, by kind, oldest first.
+#[derive(Debug, Default)]
+pub(crate) struct Found {
+    pub constraints: Vec<String>,
+    pub answers: Vec<String>,
+    pub context: Vec<String>,
+    pub requirements: Vec<String>,
+    pub decisions: Vec<String>,
+    pub failed: Vec<String>,
+}
+
+/// The facts of the segment's signals, in `lang`.
+pub(crate) fn from_signals(s: &Signals, lang: Lang) -> Found {
+    let mut f = Found::default();
+    for a in &s.answers {
+        f.answers.push(answer(a, lang));
+        f.decisions.push(answered(a, lang));
+    }
+    for a in &s.replies {
+        f.answers.push(reply(a, lang));
+    }
+    for p in &s.plans {
+        f.decisions.push(plan(p, lang));
+        // The words a refused plan got are the user's answer to it.
+        if matches!(p, PlanOutcome::Refused { words: Some(_), .. }) {
+            f.answers.push(plan(p, lang));
+        }
+    }
+    for r in &s.refusals {
+        // Words the user typed for the work, not a pasted log nor "ok, go on": a rule
+        // for the rest of the work ("use pnpm") is an instruction, anything else a
+        // decision about this call.
+        if let Some(reason) = r.reason.as_deref().filter(|w| is_said(w)) {
+            let rules = instructions::from_words(reason);
+            if rules.is_empty() {
+                f.decisions.push(refused_with(r, reason, lang));
+            }
+            f.constraints
+                .extend(rules.into_iter().map(|i| sourced(&i, &r.source, lang)));
+        }
+        f.failed.push(refusal(r, lang));
+    }
+    for p in &s.plans {
+        if let PlanOutcome::Refused {
+            words: Some(w),
+            source,
+            ..
+        } = p
+            && source.tool == "ExitPlanMode"
+            && !w.is_empty()
+        {
+            f.constraints.extend(
+                instructions::from_words(w)
+                    .into_iter()
+                    .map(|i| sourced(&i, source, lang)),
+            );
+        }
+    }
+    for run in &s.failed_runs {
+        f.failed.push(failed_run(run, lang));
+    }
+    for e in &s.test_edits {
+        f.decisions.push(test_edit(e, lang));
+    }
+    for d in &s.diagnoses {
+        f.decisions.push(diagnosis(d, lang));
+    }
+    for b in &s.bash {
+        f.context.push(bash(b, lang));
+    }
+    for h in &s.hooks {
+        f.requirements.push(hook(h, lang));
+    }
+    for n in &s.notes {
+        f.constraints.push(sourced(&n.text, &n.source, lang));
+    }
+    f
+}
+
+/// Whether words given after a refusal say something of the user's own: not pasted
+/// output (several lines, a prompt sign), not a mere go-ahead ("ok, continue").
+fn is_said(words: &str) -> bool {
+    let first = words.split(" ⏎ ").next().unwrap_or(words).trim_start();
+    words.matches(" ⏎ ").count() < 3
+        && !first.starts_with(['>', '$', '#'])
+        && !crate::transcript::is_continuation(words)
+}
+
+/// `text (source)`.
+fn sourced(text: &str, source: &Source, lang: Lang) -> String {
+    let label = match (source.tool.as_str(), lang) {
+        ("#", Lang::En) => source.label().replacen('#', "your # note", 1),
+        ("#", Lang::Zh) => source.label().replacen('#', "# 备忘", 1),
+        _ => source.label(),
+    };
+    format!("{} ({label})", text.trim())
+}
+
+fn quote(text: &str) -> String {
+    format!("“{}”", one_line(text, PART_CHARS))
+}
+
+fn answer(a: &Answer, lang: Lang) -> String {
+    let own = match (a.chosen, lang) {
+        (true, _) => "",
+        (false, Lang::En) => " (in your own words)",
+        (false, Lang::Zh) => "（用户自己的话）",
+    };
+    let text = format!(
+        "{} → {}{own}",
+        quote(&a.question),
+        one_line(&a.answer, PART_CHARS)
+    );
+    sourced(&text, &a.source, lang)
+}
+
+fn reply(a: &Answer, lang: Lang) -> String {
+    let text = match lang {
+        Lang::En => format!(
+            "Claude asked {} → you answered {}",
+            quote(&a.question),
+            quote(&a.answer)
+        ),
+        Lang::Zh => format!(
+            "Claude 问 {} → 用户回答 {}",
+            quote(&a.question),
+            quote(&a.answer)
+        ),
+    };
+    sourced(&text, &a.source, lang)
+}
+
+fn answered(a: &Answer, lang: Lang) -> String {
+    let topic = a.header.as_deref().unwrap_or(&a.question);
+    let text = match lang {
+        Lang::En => format!(
+            "You chose {} when asked {}",
+            quote(&a.answer),
+            quote(if topic.chars().count() < 12 {
+                &a.question
+            } else {
+                topic
+            })
+        ),
+        Lang::Zh => format!(
+            "用户在被问到 {} 时选择了 {}",
+            quote(&a.question),
+            quote(&a.answer)
+        ),
+    };
+    sourced(&text, &a.source, lang)
+}
+
+fn plan(p: &PlanOutcome, lang: Lang) -> String {
+    match (p, lang) {
+        (
+            PlanOutcome::Approved {
+                title,
+                gist,
+                source,
+            },
+            _,
+        ) => {
+            let gist = gist
+                .as_deref()
+                .map(|g| format!(" ({})", one_line(g, PART_CHARS)))
+                .unwrap_or_default();
+            let title = one_line(title, PART_CHARS);
+            let text = match lang {
+                Lang::En => format!("Plan approved: {title}{gist}"),
+                Lang::Zh => format!("已批准的计划：{title}{gist}"),
+            };
+            sourced(&text, source, lang)
+        }
+        (
+            PlanOutcome::Refused {
+                title,
+                words,
+                source,
+            },
+            _,
+        ) => {
+            let title = title
+                .as_deref()
+                .map_or_else(String::new, |t| one_line(t, PART_CHARS));
+            let text = match (lang, words) {
+                (Lang::En, Some(w)) => format!("Plan refused: {title}; you said {}", quote(w)),
+                (Lang::En, None) => format!("Plan refused: {title}"),
+                (Lang::Zh, Some(w)) => format!("被拒绝的计划：{title}；用户说 {}", quote(w)),
+                (Lang::Zh, None) => format!("被拒绝的计划：{title}"),
+            };
+            sourced(&text, source, lang)
+        }
+    }
+}
+
+/// What a refused call would have done: `Bash npm install`.
+fn call(r: &Refusal) -> String {
+    one_line(format!("{} {}", r.tool, r.summary).trim(), PART_CHARS)
+}
+
+fn refused_with(r: &Refusal, reason: &str, lang: Lang) -> String {
+    let text = match lang {
+        Lang::En => format!("You refused {}: {}", call(r), quote(reason)),
+        Lang::Zh => format!("用户拒绝了 {}：{}", call(r), quote(reason)),
+    };
+    sourced(&text, &r.source, lang)
+}
+
+fn refusal(r: &Refusal, lang: Lang) -> String {
+    // Pasted output after a refusal is the user's, but only its first line says why.
+    let reason = r.reason.as_ref().map(|w| {
+        if is_said(w) {
+            w.clone()
+        } else {
+            w.split(" ⏎ ").next().unwrap_or(w).to_string() + " …"
+        }
+    });
+    let text = match (r.by, lang, &reason) {
+        (RefusedBy::User, Lang::En, Some(reason)) => {
+            format!("{} was refused by you: {}", call(r), quote(reason))
+        }
+        (RefusedBy::User, Lang::En, None) => format!("{} was refused by you", call(r)),
+        (RefusedBy::Permissions, Lang::En, _) => {
+            format!("{} was denied by the permission settings", call(r))
+        }
+        (RefusedBy::User, Lang::Zh, Some(reason)) => {
+            format!("{} 被用户拒绝：{}", call(r), quote(reason))
+        }
+        (RefusedBy::User, Lang::Zh, None) => format!("{} 被用户拒绝", call(r)),
+        (RefusedBy::Permissions, Lang::Zh, _) => format!("{} 被权限设置拒绝", call(r)),
+    };
+    sourced(&text, &r.source, lang)
+}
+
+fn failed_run(run: &FailedRun, lang: Lang) -> String {
+    // What worked first: it is what the model must not undo; then the error and what
+    // was tried before, which it must not try again.
+    let error = run
+        .error
+        .as_deref()
+        .map(|e| format!(" ({})", one_line(e, 140)))
+        .unwrap_or_default();
+    let tried = run
+        .tried
+        .iter()
+        .map(|t| one_line(t, 90))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let times = match (lang, run.failures) {
+        (Lang::En, 1) => "once".to_string(),
+        (Lang::En, n) => format!("{n} times"),
+        (Lang::Zh, n) => format!("{n} 次"),
+    };
+    let mut text = match lang {
+        Lang::En => format!("`{}` failed {times}{error}", run.command),
+        Lang::Zh => format!("`{}` 失败 {times}{error}", run.command),
+    };
+    if let Some(w) = &run.worked {
+        let w = one_line(w, 140);
+        text.push_str(&match lang {
+            Lang::En => format!(" until: {w}"),
+            Lang::Zh => format!("，直到：{w}"),
+        });
+    }
+    if !tried.is_empty() {
+        text.push_str(&match lang {
+            Lang::En => format!("; tried before: {tried}"),
+            Lang::Zh => format!("；之前尝试过：{tried}"),
+        });
+    }
+    sourced(&text, &run.source, lang)
+}
+
+fn test_edit(e: &TestEdit, lang: Lang) -> String {
+    let said = e
+        .said
+        .as_deref()
+        .map(|s| format!(": {}", one_line(s, PART_CHARS)))
+        .unwrap_or_default();
+    let text = match lang {
+        Lang::En => format!(
+            "Test changed to fit the code: {} was edited while `{}` failed{said}",
+            e.file, e.command
+        ),
+        Lang::Zh => format!(
+            "测试被改得迁就代码：`{}` 失败时修改了 {}{said}",
+            e.command, e.file
+        ),
+    };
+    sourced(&text, &e.source, lang)
+}
+
+fn diagnosis(d: &Diagnosis, lang: Lang) -> String {
+    let cause = one_line(&d.cause, PART_CHARS);
+    let text = match lang {
+        Lang::En => format!("Root cause found while `{}` failed: {cause}", d.command),
+        Lang::Zh => format!("`{}` 失败时找到的根因：{cause}", d.command),
+    };
+    sourced(&text, &d.source, lang)
+}
+
+fn bash(b: &BashContext, lang: Lang) -> String {
+    let output = b
+        .output
+        .as_deref()
+        .map(|o| format!(" → {o}"))
+        .unwrap_or_default();
+    let next = match (&b.next_request, lang) {
+        (Some(r), Lang::En) => format!("; then you asked {}", quote(r)),
+        (Some(r), Lang::Zh) => format!("；随后用户请求 {}", quote(r)),
+        (None, _) => String::new(),
+    };
+    sourced(&format!("`{}`{output}{next}", b.command), &b.source, lang)
+}
+
+fn hook(h: &HookFeedback, lang: Lang) -> String {
+    sourced(&h.requirement, &h.source, lang)
+}
+
+/// What a model's summary of a memory found, when the memory has one.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct ModelFacts {
+    pub preferences: Vec<String>,
+    pub decisions: Vec<String>,
+    pub failed: Vec<String>,
+}
+
+/// The standing instructions, decisions and failed approaches of the AI summary of a
+/// memory whose summary a model wrote (`summary_source` not `offline`); `None` for an
+/// offline summary, whose lists are Session so far's own.
+pub(crate) fn model_facts(text: &str) -> Option<ModelFacts> {
+    let (fm, _) = FrontMatter::parse(text)?;
+    if fm.summary_source.is_empty() || fm.summary_source == super::OFFLINE_SOURCE {
+        return None;
+    }
+    let span = sections(text)
+        .into_iter()
+        .find(|s| s.section == Section::AiSummary)?;
+    let body = &text[span.range];
+    let heading_is = |h: &str, f: fn(&Labels) -> &'static str| {
+        [Lang::En, Lang::Zh].iter().any(|l| f(Labels::of(*l)) == h)
+    };
+    let mut facts = ModelFacts::default();
+    let mut list: Option<&mut Vec<String>> = None;
+    for line in body.lines() {
+        if let Some(h) = line.strip_prefix("### ") {
+            let h = h.trim();
+            list = if heading_is(h, |l| l.key_decisions) {
+                Some(&mut facts.decisions)
+            } else if heading_is(h, |l| l.preferences) {
+                Some(&mut facts.preferences)
+            } else if heading_is(h, |l| l.failed_approaches) {
+                Some(&mut facts.failed)
+            } else {
+                None
+            };
+            continue;
+        }
+        let Some(list) = list.as_deref_mut() else {
+            continue;
+        };
+        // `- **Decision**: x` then `  - **Reason**: y`; `- x` elsewhere.
+        if let Some(reason) = line.strip_prefix("  - ") {
+            if let (Some(last), Some((_, r))) = (list.last_mut(), reason.split_once("**: ")) {
+                last.push_str(" — ");
+                last.push_str(r.trim());
+            }
+        } else if let Some(item) = line.strip_prefix("- ") {
+            let item = item.split_once("**: ").map_or(item, |(_, v)| v).trim();
+            if !item.is_empty() && !item.starts_with('(') && !item.starts_with('（') {
+                list.push(item.to_string());
+            }
+        }
+    }
+    Some(facts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::signals::MemoryNote;
+
+    fn source(tool: &str) -> Source {
+        Source {
+            tool: tool.into(),
+            timestamp: Some("2026-02-12T20:58:52.928Z".into()),
+            uuid: Some("u".into()),
+        }
+    }
+
+    #[test]
+    fn each_signal_becomes_a_line_with_its_source() {
+        let signals = Signals {
+            answers: vec![Answer {
+                question: "Which rig do these beads belong to?".into(),
+                header: Some("Rig prefix".into()),
+                answer: "No rig".into(),
+                chosen: true,
+                source: source("AskUserQuestion"),
+            }],
+            refusals: vec![Refusal {
+                tool: "Bash".into(),
+                summary: "npm install".into(),
+                by: RefusedBy::User,
+                reason: Some("use pnpm".into()),
+                source: source("Bash"),
+            }],
+            notes: vec![MemoryNote {
+                text: "always use conventional commits".into(),
+                source: source("#"),
+            }],
+            ..Signals::default()
+        };
+        let f = from_signals(&signals, Lang::En);
+        assert_eq!(
+            f.answers,
+            ["“Which rig do these beads belong to?” → No rig (AskUserQuestion, 2026-02-12 20:58)"]
+        );
+        assert_eq!(
+            f.decisions,
+            [
+                "You chose “No rig” when asked “Which rig do these beads belong to?” (AskUserQuestion, 2026-02-12 20:58)"
+            ],
+            "a rule given with a refusal is an instruction, not a decision"
+        );
+        assert_eq!(
+            f.failed,
+            ["Bash npm install was refused by you: “use pnpm” (Bash, 2026-02-12 20:58)"]
+        );
+        assert_eq!(
+            f.constraints,
+            [
+                "use pnpm (Bash, 2026-02-12 20:58)",
+                "always use conventional commits (your # note, 2026-02-12 20:58)"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_model_summary_gives_its_lists_and_an_offline_one_none() {
+        let memory = |source: &str| {
+            format!(
+                "---\nmemory_stalker: 1\nsummary: \"x\"\nsummary_source: \"{source}\"\n---\n# M\n\n## AI summary\n\n### Key decisions\n\n- **Decision**: Use SQLite\n  - **Reason**: no server\n\n### User preferences\n\n- Keep the API stable\n\n### Follow-ups\n\n- [ ] later\n"
+            )
+        };
+        assert_eq!(model_facts(&memory("offline")), None);
+        assert_eq!(
+            model_facts(&memory("claude-cli")),
+            Some(ModelFacts {
+                preferences: vec!["Keep the API stable".into()],
+                decisions: vec!["Use SQLite — no server".into()],
+                failed: vec![],
+            })
+        );
+    }
+}

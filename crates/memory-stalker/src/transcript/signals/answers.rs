@@ -1,0 +1,199 @@
+//! The user's answers to `AskUserQuestion`: each question, and the option chosen or the
+//! words the user typed instead. An answer is a decision the user made, and one the
+//! model must not undo after a compaction ("No rig", "Credo + Dialyxir + mix_audit").
+
+use serde::{Deserialize, Serialize};
+
+use super::{Source, View};
+use crate::text::one_line;
+use crate::transcript::record::{Entry, Question, ToolDetail};
+
+/// Longest question or reply kept from a conversation's text.
+const TEXT_CHARS: usize = 300;
+
+/// One question put to the user, and their answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Answer {
+    /// The question as Claude asked it.
+    pub question: String,
+    /// The short label Claude Code showed over it, when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<String>,
+    /// The option chosen, or what the user typed instead.
+    pub answer: String,
+    /// Whether the answer is one of the options offered (else the user's own words).
+    pub chosen: bool,
+    /// The record of the answer.
+    pub source: Source,
+}
+
+pub(super) fn find(view: &View) -> Vec<Answer> {
+    let mut out = Vec::new();
+    for c in view.calls() {
+        let ToolDetail::Ask(questions) = &c.call.detail else {
+            continue;
+        };
+        let Some((at, result, user)) = c.result else {
+            continue;
+        };
+        if result.is_error {
+            continue;
+        }
+        let pairs = if user.answers().is_empty() {
+            parse_answer_text(result.text.head())
+        } else {
+            user.answers().to_vec()
+        };
+        let record = &view.all()[at];
+        for (question, answer) in pairs {
+            let asked = questions.iter().find(|q| q.question == question);
+            out.push(Answer {
+                header: asked.and_then(|q| q.header.clone()),
+                chosen: asked.is_some_and(|q| is_option(q, &answer)),
+                question,
+                answer,
+                source: Source::of("AskUserQuestion", record),
+            });
+        }
+    }
+    out
+}
+
+/// The user's replies to a question Claude ended its turn with ("Which dev server would
+/// you prefer? Or shall I just go with Vite?" → "ok, fine, let's do vite"): the
+/// question, and the prompt typed next. A reply of one or two words ("yes") says
+/// nothing on its own and is left out.
+pub(super) fn replies(view: &View) -> Vec<Answer> {
+    let mut out = Vec::new();
+    let mut after = view.start;
+    for (at, prompt) in view.prompts.iter().filter(|(i, _)| *i >= view.start) {
+        let from = after;
+        after = at + 1;
+        if prompt.starts_with('/') || prompt.split_whitespace().count() < 3 {
+            continue;
+        }
+        let Some(question) = closing_question(view, from, *at) else {
+            continue;
+        };
+        out.push(Answer {
+            question,
+            header: None,
+            answer: one_line(prompt, TEXT_CHARS),
+            chosen: false,
+            source: Source::of("reply", &view.all()[*at]),
+        });
+    }
+    out
+}
+
+/// The question the assistant's last text before record `before` (and after `from`)
+/// ends with: the last sentence of its last paragraph, when it asks something.
+fn closing_question(view: &View, from: usize, before: usize) -> Option<String> {
+    let mut text = None;
+    for r in view.all()[from..before]
+        .iter()
+        .rev()
+        .filter(|r| !r.meta.sidechain)
+    {
+        let Entry::Assistant(a) = &r.entry else {
+            continue;
+        };
+        if a.synthetic {
+            continue;
+        }
+        if let Some(t) = a
+            .texts
+            .iter()
+            .rev()
+            .map(|t| t.trim())
+            .find(|t| !t.is_empty())
+        {
+            text = Some(t);
+            break;
+        }
+        // A tool call after the last text: the turn did not end on a question.
+        if !a.tool_calls.is_empty() {
+            return None;
+        }
+    }
+    let last = text?
+        .rsplit("\n\n")
+        .map(str::trim)
+        .find(|p| !p.is_empty() && !p.starts_with("```"))?;
+    let last = last.lines().last()?.trim();
+    if !(last.ends_with('?') || last.ends_with('？')) {
+        return None;
+    }
+    let question = last.trim_start_matches(['*', '-', '#', ' ']);
+    // A long line: its last sentence is the question.
+    let question = if question.chars().count() <= TEXT_CHARS {
+        question
+    } else {
+        let body = &question[..question.len() - 1];
+        body.rfind(['.', '!', '?', ':'])
+            .map_or(question, |i| question[i + 1..].trim())
+    };
+    Some(one_line(question, TEXT_CHARS))
+}
+
+/// Whether every part of `answer` (several choices are joined by ", ") is an option
+/// of `q`.
+fn is_option(q: &Question, answer: &str) -> bool {
+    let same = |a: &str| q.options.iter().any(|o| o.eq_ignore_ascii_case(a.trim()));
+    same(answer) || answer.split(", ").all(same)
+}
+
+/// The pairs of Claude Code's answer text when the record has no `answers` object:
+/// `User has answered your questions: "Q"="A", "Q2"="A2". You can now continue…`.
+fn parse_answer_text(text: &str) -> Vec<(String, String)> {
+    let Some(rest) = text
+        .trim_start()
+        .strip_prefix("User has answered your questions:")
+    else {
+        return Vec::new();
+    };
+    let rest = rest
+        .split(". You can now continue")
+        .next()
+        .unwrap_or(rest)
+        .trim();
+    let mut out = Vec::new();
+    // `"Q"="A"` pairs separated by `, `: a question or answer holding `"="` or `", "`
+    // is cut there, which loses words, never invents them.
+    for pair in rest.split("\", \"") {
+        let pair = pair.trim().trim_start_matches('"').trim_end_matches('"');
+        if let Some((q, a)) = pair.split_once("\"=\"")
+            && !q.trim().is_empty()
+            && !a.trim().is_empty()
+        {
+            out.push((q.trim().to_string(), a.trim().to_string()));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_answer_text_is_read_when_the_record_has_no_answers() {
+        let pairs = parse_answer_text(
+            r#"User has answered your questions: "Which rig? (single-app project — should I use 'spotter'?)"="No rig", "Which tools should we set up?"="Credo + Dialyxir + mix_audit". You can now continue with the user's answers in mind."#,
+        );
+        assert_eq!(
+            pairs,
+            vec![
+                (
+                    "Which rig? (single-app project — should I use 'spotter'?)".to_string(),
+                    "No rig".to_string()
+                ),
+                (
+                    "Which tools should we set up?".to_string(),
+                    "Credo + Dialyxir + mix_audit".to_string()
+                ),
+            ]
+        );
+        assert!(parse_answer_text("Error: no such tool").is_empty());
+    }
+}

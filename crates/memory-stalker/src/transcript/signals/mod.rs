@@ -1,0 +1,290 @@
+//! What the session meant, read from the structure of its records rather than from
+//! the words of its texts (docs/design.md §3.12): the user's answers to Claude's
+//! questions, plans approved and refused, calls refused or denied and why, runs of
+//! failing commands and what made them pass, tests changed while they failed, commands
+//! the user ran in bash mode, what hooks required, and the notes the user saved with `#`.
+//!
+//! Each signal keeps its [`Source`]: the record it was read from and the tool, so a
+//! memory can say where a fact came from. Only the segment's main-chain records are
+//! read: earlier segments' signals are carried by the session's earlier memories.
+
+mod answers;
+mod bash;
+mod hooks;
+mod notes;
+mod plans;
+mod refusals;
+mod runs;
+
+use serde::{Deserialize, Serialize};
+
+use super::Transcript;
+use super::record::{Entry, KeyMap, Record, ToolCall, ToolResult, UserMsg};
+
+pub use answers::Answer;
+pub use bash::BashContext;
+pub use hooks::HookFeedback;
+pub use notes::MemoryNote;
+pub use plans::PlanOutcome;
+pub(crate) use plans::title_of as plan_title;
+pub(crate) use refusals::reason as refusal_reason;
+pub use refusals::{Refusal, RefusedBy};
+pub use runs::{Diagnosis, FailedRun, TestEdit};
+pub(crate) use runs::{command_key, error_line, is_test_file, named_error};
+
+/// Where a signal was read.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Source {
+    /// The tool or mechanism: `AskUserQuestion`, `ExitPlanMode`, `Bash`, `Stop hook`,
+    /// `bash mode`, `#`.
+    pub tool: String,
+    /// The record's time stamp, as Claude Code wrote it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<String>,
+    /// The record's uuid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uuid: Option<String>,
+}
+
+impl Source {
+    fn of(tool: &str, record: &Record) -> Source {
+        Source {
+            tool: tool.to_string(),
+            timestamp: record.meta.timestamp().map(str::to_string),
+            uuid: record.meta.uuid().map(str::to_string),
+        }
+    }
+
+    /// The tool, and the record's date and time to the minute when known: `Bash,
+    /// 2026-02-12 20:58`.
+    pub fn label(&self) -> String {
+        let when = self
+            .timestamp
+            .as_deref()
+            .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+            .map(|t| t.format("%Y-%m-%d %H:%M").to_string());
+        match when {
+            Some(w) => format!("{}, {w}", self.tool),
+            None => self.tool.clone(),
+        }
+    }
+}
+
+/// Every structural signal of a segment, each list oldest first.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Signals {
+    /// The user's answers to `AskUserQuestion`.
+    pub answers: Vec<Answer>,
+    /// The user's replies to a question Claude ended a turn with.
+    pub replies: Vec<Answer>,
+    /// Plans approved or refused at `ExitPlanMode`.
+    pub plans: Vec<PlanOutcome>,
+    /// Tool calls the user refused or the permission settings denied.
+    pub refusals: Vec<Refusal>,
+    /// Commands that failed more than once before a change made them pass.
+    pub failed_runs: Vec<FailedRun>,
+    /// Existing test files edited while their tests were failing.
+    pub test_edits: Vec<TestEdit>,
+    /// Causes stated while a command failed, before a change made it pass.
+    pub diagnoses: Vec<Diagnosis>,
+    /// Commands the user ran in bash mode (`!`), with the end of their output.
+    pub bash: Vec<BashContext>,
+    /// What hooks (a Stop hook, a blocking PreToolUse hook) required.
+    pub hooks: Vec<HookFeedback>,
+    /// Notes the user saved to memory with `#`.
+    pub notes: Vec<MemoryNote>,
+}
+
+impl Signals {
+    /// Whether no signal was found.
+    pub fn is_empty(&self) -> bool {
+        self.answers.is_empty()
+            && self.replies.is_empty()
+            && self.plans.is_empty()
+            && self.refusals.is_empty()
+            && self.failed_runs.is_empty()
+            && self.test_edits.is_empty()
+            && self.diagnoses.is_empty()
+            && self.bash.is_empty()
+            && self.hooks.is_empty()
+            && self.notes.is_empty()
+    }
+}
+
+/// The signals of the segment `t` was read for.
+pub(crate) fn find(t: &Transcript) -> Signals {
+    let view = View::new(t);
+    Signals {
+        answers: answers::find(&view),
+        replies: answers::replies(&view),
+        plans: plans::find(&view, t.options.plans_dir.as_deref()),
+        refusals: refusals::find(&view),
+        failed_runs: runs::failed_runs(&view),
+        test_edits: runs::test_edits(&view),
+        diagnoses: runs::diagnoses(&view),
+        bash: bash::find(&view),
+        hooks: hooks::find(&view),
+        notes: notes::find(&view),
+    }
+}
+
+/// The segment's main-chain records, with its tool calls and results indexed.
+pub(crate) struct View<'a> {
+    /// Every record read (the segment and what lies before it), in file order.
+    records: &'a [Record],
+    /// The index of the segment's first record.
+    pub(super) start: usize,
+    /// Each tool call id's result, and the index of the record holding it.
+    results: KeyMap<(usize, &'a ToolResult, &'a UserMsg)>,
+    /// The user's prompts (record index, text), oldest first.
+    pub(super) prompts: &'a [(usize, String)],
+    /// The session's working directory, which paths are shown relative to.
+    cwd: Option<String>,
+}
+
+/// A main-chain tool call of the segment.
+#[derive(Clone, Copy)]
+pub(crate) struct Call<'a> {
+    /// The index of the record holding it.
+    pub at: usize,
+    pub record: &'a Record,
+    pub call: &'a ToolCall,
+    /// Its result and the index of the record holding that, once it arrived.
+    pub result: Option<(usize, &'a ToolResult, &'a UserMsg)>,
+}
+
+impl Call<'_> {
+    /// Whether the call's result was an error (a refused call included).
+    pub fn failed(&self) -> bool {
+        self.result
+            .is_some_and(|(_, r, u)| r.is_error || u.tool_use_failed)
+    }
+
+    /// Whether it succeeded (a result arrived, and was no error).
+    pub fn succeeded(&self) -> bool {
+        self.result.is_some() && !self.failed()
+    }
+}
+
+impl<'a> View<'a> {
+    fn new(t: &'a Transcript) -> View<'a> {
+        let mut results = KeyMap::default();
+        for (i, r) in t.records.iter().enumerate().skip(t.segment_start) {
+            if r.meta.sidechain {
+                continue;
+            }
+            if let Entry::User(u) = &r.entry {
+                for res in &u.tool_results {
+                    results.insert(res.tool_use_id, (i, res, &**u));
+                }
+            }
+        }
+        View {
+            records: &t.records,
+            start: t.segment_start,
+            results,
+            prompts: t.prompts(),
+            cwd: t.newest.fields()[1].clone(),
+        }
+    }
+
+    /// The session's working directory.
+    pub fn cwd(&self) -> Option<&str> {
+        self.cwd.as_deref()
+    }
+
+    /// The segment's main-chain records with their indexes.
+    pub fn segment(&self) -> impl Iterator<Item = (usize, &'a Record)> + '_ {
+        self.records
+            .iter()
+            .enumerate()
+            .skip(self.start)
+            .filter(|(_, r)| !r.meta.sidechain)
+    }
+
+    /// The segment's main-chain tool calls, in order.
+    pub fn calls(&self) -> impl Iterator<Item = Call<'a>> + '_ {
+        self.segment().flat_map(move |(at, record)| {
+            let calls: &'a [ToolCall] = match &record.entry {
+                Entry::Assistant(a) => &a.tool_calls,
+                _ => &[],
+            };
+            calls.iter().map(move |call| Call {
+                at,
+                record,
+                call,
+                result: self.results.get(&call.id).copied(),
+            })
+        })
+    }
+
+    /// The user records of the segment's main chain, with their index.
+    pub fn users(&self) -> impl Iterator<Item = (usize, &'a Record, &'a UserMsg)> + '_ {
+        self.segment().filter_map(|(i, r)| match &r.entry {
+            Entry::User(u) => Some((i, r, &**u)),
+            _ => None,
+        })
+    }
+
+    /// The first prompt the user typed after record `at`, if one came before record
+    /// `before`.
+    pub fn prompt_after(&self, at: usize, before: usize) -> Option<&'a str> {
+        self.prompts
+            .iter()
+            .find(|(i, _)| *i > at)
+            .filter(|(i, _)| *i < before)
+            .map(|(_, p)| p.as_str())
+    }
+
+    /// The assistant's last text before record `at` (and at or after `from`), in the
+    /// segment's main chain: what it said just before a call.
+    pub fn narration_before(&self, at: usize, from: usize) -> Option<&'a str> {
+        self.records[from.max(self.start)..=at.min(self.records.len().saturating_sub(1))]
+            .iter()
+            .rev()
+            .filter(|r| !r.meta.sidechain)
+            .find_map(|r| match &r.entry {
+                Entry::Assistant(a) if !a.synthetic => a
+                    .texts
+                    .iter()
+                    .rev()
+                    .map(|t| t.trim())
+                    .find(|t| !t.is_empty()),
+                _ => None,
+            })
+    }
+
+    /// The records of the whole read, for what may lie before the segment (a plan
+    /// written before the boundary).
+    pub fn all(&self) -> &'a [Record] {
+        self.records
+    }
+
+    /// The number of records read.
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+}
+
+/// The first sentence of a text, at most `max` characters, on one line.
+pub(crate) fn first_sentence(text: &str, max: usize) -> String {
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    let end = line
+        .char_indices()
+        .find(|(i, c)| {
+            matches!(c, '.' | '!' | '?' | '。')
+                && line[i + c.len_utf8()..]
+                    .chars()
+                    .next()
+                    .is_none_or(char::is_whitespace)
+        })
+        .map_or(line.len(), |(i, c)| i + c.len_utf8());
+    crate::text::one_line(&line[..end], max)
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

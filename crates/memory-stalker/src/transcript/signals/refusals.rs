@@ -1,0 +1,126 @@
+//! Tool calls that did not run because the user refused them at Claude Code's
+//! permission prompt, or because the permission settings denied them; with the reason
+//! the user gave, or the words they typed right after. `ExitPlanMode` refusals are
+//! plans ([`super::plans`]).
+
+use serde::{Deserialize, Serialize};
+
+use super::{Source, View};
+use crate::text::one_line;
+use crate::transcript::record::ToolDetail;
+
+/// Longest reason kept.
+const CHARS: usize = 300;
+
+/// Who stopped a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefusedBy {
+    /// The user, at the permission prompt.
+    User,
+    /// The permission settings (Claude Code asked for a permission it did not have).
+    Permissions,
+}
+
+/// One call that was not allowed to run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refusal {
+    /// The tool's name.
+    pub tool: String,
+    /// What the call would have acted on, one line.
+    pub summary: String,
+    /// Who stopped it.
+    pub by: RefusedBy,
+    /// The user's words: the reason given with the refusal, else the prompt they typed
+    /// next (for a refusal by the user only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The record of the refusal.
+    pub source: Source,
+}
+
+pub(super) fn find(view: &View) -> Vec<Refusal> {
+    let mut out = Vec::new();
+    // Each call with the next one (whose record ends the refusal's answer), lazily: a
+    // segment can hold hundreds of thousands of calls.
+    let mut calls = view.calls().peekable();
+    while let Some(c) = calls.next() {
+        if matches!(c.call.detail, ToolDetail::Plan(_)) {
+            continue;
+        }
+        let Some((at, result, _)) = c.result else {
+            continue;
+        };
+        let by = if result.rejected {
+            RefusedBy::User
+        } else if result.is_error && is_denial(result.text.head()) {
+            RefusedBy::Permissions
+        } else {
+            continue;
+        };
+        // Words typed after a refusal answer it, until Claude's next call.
+        let next_call = calls.peek().map_or(view.len(), |c| c.at);
+        let reason = reason(result.text.head()).or_else(|| {
+            (by == RefusedBy::User)
+                .then(|| view.prompt_after(at, next_call))
+                .flatten()
+                .map(|p| one_line(p, CHARS))
+        });
+        out.push(Refusal {
+            tool: c.call.name.to_string(),
+            summary: crate::transcript::extract::project_relative(&c.call.summary, view.cwd()),
+            by,
+            reason,
+            source: Source::of(&c.call.name, &view.all()[at]),
+        });
+    }
+    out
+}
+
+/// The reason the user typed when refusing a call, as Claude Code passes it on.
+pub(crate) fn reason(result: &str) -> Option<String> {
+    const MARKERS: [&str; 3] = [
+        "The user provided the following reason for the rejection:",
+        "To tell you how to proceed, the user said:",
+        "the user said:",
+    ];
+    MARKERS.iter().find_map(|m| {
+        let (_, rest) = result.split_once(m)?;
+        let words = one_line(rest.trim(), CHARS);
+        (!words.is_empty()).then_some(words)
+    })
+}
+
+/// Whether an error result is Claude Code denying a call its permissions do not allow
+/// (rather than the call failing).
+fn is_denial(result: &str) -> bool {
+    let t = result.trim_start();
+    t.starts_with("Claude requested permissions to")
+        || (t.starts_with("Permission to ") && t.contains("denied"))
+        || t.starts_with("Permission denied by")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reasons_and_denials_are_read_in_claude_codes_words() {
+        assert_eq!(
+            reason("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). The user provided the following reason for the rejection:  use pnpm").as_deref(),
+            Some("use pnpm")
+        );
+        assert_eq!(
+            reason(
+                "The user doesn't want to proceed with this tool use. STOP what you are doing and wait for the user to tell you how to proceed."
+            ),
+            None
+        );
+        assert!(is_denial(
+            "Claude requested permissions to use WebSearch, but you haven't granted it yet."
+        ));
+        assert!(!is_denial(
+            "Exit code 1\n(eval):1: permission denied: ./run.sh"
+        ));
+    }
+}

@@ -1,0 +1,637 @@
+//! Runs of one command: the same command (a test suite, a type checker, a build)
+//! failing again and again while Claude changes code, until a change makes it pass.
+//! The changes that did not make it pass are approaches that failed; the one that did
+//! is what worked. A test file that existed before and was edited while its tests were
+//! failing is flagged: the test may have been changed to fit the code. The cause the
+//! assistant stated before a failing command passed is the root cause of what it fixed.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Call, Source, View, first_sentence};
+use crate::text::one_line;
+use crate::transcript::record::ToolDetail;
+
+/// Failures of one command before a change made it pass that make a failed approach:
+/// what failed is what the model must not try again. A command that passes when simply
+/// run again (no change between) is no approach.
+const MIN_FAILURES: usize = 1;
+/// Longest error line kept.
+const ERROR_CHARS: usize = 200;
+/// Longest description of a change.
+const CHANGE_CHARS: usize = 160;
+/// Most changes between two failures of a run: more is development, not a fix tried.
+const MAX_GAP: usize = 3;
+/// Most approaches listed for one run (the latest).
+const MAX_TRIED: usize = 3;
+
+/// Whether a call's result says the command ran: not cancelled because a parallel call
+/// failed, nor refused, nor a misuse of the tool that Claude Code caught.
+fn ran(result: &crate::transcript::record::ToolResult) -> bool {
+    let t = result.text.head().trim_start();
+    let failure_said = || {
+        let head = crate::text::prefix_chars(t, 300).to_lowercase();
+        !result.is_error
+            || [
+                "exit code",
+                "error",
+                "fail",
+                "not found",
+                "denied",
+                "cannot",
+                "timed out",
+            ]
+            .iter()
+            .any(|w| head.contains(w))
+    };
+    // An error that says nothing of a failure is the user's words (2.0 passes the
+    // feedback typed at a refusal as the call's error).
+    !result.rejected
+        && !t.starts_with("Sibling tool call errored")
+        && !t.starts_with("<tool_use_error>")
+        && failure_said()
+}
+
+/// Whether Claude's sentence before a change says what the change is ("I'll use
+/// cast() instead"), rather than only that one is coming ("Now let me fix that:").
+fn says_what(sentence: &str) -> bool {
+    let l = sentence.to_lowercase();
+    let vague = [
+        "i see",
+        "now ",
+        "good",
+        "great",
+        "perfect",
+        "excellent",
+        "let me check",
+        "let me look",
+        "let me read",
+        "let me see",
+        "let me run",
+        "let me verify",
+        "let me fix",
+        "let me update",
+        "let me find",
+        "i need to check",
+        "ok",
+        "okay",
+        "the file",
+        "found it",
+        "that ",
+    ];
+    sentence.chars().count() >= 25
+        && !vague.iter().any(|v| l.starts_with(v))
+        && !sentence.trim_end().ends_with(':')
+}
+
+/// A command that kept failing until a change made it pass.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailedRun {
+    /// The command, one line.
+    pub command: String,
+    /// How many times it failed before it passed.
+    pub failures: usize,
+    /// The most telling line of its first failure's output.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// What was tried between the failures: Claude's words before the change, else the
+    /// files it changed.
+    pub tried: Vec<String>,
+    /// The change after the last failure, which made it pass.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worked: Option<String>,
+    /// The result of its last failure (a failure's record keeps its time; the call
+    /// that passed, one of thousands that worked, does not).
+    pub source: Source,
+}
+
+/// An existing test file edited while a test command was failing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestEdit {
+    /// The test file.
+    pub file: String,
+    /// The failing command.
+    pub command: String,
+    /// Claude's sentence before the edit, when it says what the edit does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub said: Option<String>,
+    /// The edit.
+    pub source: Source,
+}
+
+/// One change of code between runs.
+struct Change {
+    files: Vec<String>,
+    said: Option<String>,
+}
+
+impl Change {
+    fn describe(&self) -> String {
+        let files = self.files.join(", ");
+        match &self.said {
+            Some(s) => format!("{s} ({files})"),
+            None => format!("editing {files}"),
+        }
+    }
+}
+
+/// What is known of a command's run so far.
+#[derive(Default)]
+struct Run {
+    command: String,
+    failures: usize,
+    error: Option<String>,
+    /// Changes made after a failure and before the next failure: they did not work.
+    tried: Vec<Change>,
+    /// Changes since the last failure.
+    pending: Vec<Change>,
+    /// The record of the last failure's result (its time is kept: [`Record::is_dated`]).
+    ///
+    /// [`Record::is_dated`]: crate::transcript::record::Record::is_dated
+    failed_at: usize,
+}
+
+/// What happened, in order: a command ran, or a file changed.
+enum Event<'a> {
+    Ran { key: String, call: Call<'a> },
+    Changed { file: String, call: Call<'a> },
+}
+
+fn events<'a>(calls: impl Iterator<Item = Call<'a>>) -> impl Iterator<Item = Event<'a>> {
+    // Lazily: a segment can hold hundreds of thousands of calls (docs/design.md §3.12).
+    calls
+        .filter(|c| c.result.is_some())
+        .filter_map(|c| match (&c.call.detail, &*c.call.name) {
+            (ToolDetail::Modifies(path), _) if c.succeeded() => Some(Event::Changed {
+                file: path.clone(),
+                call: c,
+            }),
+            (_, "Bash") if !c.call.summary.is_empty() => Some(Event::Ran {
+                key: command_key(&c.call.summary)?,
+                call: c,
+            }),
+            _ => None,
+        })
+}
+
+pub(super) fn failed_runs(view: &View) -> Vec<FailedRun> {
+    let mut runs: std::collections::HashMap<String, Run> = std::collections::HashMap::new();
+    let mut out = Vec::new();
+    for event in events(view.calls()) {
+        match event {
+            Event::Changed { file, call } => {
+                let said = view
+                    .narration_before(call.at, call.at.saturating_sub(3))
+                    .map(|t| first_sentence(t, CHANGE_CHARS))
+                    .filter(|s| says_what(s));
+                let file = crate::transcript::extract::project_relative(&file, view.cwd());
+                for run in runs.values_mut().filter(|r| r.failures > 0) {
+                    match run.pending.last_mut() {
+                        // Several files changed in one step: one change.
+                        Some(last) if said.is_none() || last.said == said => {
+                            if !last.files.contains(&file) {
+                                last.files.push(file.clone());
+                            }
+                        }
+                        _ => run.pending.push(Change {
+                            files: vec![file.clone()],
+                            said: said.clone(),
+                        }),
+                    }
+                }
+            }
+            Event::Ran { key, call } => {
+                if call.result.is_some_and(|(_, r, _)| !ran(r)) {
+                    continue;
+                }
+                let run = runs.entry(key).or_default();
+                if call.failed() {
+                    let pending = std::mem::take(&mut run.pending);
+                    // Much work between two failures is development, not a fix that
+                    // did not work: the run starts again.
+                    if pending.len() > MAX_GAP {
+                        *run = Run::default();
+                    }
+                    run.tried.extend(pending);
+                    run.failed_at = call.result.map_or(call.at, |(at, _, _)| at);
+                    if run.failures == 0 {
+                        run.command = call.call.summary.to_string();
+                        run.error = call.result.and_then(|(_, r, _)| error_line(r.text.head()));
+                    }
+                    run.failures += 1;
+                } else if call.succeeded() {
+                    let run = std::mem::take(run);
+                    let changed = !run.tried.is_empty() || !run.pending.is_empty();
+                    if run.failures >= MIN_FAILURES && changed {
+                        let skip = run.tried.len().saturating_sub(MAX_TRIED);
+                        out.push(FailedRun {
+                            command: shown_command(&run.command),
+                            failures: run.failures,
+                            error: run.error,
+                            tried: run.tried[skip..].iter().map(Change::describe).collect(),
+                            worked: run.pending.last().map(Change::describe),
+                            source: Source::of("Bash", &view.all()[run.failed_at]),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+pub(super) fn test_edits(view: &View) -> Vec<TestEdit> {
+    // Test commands the user ran in bash mode, and whether they failed: a test the
+    // user saw fail counts as Claude's would.
+    let by_user: Vec<(usize, String, String, bool)> = super::bash::find(view)
+        .into_iter()
+        .filter(|b| is_test_command(&b.command))
+        .filter_map(|b| {
+            let at = view
+                .users()
+                .find(|(_, r, _)| {
+                    r.meta.uuid().is_some() && r.meta.uuid() == b.source.uuid.as_deref()
+                })?
+                .0;
+            let failed = b.output.as_deref().is_some_and(|o| {
+                o.contains("FAILED") || o.contains(" failed") || o.contains("Error")
+            });
+            Some((at, command_key(&b.command)?, b.command, failed))
+        })
+        .collect();
+    // The test commands failing now, by key, with the command as run.
+    let mut failing: Vec<(String, String)> = Vec::new();
+    let mut out: Vec<TestEdit> = Vec::new();
+    let mut user_runs = by_user.into_iter().peekable();
+    for event in events(view.calls()) {
+        let at = match &event {
+            Event::Ran { call, .. } | Event::Changed { call, .. } => call.at,
+        };
+        while let Some((_, key, command, failed)) = user_runs.next_if(|(i, ..)| *i < at) {
+            failing.retain(|(k, _)| *k != key);
+            if failed {
+                failing.push((key, command));
+            }
+        }
+        match event {
+            Event::Ran { key, call } if is_test_command(&call.call.summary) => {
+                if call.result.is_some_and(|(_, r, _)| !ran(r)) {
+                    continue;
+                }
+                failing.retain(|(k, _)| *k != key);
+                if call.failed() {
+                    failing.push((key, call.call.summary.to_string()));
+                }
+            }
+            // A changed test file was written before (by this session or not): the
+            // Write that creates one is not a change of it.
+            Event::Changed { file, call } => {
+                let Some((_, command)) = failing.last() else {
+                    continue;
+                };
+                let creates = call.call.name == "Write"
+                    && call.result.is_some_and(|(_, r, _)| {
+                        r.text.head().trim_start().starts_with("File created")
+                    });
+                let shown = crate::transcript::extract::project_relative(&file, view.cwd());
+                if is_test_file(&file) && !creates && !out.iter().any(|e| e.file == shown) {
+                    out.push(TestEdit {
+                        file: shown,
+                        command: one_line(command, 160),
+                        said: view
+                            .narration_before(call.at, call.at.saturating_sub(3))
+                            .map(|t| first_sentence(t, CHANGE_CHARS))
+                            .filter(|s| says_what(s)),
+                        source: Source::of(&call.call.name, call.record),
+                    });
+                }
+            }
+            Event::Ran { .. } => {}
+        }
+    }
+    out
+}
+
+/// A cause the assistant stated while a command was failing, before a change made it
+/// pass: the root cause of what was fixed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagnosis {
+    /// The sentence that states the cause.
+    pub cause: String,
+    /// The command that failed, then passed.
+    pub command: String,
+    /// The result of its first failure since it last passed.
+    pub source: Source,
+}
+
+pub(super) fn diagnoses(view: &View) -> Vec<Diagnosis> {
+    // Per command key: the record of its first failure since it last passed.
+    let mut failing: std::collections::HashMap<String, (usize, usize)> = Default::default();
+    let mut out: Vec<Diagnosis> = Vec::new();
+    for event in events(view.calls()) {
+        let Event::Ran { key, call } = event else {
+            continue;
+        };
+        if call.result.is_some_and(|(_, r, _)| !ran(r)) {
+            continue;
+        }
+        if call.failed() {
+            let result_at = call.result.map_or(call.at, |(at, _, _)| at);
+            failing.entry(key).or_insert((call.at, result_at));
+        } else if call.succeeded()
+            && let Some((from, failed_at)) = failing.remove(&key)
+            && let Some(cause) = stated_cause(view, from, call.at)
+            && !out.iter().any(|d| d.cause == cause)
+        {
+            out.push(Diagnosis {
+                cause,
+                command: one_line(&call.call.summary, 160),
+                source: Source::of("Bash", &view.all()[failed_at]),
+            });
+        }
+    }
+    out
+}
+
+/// The last sentence of the assistant's texts between records `from` and `to` that
+/// states a cause ("The issue is that…", "root cause", "is caused by").
+fn stated_cause(view: &View, from: usize, to: usize) -> Option<String> {
+    const CUES: [&str; 8] = [
+        "root cause",
+        "the issue is",
+        "the problem is",
+        "the issue was",
+        "the problem was",
+        "the bug is",
+        "is caused by",
+        "was caused by",
+    ];
+    view.all()[from..to]
+        .iter()
+        .rev()
+        .filter(|r| !r.meta.sidechain)
+        .filter_map(|r| match &r.entry {
+            crate::transcript::record::Entry::Assistant(a) if !a.synthetic => Some(&a.texts),
+            _ => None,
+        })
+        .flat_map(|texts| texts.iter().rev())
+        .flat_map(|t| crate::summary::sentences_of(t).into_iter().rev())
+        .find(|s| {
+            let l = s.to_lowercase();
+            CUES.iter().any(|c| l.contains(c)) && s.chars().count() >= 30
+        })
+}
+
+/// What makes two commands "the same": the program and its subcommand (with the tool a
+/// runner runs: `uv run pytest`, `npx tsc`), after `cd … &&`, variable assignments and
+/// pipes into `head`/`tail` are left out. `None` for commands that only look around
+/// (`ls`, `cat`, `git status`).
+pub(crate) fn command_key(command: &str) -> Option<String> {
+    let first_line = command.split(" ⏎ ").next().unwrap_or(command);
+    let last_step = first_line
+        .split("&&")
+        .map(str::trim)
+        .filter(|s| !s.starts_with("cd ") && !s.is_empty())
+        .last()
+        .unwrap_or(first_line);
+    let main = last_step.split('|').next().unwrap_or(last_step);
+    let words: Vec<&str> = main
+        .split_whitespace()
+        .filter(|w| !w.contains('=') || w.starts_with('-'))
+        .filter(|w| !w.starts_with("2>") && *w != ">")
+        .collect();
+    let program = words.first()?.rsplit('/').next()?;
+    if matches!(
+        program,
+        "ls" | "cat"
+            | "head"
+            | "tail"
+            | "echo"
+            | "grep"
+            | "rg"
+            | "find"
+            | "cd"
+            | "pwd"
+            | "wc"
+            | "sleep"
+            | "which"
+            | "mkdir"
+            | "rm"
+            | "cp"
+            | "mv"
+            | "chmod"
+            | "sed"
+            | "awk"
+    ) {
+        return None;
+    }
+    let mut key = vec![program.to_string()];
+    let runner = matches!(
+        program,
+        "uv" | "poetry"
+            | "pipenv"
+            | "npx"
+            | "pnpx"
+            | "bunx"
+            | "npm"
+            | "pnpm"
+            | "yarn"
+            | "bun"
+            | "python"
+            | "python3"
+            | "bundle"
+            | "go"
+            | "cargo"
+            | "mix"
+            | "dotnet"
+            | "make"
+            | "just"
+            | "git"
+            | "gh"
+            | "bd"
+            | "docker"
+    );
+    for w in words.iter().skip(1).filter(|w| !w.starts_with('-')).take(2) {
+        key.push((*w).to_string());
+        if !matches!(*w, "run" | "exec" | "x" | "dlx" | "-m" | "tool") {
+            break;
+        }
+    }
+    if !runner {
+        key.truncate(1);
+    }
+    if program == "git"
+        && matches!(
+            key.get(1).map(String::as_str),
+            Some("status" | "diff" | "log" | "show")
+        )
+    {
+        return None;
+    }
+    Some(key.join(" "))
+}
+
+/// A command as a failed run shows it: its last step (after `cd … &&`), first line, at
+/// most 100 characters (a commit message in a heredoc says nothing of the command).
+fn shown_command(command: &str) -> String {
+    let first = command.split(" ⏎ ").next().unwrap_or(command);
+    let step = first
+        .split("&&")
+        .map(str::trim)
+        .filter(|s| !s.starts_with("cd ") && !s.is_empty())
+        .last()
+        .unwrap_or(first);
+    one_line(step, 100)
+}
+
+/// Whether a command runs tests.
+fn is_test_command(command: &str) -> bool {
+    let c = command.to_lowercase();
+    [
+        "test",
+        "pytest",
+        "jest",
+        "vitest",
+        "rspec",
+        "spec",
+        "phpunit",
+        "mocha",
+        "playwright",
+    ]
+    .iter()
+    .any(|w| {
+        c.split(|ch: char| !ch.is_alphanumeric())
+            .any(|word| word == *w)
+    })
+}
+
+/// Whether a path is a test file (`tests/…`, `test_x.py`, `x_test.go`, `x.test.ts`,
+/// `x_spec.rb`).
+pub(crate) fn is_test_file(path: &str) -> bool {
+    let p = path.replace('\\', "/").to_lowercase();
+    let name = p.rsplit('/').next().unwrap_or(&p);
+    let stem = name.split('.').next().unwrap_or(name);
+    p.split('/')
+        .any(|d| matches!(d, "test" | "tests" | "spec" | "specs" | "__tests__"))
+        || stem.starts_with("test_")
+        || stem.ends_with("_test")
+        || stem.ends_with("_spec")
+        || name.contains(".test.")
+        || name.contains(".spec.")
+}
+
+/// The most telling line of a failed command's output: the first that names an error,
+/// a failure or an assertion, else the first that is not an exit code.
+pub(crate) fn error_line(output: &str) -> Option<String> {
+    telling_line(output, false)
+}
+
+/// The line of a failed command's output that names an error, a failure or an
+/// assertion; `None` when no line does (a command's first line of output, `On branch
+/// master`, says nothing of why it failed).
+pub(crate) fn named_error(output: &str) -> Option<String> {
+    telling_line(output, true)
+}
+
+fn telling_line(output: &str, named_only: bool) -> Option<String> {
+    const STRONG: [&str; 13] = [
+        "error:",
+        "error[",
+        "error ",
+        "Error:",
+        "Error [",
+        "ERROR",
+        "FAILED",
+        "FAIL ",
+        "AssertionError",
+        "panicked",
+        "Exception",
+        "fatal:",
+        "failed",
+    ];
+    // A hook's message passed on JSON-escaped keeps its `\n`s as text.
+    let output = output.replace("\\n", "\n");
+    let lines: Vec<&str> = output
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("Exit code"))
+        .filter(|l| !l.starts_with("<tool_use_error>") || l.len() > 20)
+        .collect();
+    let at = lines
+        .iter()
+        .position(|l| STRONG.iter().any(|s| l.contains(s)))
+        .or((!named_only).then_some(0))?;
+    let first = lines.get(at)?;
+    // "Pre-commit validation failed:" says what by its next line.
+    let line = match lines.get(at + 1) {
+        Some(next) if first.ends_with(':') => format!("{first} {next}"),
+        _ => (*first).to_string(),
+    };
+    let line = line
+        .trim_start_matches("<tool_use_error>")
+        .trim_end_matches("</tool_use_error>");
+    Some(one_line(line, ERROR_CHARS))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_are_the_same_by_program_and_subcommand() {
+        assert_eq!(
+            command_key("uv run pyright src/").as_deref(),
+            Some("uv run pyright")
+        );
+        assert_eq!(
+            command_key("cd /p && mix test test/a_test.exs 2>&1 | tail -30").as_deref(),
+            Some("mix test")
+        );
+        assert_eq!(
+            command_key("RUST_LOG=1 cargo test -p x").as_deref(),
+            Some("cargo test")
+        );
+        assert_eq!(command_key("pytest -x tests/").as_deref(), Some("pytest"));
+        assert_eq!(command_key("ls -la"), None);
+        assert_eq!(command_key("git status"), None);
+        assert_eq!(
+            command_key("git commit -m x").as_deref(),
+            Some("git commit")
+        );
+    }
+
+    #[test]
+    fn test_files_and_commands_are_told_apart() {
+        for p in [
+            "tests/test_cache.py",
+            "src/a_test.go",
+            "web/x.test.ts",
+            "spec/a_spec.rb",
+        ] {
+            assert!(is_test_file(p), "{p}");
+        }
+        for p in ["src/testing.rs", "src/contest.py", "docs/latest.md"] {
+            assert!(!is_test_file(p), "{p}");
+        }
+        assert!(is_test_command("uv run pytest -x"));
+        assert!(is_test_command("cargo test -p a"));
+        assert!(!is_test_command("cargo build"));
+    }
+
+    #[test]
+    fn the_error_line_is_the_one_that_names_the_error() {
+        assert_eq!(
+            error_line("Exit code 1\n============ test session starts\ncollected 3 items\n\nFAILED tests/test_a.py::test_b - AssertionError: 2 != 3\n").as_deref(),
+            Some("FAILED tests/test_a.py::test_b - AssertionError: 2 != 3")
+        );
+        assert_eq!(
+            error_line("Exit code 2\nsomething odd").as_deref(),
+            Some("something odd")
+        );
+        assert_eq!(error_line("Exit code 2\n"), None);
+        assert_eq!(
+            error_line("Pre-commit validation failed:\\n\\n[FORMAT] Code is not formatted.")
+                .as_deref(),
+            Some("Pre-commit validation failed: [FORMAT] Code is not formatted.")
+        );
+    }
+}

@@ -1,0 +1,411 @@
+//! Each signal over a whole hand-written transcript, in the record shapes real Claude
+//! Code sessions have (taken from the corpus: 1.0.x to 2.1.x).
+
+use serde_json::json;
+
+use super::*;
+use crate::transcript::ReadOptions;
+use crate::transcript::tests::T;
+
+fn signals(t: &T) -> Signals {
+    t.read(ReadOptions::default()).signals()
+}
+
+/// A user record carrying a tool result and a `toolUseResult`.
+fn result_with(t: &mut T, id: &str, text: &str, is_error: bool, tur: serde_json::Value) {
+    t.push(json!({"type":"user","message":{"role":"user","content":[
+        {"type":"tool_result","tool_use_id":id,"content":text,"is_error":is_error}]},
+        "toolUseResult":tur}));
+}
+
+#[test]
+fn an_answer_to_ask_user_question_is_the_users_decision() {
+    let mut t = T::default();
+    t.prompt("Set up linting for the project");
+    t.call(
+        "q1",
+        "AskUserQuestion",
+        json!({"questions":[
+            {"question":"Which rig do these beads belong to?","header":"Rig prefix",
+             "options":[{"label":"spotter","description":"Use spotter"},{"label":"No rig","description":"None"}],"multiSelect":false},
+            {"question":"Which tools should we set up?","header":"Tools",
+             "options":[{"label":"Credo + Dialyxir + mix_audit"},{"label":"All four"}],"multiSelect":false}]}),
+    );
+    result_with(
+        &mut t,
+        "q1",
+        "User has answered your questions: \"Which rig do these beads belong to?\"=\"No rig\", \"Which tools should we set up?\"=\"only credo, no dialyzer\". You can now continue with the user's answers in mind.",
+        false,
+        json!({"questions":[],"answers":{
+            "Which rig do these beads belong to?":"No rig",
+            "Which tools should we set up?":"only credo, no dialyzer"}}),
+    );
+    let s = signals(&t);
+    assert_eq!(s.answers.len(), 2);
+    assert_eq!(s.answers[0].answer, "No rig");
+    assert_eq!(s.answers[0].header.as_deref(), Some("Rig prefix"));
+    assert!(s.answers[0].chosen);
+    assert_eq!(s.answers[1].answer, "only credo, no dialyzer");
+    assert!(!s.answers[1].chosen, "typed by the user, not an option");
+    assert_eq!(s.answers[1].source.tool, "AskUserQuestion");
+    assert!(s.answers[1].source.uuid.is_some());
+}
+
+#[test]
+fn a_question_the_tool_could_not_ask_gives_no_answer() {
+    let mut t = T::default();
+    t.prompt("Make it installable");
+    t.call(
+        "q",
+        "AskUserQuestion",
+        json!({"question":"Global tool or library?"}),
+    );
+    t.result(
+        "q",
+        "<tool_use_error>Error: No such tool available: AskUserQuestion</tool_use_error>",
+        true,
+    );
+    assert!(signals(&t).answers.is_empty());
+}
+
+#[test]
+fn plans_approved_and_refused_keep_their_titles_and_the_users_words() {
+    let mut t = T::default();
+    t.prompt("Make the project installable as a uv tool");
+    t.call(
+        "p1",
+        "ExitPlanMode",
+        json!({"plan":"## Plan: Make Project Installable as UV Tool\n\n1. Rename the script"}),
+    );
+    t.result("p1", "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). The user provided the following reason for the rejection:  Let's keep the name of the py file", true);
+    t.call(
+        "p2",
+        "ExitPlanMode",
+        json!({"plan":"## Web Worker Analysis\n\nWorkers need a file"}),
+    );
+    t.result("p2", "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.", true);
+    t.prompt_raw_interrupt();
+    t.prompt("Never mind! Add a details element instead");
+    // A plan kept in a file the transcript wrote (2.1: `ExitPlanMode` with no input).
+    t.call(
+        "w",
+        "Write",
+        json!({"file_path":"/home/u/.claude/plans/humble-seeking-umbrella.md","content":"# Plan: Setup Code Quality Tools (Credo, Dialyxir, mix_audit)\n\n## Epic"}),
+    );
+    t.result("w", "File created successfully", false);
+    t.call("p3", "ExitPlanMode", json!({}));
+    result_with(
+        &mut t,
+        "p3",
+        "User has approved exiting plan mode. You can now proceed.",
+        false,
+        json!({"plan":null,"isAgent":false,"filePath":"/home/u/.claude/plans/humble-seeking-umbrella.md"}),
+    );
+    let s = signals(&t);
+    assert_eq!(s.plans.len(), 3, "{:#?}", s.plans);
+    assert!(
+        matches!(&s.plans[0], PlanOutcome::Refused { title: Some(t), words: Some(w), .. }
+        if t == "Make Project Installable as UV Tool" && w == "Let's keep the name of the py file")
+    );
+    assert!(
+        matches!(&s.plans[1], PlanOutcome::Refused { title: Some(t), words: Some(w), .. }
+        if t == "Web Worker Analysis" && w == "Never mind! Add a details element instead")
+    );
+    assert!(matches!(&s.plans[2], PlanOutcome::Approved { title, .. }
+        if title == "Setup Code Quality Tools (Credo, Dialyxir, mix_audit)"));
+    // A refused plan is no refused call: it is counted once.
+    assert!(s.refusals.is_empty());
+}
+
+#[test]
+fn refused_and_denied_calls_keep_the_reason() {
+    let mut t = T::default();
+    t.prompt("Install the dependencies");
+    t.call("b1", "Bash", json!({"command":"npm install"}));
+    t.result("b1", "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). The user provided the following reason for the rejection:  use pnpm", true);
+    t.call("w1", "WebSearch", json!({"query":"pnpm workspaces"}));
+    t.result(
+        "w1",
+        "Claude requested permissions to use WebSearch, but you haven't granted it yet.",
+        true,
+    );
+    t.call("e1", "Edit", json!({"file_path":"/proj/a.rs"}));
+    t.result("e1", "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.", true);
+    t.prompt_raw_interrupt();
+    t.prompt("not that file, the one in lib/");
+    t.call("b2", "Bash", json!({"command":"./run.sh"}));
+    t.result(
+        "b2",
+        "Exit code 1\n(eval):1: permission denied: ./run.sh",
+        true,
+    );
+    let s = signals(&t);
+    let r: Vec<_> = s
+        .refusals
+        .iter()
+        .map(|r| (r.tool.as_str(), r.by, r.reason.as_deref()))
+        .collect();
+    assert_eq!(
+        r,
+        vec![
+            ("Bash", RefusedBy::User, Some("use pnpm")),
+            ("WebSearch", RefusedBy::Permissions, None),
+            (
+                "Edit",
+                RefusedBy::User,
+                Some("not that file, the one in lib/")
+            ),
+        ]
+    );
+}
+
+/// A type checker failing while two approaches are tried, until a third makes it pass;
+/// a command that passes when simply run again is no failed approach.
+#[test]
+fn a_run_of_failures_until_a_change_passes_is_a_failed_approach() {
+    let mut t = T::default();
+    t.prompt("Please fix these lint errors");
+    t.call("c1", "Bash", json!({"command":"uv run pyright"}));
+    t.result(
+        "c1",
+        "Exit code 1\n/p/test/t.py:52:9 - error: Cannot assign member \"styles\" for type \"Widget\"\n1 error",
+        true,
+    );
+    t.say("Let me add a type: ignore comment on the assignment.");
+    t.call("e1", "Edit", json!({"file_path":"/proj/test/t.py"}));
+    t.result(
+        "e1",
+        "The file /proj/test/t.py has been updated successfully.",
+        false,
+    );
+    t.call("c2", "Bash", json!({"command":"uv run pyright test/"}));
+    t.result(
+        "c2",
+        "Exit code 1\nerror: Unnecessary type: ignore comment",
+        true,
+    );
+    t.say("I'll use cast() to give the mock the widget's type instead.");
+    t.call("e2", "Edit", json!({"file_path":"/proj/test/t.py"}));
+    t.result(
+        "e2",
+        "The file /proj/test/t.py has been updated successfully.",
+        false,
+    );
+    t.call("c3", "Bash", json!({"command":"uv run pyright"}));
+    t.result("c3", "0 errors, 0 warnings", false);
+    // Run again with no change between: no approach failed.
+    t.call("m1", "Bash", json!({"command":"cargo build"}));
+    t.result(
+        "m1",
+        "Exit code 101\nerror: could not lock the build directory",
+        true,
+    );
+    t.call("m2", "Bash", json!({"command":"cargo build"}));
+    t.result("m2", "Finished", false);
+    // One failure, then a change that made it pass: what failed is worth knowing.
+    t.call("m3", "Bash", json!({"command":"cargo build"}));
+    t.result(
+        "m3",
+        "Exit code 101\nerror[E0425]: cannot find value `x`",
+        true,
+    );
+    t.call("e3", "Edit", json!({"file_path":"/proj/src/main.rs"}));
+    t.result("e3", "ok", false);
+    t.call("m4", "Bash", json!({"command":"cargo build"}));
+    t.result("m4", "Finished", false);
+    let s = signals(&t);
+    assert_eq!(s.failed_runs.len(), 2, "{:#?}", s.failed_runs);
+    assert_eq!(s.failed_runs[1].failures, 1);
+    assert_eq!(
+        s.failed_runs[1].error.as_deref(),
+        Some("error[E0425]: cannot find value `x`")
+    );
+    let run = &s.failed_runs[0];
+    assert_eq!(run.command, "uv run pyright");
+    assert_eq!(run.failures, 2);
+    assert_eq!(
+        run.error.as_deref(),
+        Some("/p/test/t.py:52:9 - error: Cannot assign member \"styles\" for type \"Widget\"")
+    );
+    assert_eq!(
+        run.tried,
+        vec!["Let me add a type: ignore comment on the assignment. (test/t.py)"]
+    );
+    assert_eq!(
+        run.worked.as_deref(),
+        Some("I'll use cast() to give the mock the widget's type instead. (test/t.py)")
+    );
+    assert_eq!(run.source.tool, "Bash");
+}
+
+#[test]
+fn a_test_edited_while_its_tests_fail_is_flagged_and_its_creation_is_not() {
+    let mut t = T::default();
+    t.prompt("The tests fail after the refactor");
+    t.call(
+        "w0",
+        "Write",
+        json!({"file_path":"/proj/tests/test_new.py","content":"x"}),
+    );
+    t.result(
+        "w0",
+        "File created successfully at: /proj/tests/test_new.py",
+        false,
+    );
+    t.call("r1", "Bash", json!({"command":"uv run pytest"}));
+    t.result(
+        "r1",
+        "FAILED tests/test_utils.py::test_display_name - AssertionError",
+        true,
+    );
+    t.call(
+        "e1",
+        "Edit",
+        json!({"file_path":"/proj/tests/test_utils.py"}),
+    );
+    t.result("e1", "updated", false);
+    t.call("e2", "Edit", json!({"file_path":"/proj/tests/test_new.py"}));
+    t.result("e2", "updated", false);
+    t.call("e3", "Edit", json!({"file_path":"/proj/src/utils.py"}));
+    t.result("e3", "updated", false);
+    t.call("r2", "Bash", json!({"command":"uv run pytest -x"}));
+    t.result("r2", "3 passed", false);
+    // After the pass, editing a test is writing one.
+    t.call(
+        "e4",
+        "Edit",
+        json!({"file_path":"/proj/tests/test_more.py"}),
+    );
+    t.result("e4", "updated", false);
+    let s = signals(&t);
+    let files: Vec<_> = s.test_edits.iter().map(|e| e.file.as_str()).collect();
+    assert_eq!(files, vec!["tests/test_utils.py", "tests/test_new.py"]);
+    assert_eq!(s.test_edits[0].command, "uv run pytest");
+}
+
+#[test]
+fn bash_mode_gives_the_context_of_the_next_request() {
+    let mut t = T::default();
+    t.push(json!({"type":"user","isMeta":true,"message":{"role":"user","content":"Caveat: The messages below were generated by the user while running local commands. DO NOT respond to these messages or otherwise consider them in your response unless the user explicitly asks you to."}}));
+    t.prompt("<bash-input>uv run ty check</bash-input>");
+    t.prompt("<bash-stdout>error[invalid-assignment]: Object of type `MockStyles` is not assignable\n  --> test/test_tui.py:52:9\n\nFound 5 diagnostics\n</bash-stdout><bash-stderr></bash-stderr>");
+    t.prompt("please fix these");
+    let s = signals(&t);
+    assert_eq!(s.bash.len(), 1);
+    let b = &s.bash[0];
+    assert_eq!(b.command, "uv run ty check");
+    assert_eq!(
+        b.output.as_deref(),
+        Some(
+            "error[invalid-assignment]: Object of type `MockStyles` is not assignable ⏎ --> test/test_tui.py:52:9 ⏎ Found 5 diagnostics"
+        )
+    );
+    assert_eq!(b.next_request.as_deref(), Some("please fix these"));
+    assert_eq!(b.file.as_deref(), Some("test/test_tui.py"));
+    assert_eq!(b.source.tool, "bash mode");
+}
+
+#[test]
+fn hook_feedback_is_a_requirement_said_once() {
+    let mut t = T::default();
+    t.prompt("Port the script to Rust");
+    let stop = "Stop hook feedback:\n[${CLAUDE_PLUGIN_ROOT}/scripts/hooks/stop.sh]: # Running Quality Checks...\n\n# Uncommitted Changes Detected\n\nCannot exit with unstaged changes.\n\nBefore stopping, please commit your work.";
+    t.push(json!({"type":"user","isMeta":true,"message":{"role":"user","content":stop}}));
+    t.say("Committing now.");
+    t.push(json!({"type":"user","isMeta":true,"message":{"role":"user","content":stop}}));
+    let s = signals(&t);
+    assert_eq!(s.hooks.len(), 1);
+    assert_eq!(s.hooks[0].event, "Stop");
+    assert_eq!(
+        s.hooks[0].requirement,
+        "Cannot exit with unstaged changes. ⏎ Before stopping, please commit your work."
+    );
+    assert_eq!(s.hooks[0].source.tool, "Stop hook");
+}
+
+#[test]
+fn memory_notes_are_the_users_lasting_rules() {
+    let mut t = T::default();
+    t.prompt("<user-memory-input>When committing to git, never add Claude as co-author</user-memory-input>");
+    let s = signals(&t);
+    assert_eq!(s.notes.len(), 1);
+    assert_eq!(
+        s.notes[0].text,
+        "When committing to git, never add Claude as co-author"
+    );
+}
+
+#[test]
+fn only_the_segments_main_chain_counts() {
+    let mut t = T::default();
+    t.prompt("<bash-input>git pull</bash-input>");
+    t.boundary();
+    t.push(json!({"type":"user","isSidechain":true,"message":{"role":"user","content":"<bash-input>ls</bash-input>"}}));
+    t.prompt("continue");
+    assert!(signals(&t).is_empty());
+}
+
+#[test]
+fn a_reply_to_the_question_a_turn_ended_with_is_an_answer() {
+    let mut t = T::default();
+    t.prompt("Make the recorder run locally");
+    t.say("Python's http.server would work.\n\nWhich local dev server would you prefer (Vite, serve, http-server)? Or shall I just go with Vite?");
+    t.prompt("ok, fine, let's do vite");
+    t.say("Done. Want me to commit?");
+    t.prompt("yes");
+    t.say("Should I run the tests?");
+    t.call("b", "Bash", json!({"command":"ls"}));
+    t.result("b", "a", false);
+    t.prompt("no, just push the branch");
+    let s = signals(&t);
+    assert_eq!(s.replies.len(), 1, "{:#?}", s.replies);
+    assert_eq!(
+        s.replies[0].question,
+        "Which local dev server would you prefer (Vite, serve, http-server)? Or shall I just go with Vite?"
+    );
+    assert_eq!(s.replies[0].answer, "ok, fine, let's do vite");
+    assert_eq!(s.replies[0].source.tool, "reply");
+}
+
+#[test]
+fn a_test_the_user_saw_fail_in_bash_mode_counts_as_failing() {
+    let mut t = T::default();
+    t.prompt("<bash-input>uv run pytest -v</bash-input>");
+    t.prompt("<bash-stdout>FAILED test/test_names.py::test_last - AssertionError\n5 failed, 6 passed</bash-stdout><bash-stderr></bash-stderr>");
+    t.prompt("Can you please update these tests? We just pick the latest one now");
+    t.say("These tests expect the old behaviour; I'll update them to expect the last directory.");
+    t.call(
+        "e1",
+        "Edit",
+        json!({"file_path":"/proj/test/test_names.py"}),
+    );
+    t.result("e1", "updated", false);
+    let s = signals(&t);
+    assert_eq!(s.test_edits.len(), 1, "{s:#?}");
+    assert_eq!(s.test_edits[0].command, "uv run pytest -v");
+    assert_eq!(
+        s.test_edits[0].said.as_deref(),
+        Some(
+            "These tests expect the old behaviour; I'll update them to expect the last directory."
+        )
+    );
+}
+
+#[test]
+fn the_cause_stated_before_a_failing_command_passes_is_a_root_cause() {
+    let mut t = T::default();
+    t.prompt("CI fails on PR 18");
+    t.call("b1", "Bash", json!({"command":"go test ./..."}));
+    t.result("b1", "Exit code 1\ngo: go.mod requires go >= 1.24.0", true);
+    t.say("The issue is clear: x/net v0.49.0 requires Go 1.24.0 while CI runs Go 1.23.");
+    t.call("e1", "Edit", json!({"file_path":"/proj/go.mod"}));
+    t.result("e1", "updated", false);
+    t.call("b2", "Bash", json!({"command":"go test ./..."}));
+    t.result("b2", "ok", false);
+    let s = signals(&t);
+    assert_eq!(s.diagnoses.len(), 1);
+    assert_eq!(
+        s.diagnoses[0].cause,
+        "The issue is clear: x/net v0.49.0 requires Go 1.24.0 while CI runs Go 1.23."
+    );
+}

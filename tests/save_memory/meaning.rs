@@ -1,0 +1,526 @@
+//! What the memories of real sessions say the session meant, against the annotated set
+//! (`tests/data/meaning/`, docs in its README).
+//!
+//! Each annotated session is replayed the way the hooks see it: the transcript grows to
+//! just before each compaction boundary, where PreCompact saves a memory, SessionStart
+//! gives the restore and PostCompact adds Claude Code's summary (the compaction record
+//! after the boundary); then the whole transcript gets a final memory. So Session so far
+//! carries from one memory to the next as it does in a real session. The summariser is
+//! the offline one.
+//!
+//! - `meaning_report` (ignored; `scripts/meaning-report`) scores the final memory of each
+//!   session per field (precision, recall) and the headlines, for the `dev` and
+//!   `heldout` parts, with the binary `SAVE_MEMORY` names (this build's by default), so
+//!   two builds can be compared. `MEANING_SPLIT=dev` scores one part only (tuning looks
+//!   at `dev` alone); `MEANING_VERBOSE=1` prints every line and item.
+//! - `meaning_memories` snapshots what a memory says the session meant (headline,
+//!   Session so far, AI summary) and the restore, for every annotated session.
+
+use crate::meaning_score::{self as score, Field, Session, Totals};
+use crate::support;
+use crate::support::corpus::corpus_dir;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use memory_stalker::lang::Lang;
+use memory_stalker::memory::Section;
+use memory_stalker::memory::document::{FrontMatter, sections};
+use memory_stalker::memory::labels::Labels;
+use memory_stalker::summary::facts::SessionFacts;
+use support::Sandbox;
+
+/// The replay of one session: its memories in the order written, and each restore.
+pub struct Replay {
+    pub memories: Vec<String>,
+    pub restores: Vec<String>,
+}
+
+fn binary() -> String {
+    std::env::var("SAVE_MEMORY").unwrap_or_else(|_| env!("CARGO_BIN_EXE_save-memory").into())
+}
+
+fn data_dir() -> PathBuf {
+    support::repo_root().join("tests/data/meaning")
+}
+
+/// The main-chain session id of a transcript's records.
+fn session_id(lines: &[&str]) -> Option<String> {
+    lines.iter().find_map(|l| {
+        let v: serde_json::Value = serde_json::from_str(l).ok()?;
+        if v["isSidechain"] == true {
+            return None;
+        }
+        v["sessionId"].as_str().map(str::to_string)
+    })
+}
+
+/// The indexes of the main-chain compaction boundaries, with their triggers.
+fn boundaries(lines: &[&str]) -> Vec<(usize, String)> {
+    lines
+        .iter()
+        .enumerate()
+        .filter_map(|(i, l)| {
+            if !l.contains("compact_boundary") {
+                return None;
+            }
+            let v: serde_json::Value = serde_json::from_str(l).ok()?;
+            (v["type"] == "system"
+                && v["subtype"] == "compact_boundary"
+                && v["isSidechain"] != true)
+                .then(|| {
+                    let trigger = v["compactMetadata"]["trigger"].as_str().unwrap_or("auto");
+                    (i, trigger.to_string())
+                })
+        })
+        .collect()
+}
+
+/// The text of the first compaction summary record after line `from`.
+fn compaction_summary(lines: &[&str], from: usize) -> Option<String> {
+    lines[from..].iter().take(20).find_map(|l| {
+        let v: serde_json::Value = serde_json::from_str(l).ok()?;
+        if v["isCompactSummary"] != true {
+            return None;
+        }
+        let content = &v["message"]["content"];
+        content.as_str().map(str::to_string).or_else(|| {
+            content.as_array().map(|blocks| {
+                blocks
+                    .iter()
+                    .filter_map(|b| b["text"].as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+        })
+    })
+}
+
+/// Every string of a transcript's records, joined: where a headline's words are looked
+/// up.
+pub fn source_text(path: &Path) -> String {
+    fn strings(v: &serde_json::Value, out: &mut String) {
+        match v {
+            serde_json::Value::String(s) => {
+                out.push_str(s);
+                out.push('\n');
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+            serde_json::Value::Object(o) => o.values().for_each(|x| strings(x, out)),
+            _ => {}
+        }
+    }
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut out = String::new();
+    for l in text.lines() {
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(l) {
+            strings(&v, &mut out);
+        }
+    }
+    out
+}
+
+/// Sets a file's modification time 10 s back: PreCompact waits for a transcript written
+/// in the last 250 ms to settle, which a replay need not.
+fn age(path: &Path) {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as libc::time_t;
+    let times = [
+        libc::timeval {
+            tv_sec: now - 10,
+            tv_usec: 0,
+        },
+        libc::timeval {
+            tv_sec: now - 10,
+            tv_usec: 0,
+        },
+    ];
+    // SAFETY: `c` is a valid NUL-terminated path and `times` two initialised timevals.
+    unsafe {
+        libc::utimes(c.as_ptr(), times.as_ptr());
+    }
+}
+
+/// Replays the session of the corpus file `transcript` with `bin`.
+pub fn replay(bin: &str, transcript: &Path) -> Replay {
+    replay_in(bin, transcript).0
+}
+
+/// [`replay`], and the sandbox's directory (what a snapshot leaves out).
+fn replay_in(bin: &str, transcript: &Path) -> (Replay, PathBuf) {
+    let mut sb = Sandbox::new();
+    sb.set("MEMORY_STALKER_SUMMARIZER", "offline");
+    let text = std::fs::read_to_string(transcript).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let session = session_id(&lines).unwrap_or_else(|| "meaning-session".into());
+    let dir = sb.home().join(".claude/projects/-sandbox-project");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{session}.jsonl"));
+    let project = sb.project();
+    let run = |event: serde_json::Value| -> String {
+        let out = sb.run(bin, &[], event.to_string().as_bytes());
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let restore = |out: String| -> String {
+        serde_json::from_str::<serde_json::Value>(&out)
+            .ok()
+            .and_then(|v| {
+                v["hookSpecificOutput"]["additionalContext"]
+                    .as_str()
+                    .map(str::to_string)
+            })
+            .unwrap_or_default()
+    };
+    let base = serde_json::json!({
+        "session_id": session,
+        "transcript_path": path,
+        "cwd": project,
+    });
+    let with = |extra: serde_json::Value| {
+        let mut v = base.clone();
+        for (k, x) in extra.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        v
+    };
+    let mut restores = Vec::new();
+    let mut cuts: Vec<(usize, String)> = boundaries(&lines);
+    cuts.push((lines.len(), "manual".into()));
+    for (n, (cut, trigger)) in cuts.iter().enumerate() {
+        let mut part = lines[..*cut].join("\n");
+        part.push('\n');
+        std::fs::write(&path, part).unwrap();
+        age(&path);
+        run(with(
+            serde_json::json!({"hook_event_name": "PreCompact", "trigger": trigger}),
+        ));
+        restores.push(restore(run(with(
+            serde_json::json!({"hook_event_name": "SessionStart", "source": "compact"}),
+        ))));
+        // Claude Code's summary of this compaction, as PostCompact gets it.
+        if n + 1 < cuts.len()
+            && let Some(summary) = compaction_summary(&lines, *cut)
+        {
+            run(with(serde_json::json!({
+                "hook_event_name": "PostCompact", "trigger": trigger, "compact_summary": summary,
+            })));
+        }
+    }
+    let mut memories: Vec<(u64, String, String)> = sb
+        .memory_files()
+        .into_iter()
+        .map(|name| {
+            let text = std::fs::read_to_string(sb.memories().join(&name)).unwrap();
+            let ns = FrontMatter::parse_with_written_ns(&text)
+                .and_then(|(_, ns, _)| ns)
+                .unwrap_or(0);
+            (ns, name, text)
+        })
+        .collect();
+    memories.sort();
+    let root = sb.root.path().to_path_buf();
+    (
+        Replay {
+            memories: memories.into_iter().map(|(_, _, t)| t).collect(),
+            restores,
+        },
+        root,
+    )
+}
+
+/// The items of a `###` list of a memory's AI summary, placeholders `(…)` left out;
+/// a decision's reason joined to it.
+fn summary_list(memory: &str, heading: fn(&Labels) -> &'static str) -> Vec<String> {
+    let Some(span) = sections(memory)
+        .into_iter()
+        .find(|s| s.section == Section::AiSummary)
+    else {
+        return Vec::new();
+    };
+    let heads: Vec<&str> = [Lang::En, Lang::Zh]
+        .iter()
+        .map(|l| heading(Labels::of(*l)))
+        .collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut inside = false;
+    for line in memory[span.range].lines() {
+        if let Some(h) = line.strip_prefix("### ") {
+            inside = heads.contains(&h.trim());
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        if let Some(reason) = line.strip_prefix("  - ") {
+            if let Some(last) = out.last_mut() {
+                last.push_str(" — ");
+                last.push_str(reason);
+            }
+        } else if let Some(item) = line.strip_prefix("- ") {
+            let item = item.split_once("**: ").map_or(item, |(_, v)| v).trim();
+            if !item.starts_with('(') && !item.starts_with('（') && !item.is_empty() {
+                out.push(item.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The lines a memory gives for a field: its Session so far lists (the model-written
+/// ones included) and its AI summary's.
+pub fn lines_of(memory: &str, field: Field) -> Vec<String> {
+    let f = SessionFacts::from_memory(memory);
+    let mut lines: Vec<String> = match field {
+        Field::Instructions => [f.constraints, f.model_preferences].concat(),
+        Field::Decisions => [f.decisions, f.model_decisions].concat(),
+        Field::Failed => [f.failed, f.model_failed].concat(),
+        Field::Answers => f.answers,
+        Field::Bash => f.context,
+        Field::Hooks => f.requirements,
+    };
+    lines.extend(match field {
+        Field::Instructions => summary_list(memory, |l| l.preferences),
+        Field::Decisions => summary_list(memory, |l| l.key_decisions),
+        Field::Failed => summary_list(memory, |l| l.failed_approaches),
+        _ => Vec::new(),
+    });
+    let mut seen = std::collections::HashSet::new();
+    lines.retain(|l| seen.insert(l.trim().to_lowercase()));
+    lines
+}
+
+/// A memory's headline (the front matter's `summary`).
+pub fn headline(memory: &str) -> String {
+    FrontMatter::parse(memory)
+        .map(|(fm, _)| fm.summary)
+        .unwrap_or_default()
+}
+
+fn sessions() -> Option<(PathBuf, Vec<Session>)> {
+    let corpus = corpus_dir()?;
+    Some((corpus, score::load(&data_dir())))
+}
+
+/// The report of docs: per field and split, precision and recall of the final memories;
+/// the headlines' acceptance, final and over every memory.
+#[test]
+#[ignore = "a report, run by scripts/meaning-report"]
+fn meaning_report() {
+    let Some((corpus, all)) = sessions() else {
+        return;
+    };
+    let bin = binary();
+    let only = std::env::var("MEANING_SPLIT").ok();
+    let verbose = std::env::var("MEANING_VERBOSE").is_ok_and(|v| v == "1");
+    let splits: Vec<&str> = ["dev", "heldout"]
+        .into_iter()
+        .filter(|s| only.as_deref().is_none_or(|o| o == *s))
+        .collect();
+    let mut totals = Totals::default();
+    // Per split: (final acceptable, finals, every acceptable, every memory, mid-word cuts).
+    let mut heads: std::collections::HashMap<&str, [usize; 5]> = Default::default();
+    let mut headlines = Vec::new();
+    for s in all.iter().filter(|s| splits.contains(&s.split.as_str())) {
+        let path = corpus.join(&s.transcript);
+        let r = replay(&bin, &path);
+        let Some(last) = r.memories.last() else {
+            println!("{}: no memory was written", s.name);
+            continue;
+        };
+        let source = source_text(&path);
+        if verbose {
+            println!("\n## {} (reference headline: {})", s.name, s.headline);
+            println!(
+                "restore after the final memory:\n{}",
+                r.restores.last().map_or("", |x| x)
+            );
+        }
+        let h = heads
+            .entry(if s.split == "dev" { "dev" } else { "heldout" })
+            .or_default();
+        for (n, m) in r.memories.iter().enumerate() {
+            let check = score::check_headline(&headline(m), s, &source);
+            if verbose {
+                println!(
+                    "headline of memory {} of {}: {} ({})",
+                    n + 1,
+                    r.memories.len(),
+                    headline(m),
+                    if check.acceptable() {
+                        "acceptable"
+                    } else {
+                        "not acceptable"
+                    }
+                );
+            }
+            h[2] += usize::from(check.acceptable());
+            h[3] += 1;
+            h[4] += usize::from(check.cut_mid_word);
+            if n + 1 == r.memories.len() {
+                h[0] += usize::from(check.acceptable());
+                h[1] += 1;
+                headlines.push((s.split.clone(), s.name.clone(), headline(m), check));
+            }
+        }
+        for field in Field::ALL {
+            let lines = lines_of(last, field);
+            let sc = score::score(s, field, &lines);
+            totals.add(&s.split, field, sc);
+            if verbose && (!lines.is_empty() || sc.items > 0) {
+                println!("{} · {} · {:?}", s.name, field.name(), sc);
+                for l in &lines {
+                    let ok = s.items(field).iter().any(|i| score::matches(l, &i.terms));
+                    let also = s
+                        .also_acceptable
+                        .iter()
+                        .any(|i| score::matches(l, &i.terms));
+                    println!(
+                        "    {} {l}",
+                        if ok {
+                            "+"
+                        } else if also {
+                            "~"
+                        } else {
+                            "-"
+                        }
+                    );
+                }
+                for i in s.items(field) {
+                    if !lines.iter().any(|l| score::matches(l, &i.terms)) {
+                        println!("    missed: {}", i.text);
+                    }
+                }
+            }
+        }
+    }
+    let mut out = String::new();
+    let _ = writeln!(out, "\nmeaning report: {bin}\n");
+    let _ = writeln!(
+        out,
+        "| split | field | precision (right/extracted) | recall (found/items) | traps |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|");
+    for split in &splits {
+        for field in Field::ALL {
+            let t = totals.get(split, field);
+            let _ = writeln!(
+                out,
+                "| {split} | {} | {} | {} | {} |",
+                field.name(),
+                score::rate(t.right, t.extracted),
+                score::rate(t.found, t.items),
+                if field == Field::Instructions {
+                    t.traps.to_string()
+                } else {
+                    "".into()
+                }
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\n| split | headline acceptable (final memory) | headline acceptable (every memory) | cut mid-word (every memory) |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|");
+    for split in &splits {
+        let h = heads.get(split).copied().unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "| {split} | {} | {} | {} |",
+            score::rate(h[0], h[1]),
+            score::rate(h[2], h[3]),
+            h[4]
+        );
+    }
+    let _ = writeln!(out, "\n| split | session | final headline | acceptable |");
+    let _ = writeln!(out, "|---|---|---|---|");
+    for (split, name, h, check) in &headlines {
+        let why = match (check.on_topic, check.cut_mid_word, check.fits) {
+            (_, true, _) => "no: cut mid-word",
+            (false, _, _) => "no: off topic",
+            (_, _, false) => "no: too long",
+            _ => "yes",
+        };
+        let _ = writeln!(
+            out,
+            "| {split} | {name} | {} | {why} |",
+            h.replace('|', "\\|")
+        );
+    }
+    println!("{out}");
+}
+
+/// Run-dependent parts of a memory or restore (memory names with the time of saving,
+/// the sandbox's directory) replaced, so a snapshot repeats.
+fn stable(text: &str, root: &Path) -> String {
+    let text = text.replace(&root.to_string_lossy().into_owned(), "<tmp>");
+    let name = regex::Regex::new(r"\b\d{8}_\d{6}_([A-Za-z0-9-]{1,8})(_\d+)?\.md").unwrap();
+    name.replace_all(&text, "YYYYMMDD_HHMMSS_$1.md")
+        .into_owned()
+}
+
+/// What a memory says the session meant: its headline, Session so far and AI summary
+/// sections.
+fn meaning_of(memory: &str) -> String {
+    let mut out = format!("headline: {}\n\n", headline(memory));
+    for span in sections(memory) {
+        if matches!(span.section, Section::Session | Section::AiSummary) {
+            out.push_str(
+                memory[span.range]
+                    .trim_end()
+                    .trim_end_matches("---")
+                    .trim_end(),
+            );
+            out.push_str("\n\n");
+        }
+    }
+    out
+}
+
+/// What every annotated session's memories say it meant, and the restore after its last
+/// compaction (its final memory's), read by eye: insta snapshots.
+#[test]
+fn meaning_memories() {
+    let Some((corpus, all)) = sessions() else {
+        return;
+    };
+    let bin = binary();
+    // Every annotated session, dev and held out (the held-out ones were made once
+    // tuning on the dev part was over).
+    for s in &all {
+        let path = corpus.join(&s.transcript);
+        let (r, root) = replay_in(&bin, &path);
+        let mut text = format!(
+            "{} ({}), {} memories; reference headline: {}\n\n",
+            s.name,
+            s.split,
+            r.memories.len(),
+            s.headline
+        );
+        for (n, m) in r.memories.iter().enumerate() {
+            if n + 1 < r.memories.len() {
+                let _ = writeln!(text, "memory {}: {}", n + 1, headline(m));
+            }
+        }
+        if let Some(last) = r.memories.last() {
+            let _ = write!(
+                text,
+                "\n======== the final memory ========\n\n{}",
+                meaning_of(last)
+            );
+        }
+        let restore = r.restores.last().map_or("", String::as_str);
+        let _ = write!(
+            text,
+            "======== its restore (SessionStart compact) ========\n\n{restore}\n"
+        );
+        let text = stable(&text, &root);
+        insta::with_settings!({ snapshot_suffix => s.name.clone(), prepend_module_to_snapshot => false }, {
+            insta::assert_snapshot!("meaning", text);
+        });
+    }
+}
