@@ -15,6 +15,7 @@ pub mod query;
 pub mod rank;
 pub mod request;
 pub mod snippet;
+pub mod synonyms;
 
 pub use fields::Field;
 pub use index::{Index, IndexError, OpenOptions, Row, RowFilter, note_change};

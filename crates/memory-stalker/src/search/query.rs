@@ -10,6 +10,7 @@
 //! quoted.
 
 use super::fields::is_cjk;
+use super::synonyms;
 
 /// Most characters of a query read; the rest is ignored.
 pub const MAX_QUERY_CHARS: usize = 2_000;
@@ -75,7 +76,14 @@ pub struct Query {
     /// The content words in order, as one phrase, when there are two or more: a
     /// memory with them side by side ranks higher.
     pub phrase: Option<Vec<String>>,
+    /// Words that stand for the typed ones ([`super::synonyms`]), at most
+    /// [`MAX_RELATED`]: they find a memory that says the same in other words, and rank
+    /// it, but a memory is not "holding every term" through them.
+    pub related: Vec<Term>,
 }
+
+/// Most synonyms a query adds.
+pub const MAX_RELATED: usize = 16;
 
 impl Query {
     /// Parses what was typed.
@@ -121,8 +129,12 @@ impl Query {
             }
         }
         let words: Vec<String> = rest.split_whitespace().map(|w| w.to_lowercase()).collect();
+        let mut related: Vec<&'static str> = Vec::new();
         let mut i = 0;
         while i < words.len() {
+            if let Some((_, phrase)) = synonyms::phrase_at(&words[i..]) {
+                related.extend(synonyms::synonyms(phrase));
+            }
             // A long form typed out ("continuous integration") is its abbreviation too.
             if let Some((n, abbr)) = long_form_at(&words[i..]) {
                 let typed = words[i..i + n].join(" ");
@@ -144,12 +156,32 @@ impl Query {
                 if !t.prefix {
                     phrase_tokens.extend(t.alternatives[0].iter().cloned());
                 }
+                if let [one] = t.alternatives[0].as_slice() {
+                    related.extend(synonyms::synonyms(one));
+                }
                 push(&mut terms, t);
             }
             i += 1;
         }
         let phrase = (phrase_tokens.len() >= 2 && terms.len() >= 2).then_some(phrase_tokens);
-        Query { terms, phrase }
+        let mut extra: Vec<Term> = Vec::new();
+        for word in related {
+            let tokens = tokens_of(word);
+            let known = |t: &Term| t.alternatives.iter().any(|a| *a == tokens);
+            if extra.len() < MAX_RELATED && !terms.iter().any(known) && !extra.iter().any(known)
+            {
+                extra.push(Term {
+                    typed: word.to_string(),
+                    alternatives: vec![tokens],
+                    prefix: false,
+                });
+            }
+        }
+        Query {
+            terms,
+            phrase,
+            related: extra,
+        }
     }
 
     /// Whether nothing searchable was typed (only stop words, punctuation, nothing).
@@ -591,6 +623,23 @@ mod tests {
             q.phrase_fts().as_deref(),
             Some("\"decide running ci branches\"")
         );
+    }
+
+    #[test]
+    fn synonyms_are_related_terms_not_typed_ones() {
+        let q = Query::parse("fix the tint of the row titles");
+        let typed: Vec<&str> = q.terms.iter().map(|t| t.typed.as_str()).collect();
+        assert_eq!(typed, ["fix", "tint", "row", "titles"]);
+        let related: Vec<&str> = q.related.iter().map(|t| t.typed.as_str()).collect();
+        assert!(related.contains(&"repair"), "{related:?}");
+        assert!(related.contains(&"colour"), "{related:?}");
+        // A phrase of a group brings its synonyms; nothing typed comes back as one.
+        let q = Query::parse("style check failures");
+        let related: Vec<&str> = q.related.iter().map(|t| t.typed.as_str()).collect();
+        assert!(related.contains(&"lint"), "{related:?}");
+        let q = Query::parse("lint linter");
+        assert!(q.related.iter().all(|t| t.typed != "lint" && t.typed != "linter"));
+        assert!(Query::parse("xylophone").related.is_empty());
     }
 
     #[test]

@@ -126,18 +126,25 @@ struct Weighed<'q> {
 }
 
 fn rank(index: &Index, query: &Query, filter: &RowFilter) -> Result<Ranked, IndexError> {
+    let weigh = |t| {
+        Ok(Weighed {
+            term: t,
+            df: index.document_frequency(t)?,
+        })
+    };
     let mut terms: Vec<Weighed<'_>> = query
         .terms
         .iter()
-        .map(|t| {
-            Ok(Weighed {
-                term: t,
-                df: index.document_frequency(t)?,
-            })
-        })
+        .map(weigh)
         .collect::<Result<_, IndexError>>()?;
     terms.retain(|t| t.df > 0);
-    if terms.is_empty() {
+    let mut related: Vec<Weighed<'_>> = query
+        .related
+        .iter()
+        .map(weigh)
+        .collect::<Result<_, IndexError>>()?;
+    related.retain(|t| t.df > 0);
+    if terms.is_empty() && related.is_empty() {
         return Ok(Ranked {
             rows: Vec::new(),
             scores: HashMap::new(),
@@ -146,19 +153,30 @@ fn rank(index: &Index, query: &Query, filter: &RowFilter) -> Result<Ranked, Inde
         });
     }
     terms.sort_by_key(|t| t.df);
+    related.sort_by_key(|t| t.df);
+    // The typed words first, rarest first; synonyms with what the budget leaves.
     let mut spent = 0;
-    let chosen: Vec<&Weighed<'_>> = terms
-        .iter()
-        .take_while(|t| {
-            spent += t.df;
-            spent <= POSTINGS
-        })
-        .collect();
-    let ranker = Ranker { index, filter };
-    let (candidates, counted) = if chosen.is_empty() {
-        (ranker.among_the_newest(&terms)?, Vec::new())
+    let mut within = |t: &&Weighed<'_>| {
+        spent += t.df;
+        spent <= POSTINGS
+    };
+    let chosen: Vec<&Weighed<'_>> = terms.iter().take_while(&mut within).collect();
+    let synonyms: Vec<&Weighed<'_>> = if chosen.len() == terms.len() {
+        related.iter().filter(&mut within).collect()
     } else {
-        let any: Vec<String> = chosen.iter().map(|t| t.term.fts()).collect();
+        Vec::new()
+    };
+    let ranker = Ranker { index, filter };
+    let (candidates, counted) = if chosen.is_empty() && synonyms.is_empty() {
+        // Only synonyms were found, all of them common: they stand for the words.
+        let words = if terms.is_empty() { &related } else { &terms };
+        (ranker.among_the_newest(words)?, Vec::new())
+    } else {
+        let any: Vec<String> = chosen
+            .iter()
+            .chain(&synonyms)
+            .map(|t| t.term.fts())
+            .collect();
         (ranker.bm25(&any.join(" OR "), None)?, chosen)
     };
     // Which of the chosen terms each candidate holds: their whole doclists are within

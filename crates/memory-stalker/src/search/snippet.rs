@@ -110,7 +110,13 @@ pub fn snippet_of(dir: &Path, row: &Row, query: &Query) -> Option<Snippet> {
 /// The best line of `lines` for `query`: the most distinct terms, then the heavier
 /// field, then the earlier line.
 pub fn best_snippet(lines: &[FieldLine<'_>], query: &Query) -> Option<Snippet> {
-    let marks: Vec<Vec<String>> = query.terms.iter().map(|t| t.marks()).collect();
+    // Synonyms too: a memory found through them shows the line that says it.
+    let marks: Vec<Vec<String>> = query
+        .terms
+        .iter()
+        .chain(&query.related)
+        .map(|t| t.marks())
+        .collect();
     let mut best: Option<(usize, f64, Snippet)> = None;
     for line in lines {
         let clean = crate::untrusted::line(line.text, usize::MAX);
@@ -309,7 +315,7 @@ mod tests {
                 "what did we decide about running CI on all branches"
             )
             .unwrap(),
-            "[Run] the [CI] workflow on every [branch] push, because PRs come from forks"
+            "[Run] the [CI] [workflow] on every [branch] push, because PRs come from forks"
         );
     }
 
