@@ -167,9 +167,8 @@ impl Query {
         let mut extra: Vec<Term> = Vec::new();
         for word in related {
             let tokens = tokens_of(word);
-            let known = |t: &Term| t.alternatives.iter().any(|a| *a == tokens);
-            if extra.len() < MAX_RELATED && !terms.iter().any(known) && !extra.iter().any(known)
-            {
+            let known = |t: &Term| t.alternatives.contains(&tokens);
+            if extra.len() < MAX_RELATED && !terms.iter().any(known) && !extra.iter().any(known) {
                 extra.push(Term {
                     typed: word.to_string(),
                     alternatives: vec![tokens],
@@ -638,7 +637,11 @@ mod tests {
         let related: Vec<&str> = q.related.iter().map(|t| t.typed.as_str()).collect();
         assert!(related.contains(&"lint"), "{related:?}");
         let q = Query::parse("lint linter");
-        assert!(q.related.iter().all(|t| t.typed != "lint" && t.typed != "linter"));
+        assert!(
+            q.related
+                .iter()
+                .all(|t| t.typed != "lint" && t.typed != "linter")
+        );
         assert!(Query::parse("xylophone").related.is_empty());
     }
 
