@@ -19,18 +19,15 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use support::{Sandbox, files_in, sample_transcript};
 
-const HOOK: &str = env!("CARGO_BIN_EXE_save-memory");
+/// The hook under test (`MEMORY_STALKER_TEST_BINARIES` chooses another build).
+fn hook_bin() -> String {
+    support::binary("save-memory")
+}
 const SID: &str = "7c630e3a-5b1d-4c2e-9f47-2d8a61b0c9e5";
 
 /// `list-memories`, built beside the hook by `cargo test --workspace`.
 fn list_bin() -> String {
-    let p = Path::new(HOOK).with_file_name("list-memories");
-    assert!(
-        p.exists(),
-        "{} is not built: run `cargo build --workspace`",
-        p.display()
-    );
-    p.to_string_lossy().into_owned()
+    support::binary("list-memories")
 }
 
 /// What a run of a binary did, measured by the kernel.
@@ -418,7 +415,7 @@ fn hostile_inputs_never_break_a_compaction() {
     for row in rows() {
         let s = sandbox();
         let stdin = (row.setup)(&s);
-        let run = measure(&s, HOOK, &[], stdin, None);
+        let run = measure(&s, &hook_bin(), &[], stdin, None);
         let fallback = s.root.path().join("plugin-data/unsaved");
         let in_project = memories_under(&s.memories());
         let in_fallback = memories_under(&fallback);
@@ -545,7 +542,7 @@ fn hostile_inputs_never_break_a_compaction() {
 /// memory is written.
 fn assert_memory_survives_a_write_fault(s: &Sandbox, shell: Option<&str>, what: &str) {
     let t = sample(s);
-    let run = measure(s, HOOK, &[], pre_compact(&t, &s.project()), shell);
+    let run = measure(s, &hook_bin(), &[], pre_compact(&t, &s.project()), shell);
     assert_eq!(run.code, Some(0), "{what}: {run:#?}");
     assert!(
         run.stderr.contains("shortened memory") || run.stderr.contains("instead"),
@@ -593,7 +590,7 @@ fn a_full_disk_sends_the_memory_to_the_fallback_directory() {
     drop(filler);
     let t = sample(&s);
     s.set("CLAUDE_PROJECT_DIR", project.to_string_lossy());
-    let run = measure(&s, HOOK, &[], pre_compact(&t, &project), None);
+    let run = measure(&s, &hook_bin(), &[], pre_compact(&t, &project), None);
     let on_disk = memories_under(&mount);
     let fallback = memories_under(&s.root.path().join("plugin-data/unsaved"));
     let partial = partial_files(&mount);
@@ -637,7 +634,7 @@ fn kill_9_during_saves_leaves_no_torn_memory() {
             .set_modified(old)
             .unwrap();
     }
-    let run = measure(&s, HOOK, &[], input, None);
+    let run = measure(&s, &hook_bin(), &[], input, None);
     assert_eq!(run.code, Some(0));
     assert!(partial_files(&s.memories()).is_empty());
 }
@@ -678,7 +675,7 @@ fn post_compact_racing_prune_loses_no_memory_it_keeps() {
     for i in 0..10 {
         let input = json!({"session_id": format!("s{i:07}-x"), "transcript_path": t, "cwd": s.project(), "hook_event_name": "PreCompact", "trigger": "auto"});
         assert_eq!(
-            measure(&s, HOOK, &[], input.to_string().into_bytes(), None).code,
+            measure(&s, &hook_bin(), &[], input.to_string().into_bytes(), None).code,
             Some(0)
         );
     }
@@ -716,7 +713,7 @@ fn post_compact_racing_prune_loses_no_memory_it_keeps() {
 
 /// Starts the hook in the background with `input` on its stdin (then closed).
 fn spawn_hook(s: &Sandbox, input: &[u8]) -> std::process::Child {
-    let mut child = Command::new(HOOK)
+    let mut child = Command::new(hook_bin())
         .env_clear()
         .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .stdin(Stdio::piped())

@@ -15,6 +15,28 @@ mod support {
     pub mod claude;
     pub mod http;
     pub mod mcp;
+
+    /// The path of one of the workspace's binaries: the one built beside this test
+    /// (`cargo test --workspace` builds them all), or the one in
+    /// `MEMORY_STALKER_TEST_BINARIES` when it names a directory — so the hostile, defect,
+    /// time-zone and shipped-memory tables can be run against another build, e.g. the
+    /// release binaries of a commit before a fix.
+    pub fn binary(name: &str) -> String {
+        let dir = match std::env::var_os("MEMORY_STALKER_TEST_BINARIES") {
+            Some(dir) => std::path::PathBuf::from(dir),
+            None => std::path::Path::new(env!("CARGO_BIN_EXE_save-memory"))
+                .parent()
+                .map(std::path::Path::to_path_buf)
+                .unwrap_or_default(),
+        };
+        let path = dir.join(name);
+        assert!(
+            path.exists(),
+            "{} is not built: run `cargo build --workspace`",
+            path.display()
+        );
+        path.to_string_lossy().into_owned()
+    }
 }
 
 mod compaction_hooks;

@@ -10,19 +10,18 @@
 
 use std::fs;
 use std::io::Write;
-use std::path::Path;
 
 use serde_json::{Value, json};
 
 use crate::support::{Sandbox, sample_transcript, text};
 
-const HOOK: &str = env!("CARGO_BIN_EXE_save-memory");
+/// The hook under test (`MEMORY_STALKER_TEST_BINARIES` chooses another build).
+fn hook_bin() -> String {
+    crate::support::binary("save-memory")
+}
 
 fn list_bin() -> String {
-    Path::new(HOOK)
-        .with_file_name("list-memories")
-        .to_string_lossy()
-        .into_owned()
+    crate::support::binary("list-memories")
 }
 
 struct Row {
@@ -65,7 +64,7 @@ fn sandbox() -> Sandbox {
 }
 
 fn hook(s: &Sandbox, input: &Value) -> (String, String) {
-    let out = s.run(HOOK, &[], input.to_string().as_bytes());
+    let out = s.run(&hook_bin(), &[], input.to_string().as_bytes());
     assert_eq!(out.status.code(), Some(0));
     text(&out)
 }
@@ -148,10 +147,11 @@ fn run_row(row: &Row) -> Vec<String> {
         &s,
         &[json!({"name": "show_memory", "arguments": {"target": "latest"}})],
     );
-    if !mcp
-        .first()
-        .is_some_and(|a| a.starts_with(&format!("Memory {newest} ")))
-    {
+    if !mcp.first().is_some_and(|a| {
+        a.lines()
+            .next()
+            .is_some_and(|l| l.contains(newest.as_str()))
+    }) {
         failures.push(format!(
             "MCP latest: {:?}",
             mcp.first().map(|a| &a[..a.len().min(80)])

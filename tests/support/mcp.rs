@@ -2,7 +2,6 @@
 //! likes: raw JSON-RPC lines (too large, not JSON) as well as tool calls.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -13,10 +12,7 @@ use super::Sandbox;
 
 /// The MCP server beside the hook binary (`cargo test --workspace` builds it).
 fn bin() -> String {
-    Path::new(env!("CARGO_BIN_EXE_save-memory"))
-        .with_file_name("memory-stalker-mcp")
-        .to_string_lossy()
-        .into_owned()
+    super::binary("memory-stalker-mcp")
 }
 
 /// A running server with a reader of its stdout lines.
@@ -64,6 +60,20 @@ impl Mcp {
         let _ = self.stdin.write_all(line.as_bytes());
         let _ = self.stdin.write_all(b"\n");
         let _ = self.stdin.flush();
+    }
+
+    /// The server's peak resident memory so far, in MiB (Linux's `VmHWM`; 0 when it
+    /// cannot be read).
+    pub fn peak_rss_mib(&self) -> u64 {
+        std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .ok()
+            .and_then(|status| {
+                status
+                    .lines()
+                    .find_map(|l| l.strip_prefix("VmHWM:"))
+                    .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            })
+            .map_or(0, |kib| kib / 1024)
     }
 
     /// The next line it answers, as JSON, within `limit`.

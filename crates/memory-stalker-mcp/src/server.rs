@@ -171,16 +171,7 @@ impl MemoryServer {
         }
         .options()?;
         self.blocking(move |p| {
-            let mut searched = vec![p.root.clone()];
-            if all {
-                // The registry may name this project under another spelling (a link):
-                // compared as the served project was resolved, it is searched once.
-                searched.extend(
-                    projects::known_projects(&p.config)
-                        .into_iter()
-                        .filter(|k| k.canonicalize().as_ref().unwrap_or(k) != &p.root),
-                );
-            }
+            let searched = projects::searched(&p.config, &p.root, all);
             let stores: Vec<(PathBuf, MemoryStore)> = searched
                 .iter()
                 .map(|r| {

@@ -55,6 +55,25 @@ pub fn register(data_dir: &Path, project: &Path) -> std::io::Result<()> {
     fsutil::replace_derived(&file, text.as_bytes())
 }
 
+/// The projects a search from `this` project reads, `this` first: the one asked about,
+/// whose memories failing to read is the search's error, where another project's only
+/// skips that project (issue 25, defect 8). With `all`, then every other known project
+/// (compared resolved, so a project the registry names under another spelling, through
+/// a link, is searched once).
+pub fn searched(config: &Config, this: &Path, all: bool) -> Vec<PathBuf> {
+    let mut out = vec![this.to_path_buf()];
+    if all {
+        let resolved = |p: &Path| fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let this = resolved(this);
+        out.extend(
+            known_projects(config)
+                .into_iter()
+                .filter(|k| resolved(k) != this),
+        );
+    }
+    out
+}
+
 /// Every project that has a memories directory: from the registries (ours, and those of
 /// the plugin's data directories) and from the `cwd` of the transcripts under
 /// `~/.claude/projects/`.

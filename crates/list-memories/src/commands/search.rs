@@ -76,11 +76,7 @@ pub fn run(ctx: Context<'_>, args: SearchArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
-    let searched: Vec<PathBuf> = if args.all_projects {
-        projects::known_projects(&ctx.config)
-    } else {
-        vec![ctx.project.clone()]
-    };
+    let searched = projects::searched(&ctx.config, &ctx.project, args.all_projects);
     let stores: Vec<_> = searched
         .iter()
         .map(|p| (p.clone(), ctx.config.store(p)))

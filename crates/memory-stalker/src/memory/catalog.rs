@@ -514,7 +514,9 @@ pub struct ProjectHit {
 }
 
 /// Searches the memories of each `(project, store)`, ranked together by score, then
-/// newest first. A memories directory shared by several projects is searched once.
+/// newest first. A memories directory shared by several projects is searched once. The
+/// first is the project asked about: its memories failing to be read is the search's
+/// error; another's is skipped, and said in [`ProjectSearch::skipped`].
 pub fn search_projects(
     stores: &[(PathBuf, MemoryStore)],
     query: &str,
@@ -525,7 +527,7 @@ pub fn search_projects(
     let mut skipped = Vec::new();
     let mut exact = true;
     let mut seen = std::collections::HashSet::new();
-    for (project, store) in stores {
+    for (i, (project, store)) in stores.iter().enumerate() {
         let dir = fs::canonicalize(store.dir()).unwrap_or_else(|_| store.dir().to_path_buf());
         if !seen.insert(dir) {
             continue;
@@ -535,8 +537,9 @@ pub fn search_projects(
             Ok(found) => found,
             // Another project whose memories cannot be read (a linked `.claude`, an
             // unreadable directory) does not cost the others theirs (issue 25, defect
-            // 8); the first, the one asked about, is an error as a search of it alone.
-            Err(e) if !hits.is_empty() || total > 0 || seen.len() > 1 => {
+            // 8); the first, the one asked about, is an error as a search of it alone
+            // (`projects::searched` puts it first).
+            Err(e) if i > 0 => {
                 skipped.push((project.clone(), e.to_string()));
                 continue;
             }

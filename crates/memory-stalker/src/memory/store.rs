@@ -698,8 +698,12 @@ mod tests {
     fn memories_list_in_the_order_of_writing_whatever_the_wall_clock() {
         let dir = tempfile::tempdir().unwrap();
         let store = signed(dir.path());
-        let tokyo = DateTime::parse_from_rfc3339("2026-11-25T23:30:00+09:00").unwrap();
-        let la = DateTime::parse_from_rfc3339("2026-11-25T06:30:05-08:00").unwrap();
+        // Today's times, as a hook would name them: a memory's instant is read within a
+        // day of its name, so fixed dates would stop meaning "now" the day after.
+        let now = chrono::Utc::now();
+        let zone = |hours: i32| FixedOffset::east_opt(hours * 3600).unwrap();
+        let tokyo = now.with_timezone(&zone(9));
+        let la = (now + chrono::Duration::seconds(5)).with_timezone(&zone(-8));
         let a = store.save_new(&tokyo, "aaaa", &memory("aaaa")).unwrap();
         let b = store.save_new(&la, "bbbb", &memory("bbbb")).unwrap();
         assert_eq!(store.memory_files().unwrap(), vec![b.clone(), a.clone()]);
