@@ -6,7 +6,12 @@
 #                             marketplace, then show a memory saved from the sample session
 #   ./install.sh --no-build   the same with the binaries already in bin/
 #   ./install.sh --uninstall  remove the plugin, the marketplace and Claude Code's copy of
-#                             the plugin (memories stay in each project's .claude/memories/)
+#                             the plugin, and what it added to Codex (memories stay in
+#                             each project's .claude/memories/)
+#
+# When OpenAI's Codex CLI is on PATH (or CODEX=/path/to/codex), the same hooks and the MCP
+# server are installed into it too: $CODEX_HOME/hooks.json and config.toml (default
+# ~/.codex), edited in place by `bin/save-memory codex install` (docs/design.md §2.12).
 #
 # It works offline (the marketplace is this directory) and can be run again at any time.
 #
@@ -22,6 +27,7 @@ plugin=memory-stalker
 marketplace=memory-stalker
 id="$plugin@$marketplace"
 claude=${CLAUDE:-claude}
+codex=${CODEX:-codex}
 config_dir=${CLAUDE_CONFIG_DIR:-$HOME/.claude}
 # Claude Code's copy of the plugin (one directory per marketplace).
 cache="$config_dir/plugins/cache/$marketplace"
@@ -29,6 +35,8 @@ dist="$root/dist"
 demo="$root/target/demo-project"
 
 have_claude() { command -v "$claude" >/dev/null 2>&1; }
+have_codex() { command -v "$codex" >/dev/null 2>&1; }
+codex_home=${CODEX_HOME:-$HOME/.codex}
 plugin_installed() { "$claude" plugin list 2>/dev/null | grep -qF "$id"; }
 marketplace_added() {
     "$claude" plugin marketplace list --json 2>/dev/null | grep -Eq "\"name\": *\"$marketplace\""
@@ -52,7 +60,24 @@ remove_cache() {
     fi
 }
 
+# Removes what the installer added to Codex (it needs no `codex`: only its files).
+# Sets codex_failed=1 when something of ours may be left there.
+codex_failed=0
+uninstall_codex() {
+    if [ -x bin/save-memory ]; then
+        echo "==> Codex ($codex_home)"
+        bin/save-memory codex uninstall || codex_failed=1
+    elif grep -qsF -e "/plugin/run' save-memory" -e "# >>> memory-stalker >>>" \
+        "$codex_home/hooks.json" "$codex_home/config.toml"; then
+        echo "✘ bin/save-memory is missing, so memory-stalker's entries in $codex_home/hooks.json" >&2
+        echo "  and config.toml were not removed: run ./install.sh, then ./install.sh --uninstall." >&2
+        codex_failed=1
+    fi
+}
+
 uninstall() {
+    uninstall_codex
+    echo "==> Claude Code"
     if ! have_claude; then
         local files
         files=$(registered_in_files)
@@ -68,7 +93,7 @@ uninstall() {
         echo "==> Claude Code ('$claude') is not on PATH, and nothing in $config_dir names $id."
         remove_cache
         echo "memory-stalker is not installed in Claude Code: nothing to uninstall."
-        exit 0
+        exit "$codex_failed"
     fi
     local did=0 failed=0
     if plugin_installed; then
@@ -92,7 +117,7 @@ uninstall() {
     else
         echo "memory-stalker is not installed in Claude Code: nothing to uninstall."
     fi
-    exit 0
+    exit "$codex_failed"
 }
 
 # dist/: what Claude Code copies, without the build output.
@@ -196,6 +221,17 @@ else
     echo "    When it is, run ./install.sh again, or:"
     echo "      claude plugin marketplace add $root && claude plugin install $id"
     echo "    or load it for one session: claude --plugin-dir $root"
+fi
+
+if have_codex; then
+    echo "==> installing memory-stalker into Codex $("$codex" --version 2>/dev/null | head -n 1) ($codex_home)"
+    bin/save-memory codex install --launcher "$root/plugin/run"
+    echo "    Codex runs only the hooks you trust: these entries trust exactly the commands above"
+    echo "    (a changed command is untrusted again); the README says why the installer writes them."
+    echo "    to uninstall: ./install.sh --uninstall"
+else
+    echo "==> Codex ('$codex') is not on PATH: nothing was installed into Codex."
+    echo "    When it is, run ./install.sh again (or CODEX=/path/to/codex ./install.sh)."
 fi
 
 echo "==> saving a memory from the sample session (tests/fixtures/sample-session.jsonl)"

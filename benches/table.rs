@@ -11,8 +11,8 @@
 //! last row (a local server answering after 5 s).
 //!
 //! Rows: the PreCompact hook on a 100 MB transcript that was never compacted (a task
-//! list in it), on 100 MB and 1 GB transcripts compacted every 5 MB, and on 100 MB with
-//! no task tool anywhere; `list-memories` list / `find latest` / `search` over 10,000
+//! list in it), on a 100 MB Codex CLI rollout likewise (`rollout.rs`), on 100 MB and
+//! 1 GB transcripts compacted every 5 MB, and on 100 MB with no task tool anywhere; `list-memories` list / `find latest` / `search` over 10,000
 //! memories; and the hook with a model that answers after 5 s.
 //!
 //! The inputs are generated once into `target/bench-data/` (the generator's version is
@@ -31,6 +31,7 @@
 mod http;
 #[path = "support/measure.rs"]
 mod measure;
+mod rollout;
 
 use std::fmt::Write as _;
 
@@ -85,7 +86,8 @@ fn main() {
             todos: false,
         },
     ];
-    let transcripts: Vec<Transcript> = specs.iter().map(|s| s.generate(&bench.data)).collect();
+    let mut transcripts: Vec<Transcript> = specs.iter().map(|s| s.generate(&bench.data)).collect();
+    let codex = rollout::generate(&bench.data, 100 * MB / scale);
     let project = generate_memories(&bench.data, memories);
 
     let mut rows = Vec::new();
@@ -106,7 +108,16 @@ fn main() {
             ),
         };
         rows.push(bench.hook_row(case, t));
+        if t.spec.name == "segment" {
+            // Beside the Claude Code transcript of the same size and shape.
+            let case = format!(
+                "hook: {} Codex rollout, one segment (not compacted yet), plan",
+                size(codex.spec.bytes)
+            );
+            rows.push(bench.codex_hook_row(case, &codex));
+        }
     }
+    transcripts.insert(1, codex);
     rows.extend(bench.list_rows(&project, memories));
     rows.push(bench.recall_row(&project, memories));
     rows.push(bench.mcp_search_row(&project, memories));
@@ -210,6 +221,19 @@ impl Bench {
             .original("save_memory.py")
             .map(|cmd| Side::hook(cmd, t.path.clone()));
         let mut row = self.compare(case, &ours, original.as_ref());
+        row.transcript = Some(t.path.clone());
+        row
+    }
+
+    /// The hook on a Codex rollout (the design has no Codex: no original figure).
+    fn codex_hook_row(&self, case: String, t: &Transcript) -> Row {
+        eprintln!("\n{case}");
+        warm_page_cache(&t.path);
+        let ours = Side::hook(self.ours(Path::new(SAVE_MEMORY)), t.path.clone());
+        let mut row = self.compare(case, &ours, None);
+        if self.python.is_ok() {
+            row.original = Err("the design has no Codex CLI".into());
+        }
         row.transcript = Some(t.path.clone());
         row
     }

@@ -9,12 +9,12 @@
 
 use std::io::Cursor;
 
-use memory_stalker::Lang;
 use memory_stalker::memory::FrontMatter;
 use memory_stalker::memory::document::{sections, set_front_matter_field, set_written_ns};
 use memory_stalker::redact::{Clipped, redact};
 use memory_stalker::transcript::{ReverseLines, TodoItem, TodoList, TodoSource};
 use memory_stalker::untrusted::{block, clean, code, line};
+use memory_stalker::{Agent, Lang};
 use proptest::collection::vec;
 use proptest::option;
 use proptest::prelude::*;
@@ -191,18 +191,20 @@ fn front_matter() -> impl Strategy<Value = FrontMatter> {
             prop_oneof![Just(Lang::En), Just(Lang::Zh)],
             option::of(any::<u64>()),
             option::of(option::of(todo_list())),
+            prop_oneof![Just(Agent::ClaudeCode), Just(Agent::Codex)],
         ),
     )
         .prop_map(
             |(
                 (format, session_id, created, trigger, project, transcript),
                 (task_count, tasks_open, summary, summary_source),
-                (prompt_id, lang, transcript_bytes, todos),
+                (prompt_id, lang, transcript_bytes, todos, agent),
             )| FrontMatter {
                 format,
                 session_id,
                 created,
                 trigger: trigger.into(),
+                agent,
                 project,
                 transcript,
                 task_count,
@@ -231,6 +233,7 @@ fn front_matter_like() -> impl Strategy<Value = String> {
         "prompt_id",
         "lang",
         "transcript_bytes",
+        "agent",
         "todos",
         "x",
     ]);

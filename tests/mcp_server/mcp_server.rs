@@ -599,7 +599,7 @@ async fn the_project_comes_from_claude_project_dir_else_the_current_directory() 
     let list = ok(&s, &client, "list_memories", json!({})).await;
     assert_eq!(
         list,
-        "No memories yet in <root>/elsewhere/.claude/memories. memory-stalker saves one each time Claude Code compacts a session of this project.\n"
+        "No memories yet in <root>/elsewhere/.claude/memories. memory-stalker saves one each time Claude Code or Codex compacts a session of this project.\n"
     );
     client.cancel().await.unwrap();
 }
@@ -617,5 +617,47 @@ async fn a_memories_directory_behind_a_link_is_refused_with_a_tool_error() {
     let search = err(&s, &client, "search_memories", json!({"query": "x"})).await;
     let show = err(&s, &client, "show_memory", json!({"target": "latest"})).await;
     insta::assert_snapshot!("behind_a_link", format!("{list}\n{search}\n{show}"));
+    client.cancel().await.unwrap();
+}
+
+/// Memories of both agents: every answer says which agent's session a memory is of, and
+/// `agent` keeps one of them.
+#[tokio::test]
+async fn memories_of_both_agents_are_named_and_filtered() {
+    let s = project();
+    let codex = "---\nmemory_stalker: 1\nsession_id: \"0c0de000-0000-7000-8000-000000000000\"\ncreated: \"2026-02-02T10:00:00+08:00\"\ntrigger: \"auto\"\nagent: \"codex\"\nproject: \"/p\"\ntranscript: \"/r.jsonl\"\ntask_count: 1\ntasks_open: 1\nsummary: \"Retry docs written in Codex\"\nsummary_source: \"offline\"\nlang: \"en\"\n---\n\n## AI summary\n\n- retry docs in the README\n";
+    fs::write(s.memories().join("20260202_100000_0c0de000.md"), codex).unwrap();
+    // Ours (signed as save-memory signs), so the answers are about agents alone.
+    support::sign_memory(&s, &s.memories().join("20260202_100000_0c0de000.md"));
+    let client = start(&s, &s.project()).await;
+    let listed = ok(&s, &client, "list_memories", json!({"agent": "codex"})).await;
+    assert!(listed.starts_with("1 memory in all"), "{listed}");
+    assert!(listed.contains("20260202_100000_0c0de000.md  1 of 1 tasks open  auto  Codex  Retry docs written in Codex"), "{listed}");
+    let found = ok(
+        &s,
+        &client,
+        "search_memories",
+        json!({"query": "retry", "agent": "codex"}),
+    )
+    .await;
+    assert!(found.contains("Codex session 0c0de000"), "{found}");
+    assert!(!found.contains("ff246da3"), "{found}");
+    let all = ok(&s, &client, "search_memories", json!({"query": "retry"})).await;
+    assert!(
+        all.contains("Codex session 0c0de000") && all.contains("Claude Code session ff246da3"),
+        "{all}"
+    );
+    let shown = ok(&s, &client, "show_memory", json!({"target": "0c0de000"})).await;
+    assert!(
+        shown.starts_with(
+            "Memory 20260202_100000_0c0de000.md (2026-02-02 10:00, Codex session 0c0de000"
+        ),
+        "{shown}"
+    );
+    let e = err(&s, &client, "list_memories", json!({"agent": "gemini"})).await;
+    assert_eq!(
+        e,
+        "agent \"gemini\" is not one of \"claude-code\" and \"codex\"."
+    );
     client.cancel().await.unwrap();
 }

@@ -17,6 +17,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use support::rollout::{CODEX_SID, Rollout};
 use support::{Sandbox, files_in, sample_transcript};
 
 /// The hook under test (`MEMORY_STALKER_TEST_BINARIES` chooses another build).
@@ -109,6 +110,20 @@ fn sandbox() -> Sandbox {
     s
 }
 
+/// Codex's PreCompact input (docs/design.md §2.11); `None`: `codex exec --ephemeral`.
+fn codex_pre_compact(transcript: Option<&Path>, cwd: &Path) -> Vec<u8> {
+    json!({"session_id": CODEX_SID, "turn_id": "0199c0de-7777-7000-8000-000000000001", "transcript_path": transcript, "cwd": cwd, "hook_event_name": "PreCompact", "model": "gpt-5.5", "trigger": "auto"})
+        .to_string()
+        .into_bytes()
+}
+
+/// Where a rollout of the sandbox's Codex session goes.
+fn rollout_at(s: &Sandbox) -> PathBuf {
+    let dir = s.home().join(".codex/sessions/2026/11/25");
+    fs::create_dir_all(&dir).unwrap();
+    dir.join(format!("rollout-2026-11-25T09-00-00-{CODEX_SID}.jsonl"))
+}
+
 fn pre_compact(transcript: &Path, cwd: &Path) -> Vec<u8> {
     json!({"session_id": SID, "transcript_path": transcript, "cwd": cwd, "hook_event_name": "PreCompact", "trigger": "auto"})
         .to_string()
@@ -171,6 +186,106 @@ fn mkfifo(path: &Path) {
 }
 
 fn rows() -> Vec<Row> {
+    let mut rows = claude_code_rows();
+    rows.extend(rollout_rows());
+    rows
+}
+
+/// The same hostile inputs, as Codex would give them: a rollout (docs/design.md §3.12).
+fn rollout_rows() -> Vec<Row> {
+    vec![
+        Row {
+            name: "rollout with garbage lines",
+            setup: |s| {
+                let t = rollout_at(s);
+                let mut lines = Rollout::sample(&s.project()).lines;
+                for (i, junk) in [
+                    "not json at all",
+                    "\u{1b}[31m{\"timestamp\":",
+                    r#"{"timestamp":"t","type":"response_item","payload":[1,2]}"#,
+                    r#"{"timestamp":"t","type":"a_type_of_2030","payload":{"x":{"y":[]}}}"#,
+                    r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{broken","call_id":"z"}}"#,
+                ]
+                .into_iter()
+                .enumerate()
+                {
+                    lines.insert(2 + 3 * i, junk.to_string());
+                }
+                lines.push(
+                    r#"{"timestamp":"t","type":"response_item","payload":{"type":"mess"#.into(),
+                );
+                fs::write(&t, lines.join("\n")).unwrap();
+                codex_pre_compact(Some(&t), &s.project())
+            },
+            memory: Expect::Project,
+            says: "saved",
+            max_secs: 5,
+            max_rss_mib: 30,
+        },
+        Row {
+            name: "rollout of 1 GiB, compacted near its end",
+            setup: |s| {
+                // The session's first line, a gigabyte the reader must never touch, then a
+                // compaction and the segment after it.
+                let t = rollout_at(s);
+                let mut r = Rollout::sample(&s.project());
+                let head = format!("{}\n", r.lines[0]);
+                fs::write(&t, &head).unwrap();
+                let f = fs::OpenOptions::new().append(true).open(&t).unwrap();
+                f.set_len(1 << 30).unwrap();
+                r.lines.clear();
+                r.compaction("summary")
+                    .prompt("Now document the retry budget in README.md.")
+                    .plan("d1", &[("Document the budget", "in_progress")])
+                    .shell("d2", "cat README.md", 0, "# Uploader\n");
+                let mut tail = String::from("\n");
+                tail.push_str(&r.text());
+                fs::OpenOptions::new()
+                    .append(true)
+                    .open(&t)
+                    .unwrap()
+                    .write_all(tail.as_bytes())
+                    .unwrap();
+                codex_pre_compact(Some(&t), &s.project())
+            },
+            memory: Expect::Project,
+            says: "saved",
+            max_secs: 5,
+            max_rss_mib: 40,
+        },
+        Row {
+            name: "rollout is a FIFO",
+            setup: |s| {
+                let t = rollout_at(s);
+                mkfifo(&t);
+                codex_pre_compact(Some(&t), &s.project())
+            },
+            memory: Expect::None,
+            says: "not a regular file",
+            max_secs: 5,
+            max_rss_mib: 20,
+        },
+        Row {
+            name: "rollout missing",
+            setup: |s| codex_pre_compact(Some(&rollout_at(s)), &s.project()),
+            memory: Expect::None,
+            says: "cannot read transcript",
+            max_secs: 5,
+            max_rss_mib: 20,
+        },
+        Row {
+            name: "null transcript_path (codex exec --ephemeral)",
+            setup: |s| codex_pre_compact(None, &s.project()),
+            memory: Expect::None,
+            says: "--ephemeral keeps no rollout",
+            max_secs: 5,
+            max_rss_mib: 20,
+        },
+    ]
+}
+
+/// The hostile inputs of a Claude Code session.
+fn claude_code_rows() -> Vec<Row> {
     vec![
         Row {
             name: "empty stdin",
@@ -490,6 +605,16 @@ fn hostile_inputs_never_break_a_compaction() {
                 && v != "keep me\n"
             {
                 fail(format!("a linked file was changed: {v:?}"));
+            }
+        }
+        if row.name == "rollout of 1 GiB, compacted near its end" {
+            // The segment after the compaction, read without reading the gigabyte.
+            let text = fs::read_to_string(&in_project[0]).unwrap();
+            if !text.contains("Now document the retry budget in README.md.")
+                || !text.contains("- [ ] **in progress**: Document the budget")
+                || !text.contains("agent: \"codex\"")
+            {
+                fail(format!("the memory is not the last segment's:\n{text}"));
             }
         }
         if row.name == "a 50 MB prompt" {

@@ -13,8 +13,11 @@ mod support {
 
     pub mod anthropic;
     pub mod claude;
+    pub mod codex;
     pub mod http;
     pub mod mcp;
+    pub mod responses;
+    pub mod rollout;
 
     /// The path of one of the workspace's binaries: the one built beside this test
     /// (`cargo test --workspace` builds them all), or the one in
@@ -39,9 +42,11 @@ mod support {
     }
 }
 
+mod codex_hooks;
 mod compaction_hooks;
 mod continuity;
 mod e2e_claude_code;
+mod e2e_codex;
 mod e2e_tui;
 mod hostile;
 mod plugin_bundle;

@@ -99,17 +99,18 @@ fn pad_into(out: &mut String, s: &str, w: usize) {
     out.extend(std::iter::repeat_n(' ', w.saturating_sub(used)));
 }
 
-/// `#  date  session  open/total  summary  size`, one row per memory.
+/// `#  date  session  agent  open/total  summary  size`, one row per memory.
 pub fn table(entries: &[MemoryEntry], style: &Style) -> String {
-    const FIXED: usize = 4 + 18 + 10 + 12 + 10;
+    const FIXED: usize = 4 + 18 + 10 + 13 + 12 + 10;
     let summary_w = style.width.saturating_sub(FIXED).max(20);
     // Rows are about 100 bytes: one allocation for a table of thousands.
     let mut out = String::with_capacity((entries.len() + 1) * (FIXED + summary_w + 8));
     let header = format!(
-        "{:>3}  {}{}{}{}  {}",
+        "{:>3}  {}{}{}{}{}  {}",
         "#",
         pad("date", 18),
         pad("session", 10),
+        pad("agent", 13),
         // Says what the numbers count: "3/5" alone reads as three of five done.
         pad("open/total", 12),
         pad("summary", summary_w),
@@ -141,6 +142,7 @@ pub fn table(entries: &[MemoryEntry], style: &Style) -> String {
         let _ = write!(out, "{:>3}  ", i + 1);
         pad_into(&mut out, &e.date, 18);
         pad_into(&mut out, &e.session, 10);
+        pad_into(&mut out, e.agent.name(), 13);
         pad_into(&mut out, &tasks, 12);
         pad_into(&mut out, summary, summary_w);
         out.push_str("  ");
@@ -158,7 +160,7 @@ pub fn table(entries: &[MemoryEntry], style: &Style) -> String {
 pub fn listing(l: &Listing, dir: &Path, style: &Style) -> String {
     if l.total == 0 {
         return format!(
-            "No memories in {} yet. memory-stalker writes one each time Claude Code compacts a session.\n",
+            "No memories in {} yet. memory-stalker writes one each time Claude Code or Codex compacts a session.\n",
             shown(dir)
         );
     }

@@ -134,10 +134,11 @@ pub fn search(
         .map(|(i, h)| {
             let m = &h.hit.memory;
             let mut e = format!(
-                "\n{}. {} ({}, session {}, {})\n   {}\n",
+                "\n{}. {} ({}, {} session {}, {})\n   {}\n",
                 i + 1,
                 clean(&m.file, 200),
                 clean(&m.date, 40),
+                m.agent.name(),
                 clean(&m.session, 20),
                 tasks(m),
                 headline(m)
@@ -222,7 +223,7 @@ pub fn listing(l: &Listing, filter: Option<&str>, dir: &Path) -> String {
                 path(dir)
             ),
             None => format!(
-                "No memories yet in {}. memory-stalker saves one each time Claude Code compacts a session of this project.\n",
+                "No memories yet in {}. memory-stalker saves one each time Claude Code or Codex compacts a session of this project.\n",
                 path(dir)
             ),
         });
@@ -251,11 +252,12 @@ pub fn listing(l: &Listing, filter: Option<&str>, dir: &Path) -> String {
         .iter()
         .map(|m| {
             format!(
-                "- {}  {}  {}  {}  {}\n",
+                "- {}  {}  {}  {}  {}  {}\n",
                 clean(&m.date, 40),
                 clean(&m.file, 200),
                 tasks(m),
                 clean(&m.trigger, 20),
+                m.agent.name(),
                 headline(m)
             )
         })
@@ -292,8 +294,9 @@ pub fn listing(l: &Listing, filter: Option<&str>, dir: &Path) -> String {
 pub fn memory(m: &MemoryEntry, section: Option<Section>, text: &str) -> String {
     let file = clean(&m.file, 200);
     let head = format!(
-        "Memory {file} ({}, session {}, {}){}{}:\n\n",
+        "Memory {file} ({}, {} session {}, {}){}{}:\n\n",
         clean(&m.date, 40),
+        m.agent.name(),
         clean(&m.session, 20),
         tasks(m),
         section.map_or(String::new(), |s| format!(", section {}", s.key())),

@@ -4,10 +4,10 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use memory_stalker::Config;
 use memory_stalker::memory::{MemoryStore, Section, Shown, search_projects};
 use memory_stalker::projects;
 use memory_stalker::search::SearchRequest;
+use memory_stalker::{Agent, Config};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
@@ -82,6 +82,16 @@ pub struct ListArgs {
     pub limit: Option<u32>,
     /// Only memories whose headline, session, file name, date or trigger contain this text.
     pub filter: Option<String>,
+    /// Only memories of one agent's sessions: "claude-code" or "codex" (default both).
+    pub agent: Option<String>,
+}
+
+/// An `agent` argument: none, or one of the two agents (an error names them).
+fn agent(asked: Option<&str>) -> Result<Option<Agent>, String> {
+    match asked.map(str::trim).filter(|a| !a.is_empty()) {
+        None => Ok(None),
+        Some(a) => Agent::from_arg(a).map(Some),
+    }
 }
 
 /// `limit` checked against its default and maximum: 0 is an error, more than the
@@ -143,7 +153,7 @@ impl MemoryServer {
 impl MemoryServer {
     /// `search_memories`: ranked full-text search.
     #[tool(
-        description = "Search the memories memory-stalker saved at earlier context compactions of this project: use it when you need an earlier decision, what was done before, a user's standing instruction, an error met before, or the open tasks of an earlier session. Ask in plain words or keywords; results are ranked (whole words, any form of a word), one per session, with the line that matched. If nothing useful comes back, search again with other words: synonyms, the file or function names, the error text. Read one with show_memory.",
+        description = "Search the memories memory-stalker saved at earlier context compactions of this project: use it when you need an earlier decision, what was done before, a user's standing instruction, an error met before, or the open tasks of an earlier session. Ask in plain words or keywords; results are ranked (whole words, any form of a word), one per session, with the line that matched. Memories of Claude Code and Codex sessions alike (agent narrows to one). If nothing useful comes back, search again with other words: synonyms, the file or function names, the error text. Read one with show_memory.",
         annotations(
             title = "Search memories",
             read_only_hint = true,
@@ -254,7 +264,7 @@ impl MemoryServer {
 
     /// `list_memories`: the newest memories, one line each.
     #[tool(
-        description = "List the newest memories memory-stalker saved at earlier context compactions of this project, one line each (date, file, open tasks, trigger, headline), and how many there are: use it to see what earlier sessions left, or to pick one for show_memory.",
+        description = "List the newest memories memory-stalker saved at earlier context compactions of this project, one line each (date, file, open tasks, trigger, agent, headline), and how many there are: use it to see what earlier sessions left, or to pick one for show_memory.",
         annotations(
             title = "List memories",
             read_only_hint = true,
@@ -266,6 +276,7 @@ impl MemoryServer {
         Parameters(args): Parameters<ListArgs>,
     ) -> Result<String, String> {
         let limit = limit(args.limit, LIST_LIMIT)?;
+        let agent = agent(args.agent.as_deref())?;
         let filter = args
             .filter
             .map(|f| f.trim().to_string())
@@ -273,7 +284,7 @@ impl MemoryServer {
         self.blocking(move |p| {
             let listing = p
                 .store
-                .list(Some(limit), filter.as_deref())
+                .list_by(Some(limit), filter.as_deref(), agent)
                 .map_err(|e| e.to_string())?;
             Ok(answer::listing(&listing, filter.as_deref(), p.store.dir()))
         })

@@ -12,7 +12,8 @@ use crate::lang::Lang;
 /// Which summariser to use (`MEMORY_STALKER_SUMMARIZER`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Backend {
-    /// The first configured of anthropic, openai, claude-cli; offline otherwise.
+    /// The first configured of anthropic, openai, claude-cli, codex-cli; offline
+    /// otherwise.
     #[default]
     Auto,
     /// The Anthropic Messages API (`ANTHROPIC_API_KEY` or `ANTHROPIC_AUTH_TOKEN`).
@@ -21,6 +22,8 @@ pub enum Backend {
     OpenAi,
     /// `claude -p`, the Claude Code CLI on `PATH`.
     ClaudeCli,
+    /// `codex exec`, the Codex CLI on `PATH`.
+    CodexCli,
     /// No model: the deterministic offline summary.
     Offline,
 }
@@ -33,6 +36,7 @@ impl Backend {
             "anthropic" => Some(Backend::Anthropic),
             "openai" | "openai-compatible" => Some(Backend::OpenAi),
             "claude-cli" | "claude" | "cli" => Some(Backend::ClaudeCli),
+            "codex-cli" | "codex" => Some(Backend::CodexCli),
             "offline" | "none" | "off" => Some(Backend::Offline),
             _ => None,
         }
@@ -45,6 +49,7 @@ impl Backend {
             Backend::Anthropic => "anthropic",
             Backend::OpenAi => "openai",
             Backend::ClaudeCli => "claude-cli",
+            Backend::CodexCli => "codex-cli",
             Backend::Offline => "offline",
         }
     }
@@ -147,7 +152,7 @@ impl Config {
             None => Backend::Auto,
             Some(v) => Backend::parse(&v).unwrap_or_else(|| {
                 warnings.push(format!(
-                    "MEMORY_STALKER_SUMMARIZER={v:?} is not one of auto, anthropic, openai, claude-cli, offline; using auto"
+                    "MEMORY_STALKER_SUMMARIZER={v:?} is not one of auto, anthropic, openai, claude-cli, codex-cli, offline; using auto"
                 ));
                 Backend::Auto
             }),

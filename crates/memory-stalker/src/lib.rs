@@ -15,10 +15,13 @@
 //! - [`switch`]: whether memory-stalker works in a project.
 //! - [`redact`]: secret redaction for everything sent to a model or written to disk.
 //! - [`untrusted`]: the one way untrusted text reaches what a person or the model reads.
+//! - [`codex`]: installing into OpenAI's Codex CLI (its rollouts are read by [`transcript`]).
 //! - [`config`], [`log`]: environment configuration and the hook's log.
 
 #![warn(missing_docs)]
 
+pub mod agent;
+pub mod codex;
 pub mod config;
 pub mod error;
 pub mod fsutil;
@@ -36,6 +39,7 @@ pub mod text;
 pub mod transcript;
 pub mod untrusted;
 
+pub use agent::Agent;
 pub use config::Config;
 pub use error::Error;
 pub use lang::Lang;

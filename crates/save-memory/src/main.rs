@@ -73,6 +73,10 @@ enum Command {
         #[arg(long, value_name = "ID")]
         session: Option<String>,
     },
+    /// Install memory-stalker's hooks and MCP server into OpenAI's Codex CLI, or remove
+    /// them (what `./install.sh` runs when `codex` is on PATH).
+    #[command(subcommand)]
+    Codex(CodexCommand),
     /// Hook for UserPromptSubmit and PostToolUse: hand a note PostCompact left to the
     /// model (prints nothing when none waits).
     #[command(name = "hand-over-note", hide = true)]
@@ -95,6 +99,27 @@ enum Command {
     },
 }
 
+/// `save-memory codex …`.
+#[derive(Subcommand)]
+enum CodexCommand {
+    /// Add the hooks to $CODEX_HOME/hooks.json, and their trust and the MCP server to
+    /// $CODEX_HOME/config.toml (in a block of its own); run again, it changes nothing.
+    Install {
+        /// The plugin's launcher (`<repository>/plugin/run`), an absolute path.
+        #[arg(long, value_name = "PATH")]
+        launcher: PathBuf,
+        /// Codex's home (default: $CODEX_HOME, else ~/.codex).
+        #[arg(long, value_name = "DIR")]
+        codex_home: Option<PathBuf>,
+    },
+    /// Remove what `install` added, and nothing else.
+    Uninstall {
+        /// Codex's home (default: $CODEX_HOME, else ~/.codex).
+        #[arg(long, value_name = "DIR")]
+        codex_home: Option<PathBuf>,
+    },
+}
+
 /// `summarize-job --backend`: exactly the names [`Backend::name`] gives the job when the
 /// hook starts it, so a misspelt one is a usage error instead of an offline summary
 /// (the lenient [`Backend::parse`] is for `MEMORY_STALKER_SUMMARIZER`).
@@ -108,6 +133,7 @@ impl ValueEnum for JobBackend {
             JobBackend(Backend::Anthropic),
             JobBackend(Backend::OpenAi),
             JobBackend(Backend::ClaudeCli),
+            JobBackend(Backend::CodexCli),
             JobBackend(Backend::Offline),
         ]
     }
@@ -142,6 +168,7 @@ fn main() -> ExitCode {
             backend: backend.0,
         }),
         Some(Command::HandOverNote) => return hand_over_note(),
+        Some(Command::Codex(c)) => codex(c),
         None if cli.by_hand.transcript.is_some() => by_hand(cli.by_hand),
         None => return run_hook(),
     };
@@ -261,6 +288,41 @@ fn summarize_job(job: SummaryJob) -> anyhow::Result<()> {
         std::process::exit(0);
     });
     pipeline::run_detached(&job, &config);
+    Ok(())
+}
+
+/// `save-memory codex install|uninstall`: prints what was done, one line each.
+fn codex(command: CodexCommand) -> anyhow::Result<()> {
+    use memory_stalker::codex;
+    let home_of = |given: Option<PathBuf>| {
+        given
+            .or_else(|| {
+                let env = std::env::var("CODEX_HOME").ok();
+                let home = std::env::var_os("HOME").map(PathBuf::from);
+                codex::codex_home(env.as_deref(), home.as_deref())
+            })
+            .context("neither --codex-home, CODEX_HOME nor HOME says where Codex's home is")
+    };
+    let outcome = match command {
+        CodexCommand::Install {
+            launcher,
+            codex_home,
+        } => codex::install(&home_of(codex_home)?, &launcher)?,
+        CodexCommand::Uninstall { codex_home } => {
+            let home = home_of(codex_home)?;
+            let out = codex::uninstall(&home)?;
+            if !out.changed {
+                println!(
+                    "memory-stalker is not installed in Codex ({}): nothing to uninstall",
+                    home.display()
+                );
+            }
+            out
+        }
+    };
+    for line in &outcome.lines {
+        println!("    {line}");
+    }
     Ok(())
 }
 

@@ -4,6 +4,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use clap::Args;
+use memory_stalker::Agent;
 use memory_stalker::memory::{Skipped, Target};
 
 use super::{Context, JSON_VERSION, Numbered, emit, numbered, report_skipped};
@@ -13,6 +14,10 @@ use crate::render;
 #[derive(Args)]
 pub struct FindArgs {
     target: String,
+    /// Only memories of one agent's sessions: claude-code or codex (`latest` is then
+    /// that agent's newest).
+    #[arg(long, value_name = "AGENT", value_parser = super::parse_agent)]
+    agent: Option<Agent>,
 }
 
 /// `find --json`.
@@ -30,7 +35,7 @@ struct FindJson<'a> {
 /// Finds the memories `target` names; exit 1 when there are none (the JSON answer,
 /// with no matches, is still given).
 pub fn run(ctx: Context<'_>, args: FindArgs) -> anyhow::Result<ExitCode> {
-    let found = ctx.store.find(&args.target)?;
+    let found = ctx.store.find_by(&args.target, args.agent)?;
     if ctx.json {
         emit(
             ctx.out,

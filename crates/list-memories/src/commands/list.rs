@@ -4,6 +4,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use clap::Args;
+use memory_stalker::Agent;
 use memory_stalker::memory::Skipped;
 
 use super::{Context, JSON_VERSION, Numbered, emit, numbered, report_skipped};
@@ -18,6 +19,9 @@ pub struct ListArgs {
     /// Only memories whose summary, session, file name, date or trigger contain TEXT.
     #[arg(long, value_name = "TEXT")]
     pub filter: Option<String>,
+    /// Only memories of one agent's sessions: claude-code or codex.
+    #[arg(long, value_name = "AGENT", value_parser = super::parse_agent)]
+    pub agent: Option<Agent>,
 }
 
 /// `list --json`.
@@ -33,7 +37,9 @@ struct ListJson<'a> {
 
 /// Lists the memories: a table (files skipped on stderr), or JSON.
 pub fn run(ctx: Context<'_>, args: ListArgs) -> anyhow::Result<ExitCode> {
-    let listing = ctx.store.list(args.limit, args.filter.as_deref())?;
+    let listing = ctx
+        .store
+        .list_by(args.limit, args.filter.as_deref(), args.agent)?;
     if ctx.json {
         emit(
             ctx.out,

@@ -106,12 +106,20 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
 
     let command = match cli.command {
         None => Command::List(cli.list),
-        Some(Command::List(args)) if cli.list.limit.is_none() && cli.list.filter.is_none() => {
+        Some(Command::List(args))
+            if cli.list.limit.is_none()
+                && cli.list.filter.is_none()
+                && cli.list.agent.is_none() =>
+        {
             Command::List(args)
         }
-        Some(_) if cli.list.limit.is_some() || cli.list.filter.is_some() => {
+        Some(_)
+            if cli.list.limit.is_some()
+                || cli.list.filter.is_some()
+                || cli.list.agent.is_some() =>
+        {
             eprintln!(
-                "list-memories: --limit and --filter go after `list` (or with no subcommand)"
+                "list-memories: --limit, --filter and --agent go after the subcommand (`list`, or none)"
             );
             return Ok(ExitCode::from(2));
         }
@@ -128,6 +136,11 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         Command::Off => switch::set(ctx, false),
         Command::On => switch::set(ctx, true),
     }
+}
+
+/// `--agent NAME`: `claude-code` (or `claude`) or `codex`.
+fn parse_agent(s: &str) -> Result<memory_stalker::Agent, String> {
+    memory_stalker::Agent::from_arg(s)
 }
 
 /// Writes `v` as pretty JSON and a newline.

@@ -51,6 +51,12 @@ fn entry(v: &[String], at: usize) -> MemoryEntry {
         summary_source: v[at + 8].clone(),
         size_bytes: 1_234,
         too_large: false,
+        // The first entry Claude Code's, the second Codex's: both renderings checked.
+        agent: if at == 0 {
+            memory_stalker::Agent::ClaudeCode
+        } else {
+            memory_stalker::Agent::Codex
+        },
         provenance: Default::default(),
         future: false,
         format: 1,

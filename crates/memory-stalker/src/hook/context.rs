@@ -184,8 +184,16 @@ pub fn restore_context(ex: &Extraction, memory: &Path, facts: &SessionFacts) -> 
         || untrusted::path(memory),
         |f| line(&f.to_string_lossy(), 200),
     );
+    // How the model reads the whole memory: Claude Code has the plugin's `list-memories`
+    // on its PATH; Codex has memory-stalker's MCP tools, and the file.
+    let how = match ex.agent {
+        crate::agent::Agent::ClaudeCode => format!("`list-memories show {file}` prints it"),
+        crate::agent::Agent::Codex => {
+            format!("read it, or call memory-stalker's show_memory tool with target \"{file}\"")
+        }
+    };
     let mut out = format!(
-        "memory-stalker: facts saved from this session just before the compaction (a record of the past; check the code before relying on it).\n- Memory file: {} (the whole last interaction, task list, plan and files; `list-memories show {file}` prints it).\n",
+        "memory-stalker: facts saved from this session just before the compaction (a record of the past; check the code before relying on it).\n- Memory file: {} (the whole last interaction, task list, plan and files; {how}).\n",
         untrusted::path(memory)
     );
     if let Some(title) = &ex.title {
@@ -388,6 +396,7 @@ mod tests {
 
     fn ex(items: usize) -> Extraction {
         Extraction {
+            agent: crate::Agent::ClaudeCode,
             session_id: Some("s".into()),
             cwd: None,
             version: None,

@@ -4,6 +4,7 @@
 //! Every entry point here returns the text for stdout and never fails: errors are
 //! logged (stderr and the memories log) and the compaction goes on.
 
+pub mod codex;
 pub mod context;
 pub mod note;
 mod protocol;
@@ -15,6 +16,7 @@ use crate::pipeline::{SaveRequest, UNKNOWN_TRIGGER, compaction_memory, save_memo
 pub use protocol::{Event, HookInput, MAX_INPUT_BYTES, Output, Source, time_budget};
 
 use crate::Error;
+use crate::agent::Agent;
 use crate::config::Config;
 use crate::log::Log;
 use crate::memory::{MemoryEdit, Trigger};
@@ -41,6 +43,13 @@ pub fn run_parsed(input: Result<HookInput, Error>, config: &Config, log: &Log) -
         event,
         Event::PreCompact | Event::PostCompact | Event::SessionStart(Source::Compact)
     );
+    let agent = codex::agent_of(&input);
+    if compaction && codex::without_rollout(&input, agent) {
+        // Nothing to read, so nothing to save or restore: said once, and no directory
+        // is made for it.
+        log.info(&codex::without_rollout_line(&event.name()));
+        return String::new();
+    }
     let project = input.project(config);
     // A project directory that is gone still has its switch in the directories above.
     let switch = project
@@ -74,11 +83,11 @@ pub fn run_parsed(input: Result<HookInput, Error>, config: &Config, log: &Log) -
         return String::new();
     }
     let output = match &event {
-        Event::PreCompact => pre_compact(&input, config, log),
-        Event::PostCompact => post_compact(&input, config, log),
+        Event::PreCompact => pre_compact(&input, config, log, agent),
+        Event::PostCompact => post_compact(&input, config, log, agent),
         Event::SessionStart(Source::Compact) => session_start_compact(&input, config, log),
         Event::SessionStart(Source::Startup | Source::Resume | Source::Clear) => {
-            session_start_recall(project.as_deref(), config, log)
+            session_start_recall(project.as_deref(), config, log, agent)
         }
         Event::SessionStart(Source::Other(_)) | Event::Other(_) => {
             log.info(&format!("nothing to do for {}", event.name()));
@@ -90,14 +99,19 @@ pub fn run_parsed(input: Result<HookInput, Error>, config: &Config, log: &Log) -
 
 /// SessionStart (startup, resume, clear): a short note of the project's latest memory
 /// when it is worth knowing (see [`recall`]).
-fn session_start_recall(project: Option<&Path>, config: &Config, log: &Log) -> Output {
+fn session_start_recall(
+    project: Option<&Path>,
+    config: &Config,
+    log: &Log,
+    agent: Agent,
+) -> Output {
     let Some(project) = project.filter(|_| config.recall) else {
         return Output::Nothing;
     };
     let store = config.store(project);
     let only = config.memories_dir.is_some().then_some(project);
-    let Some(note) = recall::recall_context(&store, only, chrono::Local::now(), config.recall_days)
-    else {
+    let now = chrono::Local::now();
+    let Some(note) = recall::recall_context(&store, only, now, config.recall_days, agent) else {
         return Output::Nothing;
     };
     log.info(&format!(
@@ -190,7 +204,7 @@ fn settle(path: &std::path::Path) -> std::time::Duration {
     }
 }
 
-fn pre_compact(input: &HookInput, config: &Config, log: &Log) -> Output {
+fn pre_compact(input: &HookInput, config: &Config, log: &Log, agent: Agent) -> Output {
     let trigger = input.trigger.clone().unwrap_or(Trigger::Auto);
     let request = match save_request(input, config, trigger) {
         Ok(r) => r,
@@ -199,7 +213,11 @@ fn pre_compact(input: &HookInput, config: &Config, log: &Log) -> Output {
             return Output::Nothing;
         }
     };
-    let waited = settle(&request.transcript);
+    // Codex writes its rollout out before it runs a hook: nothing is on its way.
+    let waited = match agent {
+        Agent::ClaudeCode => settle(&request.transcript),
+        Agent::Codex => std::time::Duration::ZERO,
+    };
     if !waited.is_zero() {
         log.info(&format!(
             "waited {} ms for Claude Code to finish writing the transcript",
@@ -209,7 +227,8 @@ fn pre_compact(input: &HookInput, config: &Config, log: &Log) -> Output {
     match save_memory(&request, chrono::Local::now().fixed_offset(), config, log) {
         Ok(saved) => {
             log.info(&format!("saved {}", saved.path.display()));
-            if config.steer {
+            // Codex ignores what PreCompact prints: no instruction for its summariser.
+            if config.steer && agent == Agent::ClaudeCode {
                 let shown = relative_to(&saved.path, &request.project);
                 // Stdout goes into the compaction prompt: redacted like the memory.
                 let steering = context::steering(&saved.extraction, Some(&shown));
@@ -248,16 +267,14 @@ fn after_compaction(
 
 /// PostCompact: add Claude Code's summary to the memory; leave a note of what that
 /// summary left out for the next hook that can hand it to the model (see [`note`]).
-fn post_compact(input: &HookInput, config: &Config, log: &Log) -> Output {
+fn post_compact(input: &HookInput, config: &Config, log: &Log, agent: Agent) -> Output {
     let Some((path, ex, project)) = after_compaction(input, config, log, "PostCompact") else {
         return Output::Nothing;
     };
-    let raw = input.compact_summary.as_deref().unwrap_or("");
-    let summary = summary_part(raw);
-    if summary.trim().is_empty() {
-        log.warn("PostCompact: the hook input has no compact_summary to add");
+    let Some(summary) = codex::compaction_summary(input, agent, log) else {
         return Output::Nothing;
-    }
+    };
+    let summary = summary.as_str();
     let store = config.store_at(path.parent().unwrap_or(Path::new(".")));
     let added = store.update(&path, |text| {
         let mut edit = MemoryEdit::new(text, config.redact);
@@ -274,7 +291,8 @@ fn post_compact(input: &HookInput, config: &Config, log: &Log) -> Output {
     });
     match added {
         Ok(_) => log.info(&format!(
-            "added Claude Code's compaction summary to {}",
+            "added {}'s compaction summary to {}",
+            agent.name(),
             path.display()
         )),
         Err(e) => log.error(&format!("PostCompact: {e}")),

@@ -34,6 +34,12 @@ pub struct HookInput {
     pub compact_summary: Option<String>,
     /// SessionStart: `startup`, `resume`, `clear` or `compact`.
     pub source: Option<String>,
+    /// Codex: the turn under way (every event but SessionStart); Claude Code sends none.
+    /// Only its presence is read (docs/design.md §2.11).
+    pub turn_id: Option<serde::de::IgnoredAny>,
+    /// The session's permission mode: Codex sends it with SessionStart, Claude Code
+    /// does not. Only its presence is read.
+    pub permission_mode: Option<serde::de::IgnoredAny>,
 }
 
 impl HookInput {

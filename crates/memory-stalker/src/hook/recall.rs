@@ -12,6 +12,7 @@ use std::path::Path;
 
 use chrono::{DateTime, Local};
 
+use crate::agent::Agent;
 use crate::memory::MemoryStore;
 use crate::memory::catalog::created_at;
 use crate::memory::store::read_front_matter;
@@ -27,11 +28,15 @@ const TASKS_SHOWN: usize = 3;
 /// newest memory is neither recent nor has open tasks (or there is none). With
 /// `only_project`, a memory recorded for another project is not recalled (one directory
 /// can hold every project's memories: `MEMORY_STALKER_DIR`).
+///
+/// `reader` is the agent whose session starts: a memory another agent wrote is named as
+/// such, and the last line names the ways of loading more that `reader` has.
 pub fn recall_context(
     store: &MemoryStore,
     only_project: Option<&Path>,
     now: DateTime<Local>,
     days: u32,
+    reader: Agent,
 ) -> Option<String> {
     if !store.exists() {
         return None;
@@ -71,9 +76,16 @@ pub fn recall_context(
         Some(d) if d > 1 => format!("{d} days ago"),
         _ => "date unknown".to_string(),
     };
+    // Saying whose session it was only when it was the other agent's keeps the note
+    // short in the usual case.
+    let whose = if memory.agent == reader {
+        String::new()
+    } else {
+        format!("{} ", memory.agent.name())
+    };
     let _ = write!(
         out,
-        "memory-stalker: this project's latest memory is from {} ({when}), session {}",
+        "memory-stalker: this project's latest memory is from {} ({when}), {whose}session {}",
         line(&memory.date, 40),
         line(&memory.session, 20)
     );
@@ -97,11 +109,24 @@ pub fn recall_context(
             let _ = writeln!(out, "- … {} more", memory.tasks_open - named);
         }
     }
-    let _ = write!(
-        out,
-        "Only this note is loaded. For what was done and decided, call the search_memories tool, or show_memory with target \"{}\"; the user can run /memory-stalker:resume.",
-        line(&memory.file, 200)
-    );
+    let file = line(&memory.file, 200);
+    let _ = match reader {
+        Agent::ClaudeCode => write!(
+            out,
+            "Only this note is loaded. For what was done and decided, call the search_memories tool, or show_memory with target \"{file}\"; the user can run /memory-stalker:resume."
+        ),
+        // Codex has no plugin commands: memory-stalker's tools, or the file itself (named
+        // from the project when it is in the usual place, so the line stays short).
+        Agent::Codex => write!(
+            out,
+            "Only this note is loaded. For what was done and decided, call memory-stalker's search_memories tool, or show_memory with target \"{file}\"{}.",
+            if store.dir().ends_with(crate::memory::MEMORIES_DIR) {
+                format!(" (or read {}/{file})", crate::memory::MEMORIES_DIR)
+            } else {
+                String::new()
+            }
+        ),
+    };
     Some(clip(&out))
 }
 
@@ -178,7 +203,7 @@ mod tests {
                 ("Tell the mobile team", "pending"),
             ],
         );
-        let note = recall_context(&store, None, at(2026, 11, 23), 7).unwrap();
+        let note = recall_context(&store, None, at(2026, 11, 23), 7, Agent::ClaudeCode).unwrap();
         let note = note.replace(&created_date(t.path()), "<date>");
         insta::assert_snapshot!(note, @r#"
         memory-stalker: this project's latest memory is from <date> (3 days ago), session 5e551011: "Retry budget for the uploader: 3 attempts per chunk, 10 per upload".
@@ -190,7 +215,7 @@ mod tests {
         Only this note is loaded. For what was done and decided, call the search_memories tool, or show_memory with target "20261120_093000_5e551011.md"; the user can run /memory-stalker:resume.
         "#);
         // Open tasks keep it worth saying long after.
-        let later = recall_context(&store, None, at(2027, 3, 1), 7).unwrap();
+        let later = recall_context(&store, None, at(2027, 3, 1), 7, Agent::ClaudeCode).unwrap();
         assert!(later.contains("days ago)") && later.contains("Open tasks then (4 of 5)"));
     }
 
@@ -212,12 +237,15 @@ mod tests {
             "Shipped the retry budget",
             &[("Ship", "completed")],
         );
-        let recent = recall_context(&store, None, at(2026, 11, 27), 7).unwrap();
+        let recent = recall_context(&store, None, at(2026, 11, 27), 7, Agent::ClaudeCode).unwrap();
         assert!(recent.contains("(7 days ago)"), "{recent}");
         assert!(!recent.contains("Open tasks"), "{recent}");
-        assert_eq!(recall_context(&store, None, at(2026, 11, 28), 7), None);
         assert_eq!(
-            recall_context(&store, None, at(2026, 11, 20), 0).map(|_| ()),
+            recall_context(&store, None, at(2026, 11, 28), 7, Agent::ClaudeCode),
+            None
+        );
+        assert_eq!(
+            recall_context(&store, None, at(2026, 11, 20), 0, Agent::ClaudeCode).map(|_| ()),
             Some(())
         );
     }
@@ -241,7 +269,10 @@ mod tests {
             &[("Ship", "completed")],
         );
         // The old memory's open task was carried into the newer one or done.
-        assert_eq!(recall_context(&store, None, at(2026, 12, 31), 7), None);
+        assert_eq!(
+            recall_context(&store, None, at(2026, 12, 31), 7, Agent::ClaudeCode),
+            None
+        );
     }
 
     #[test]
@@ -249,11 +280,13 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let dir = t.path().join(".claude/memories");
         let keyed = MemoryStore::new(&dir).with_writer(Some(writer(t.path())));
-        assert_eq!(recall_context(&keyed, None, at(2026, 11, 23), 7), None);
+        let recall =
+            |s: &MemoryStore| recall_context(s, None, at(2026, 11, 23), 7, Agent::ClaudeCode);
+        assert_eq!(recall(&keyed), None);
         assert!(!dir.exists());
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("INDEX.md"), "# Memory index\n").unwrap();
-        assert_eq!(recall_context(&keyed, None, at(2026, 11, 23), 7), None);
+        assert_eq!(recall(&keyed), None);
     }
 
     #[test]
@@ -262,11 +295,71 @@ mod tests {
         let store = store(t.path());
         memory(t.path(), FILE, CREATED, "Uploader", &[("Open", "pending")]);
         let now = at(2026, 11, 21);
-        assert!(recall_context(&store, Some(Path::new("/work/uploader")), now, 7).is_some());
+        assert!(
+            recall_context(
+                &store,
+                Some(Path::new("/work/uploader")),
+                now,
+                7,
+                Agent::ClaudeCode
+            )
+            .is_some()
+        );
         assert_eq!(
-            recall_context(&store, Some(Path::new("/work/other")), now, 7),
+            recall_context(
+                &store,
+                Some(Path::new("/work/other")),
+                now,
+                7,
+                Agent::ClaudeCode
+            ),
             None
         );
+    }
+
+    #[test]
+    fn the_other_agents_memory_is_named_as_such() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join(crate::memory::MEMORIES_DIR);
+        let store = store(&dir);
+        memory(
+            &dir,
+            FILE,
+            CREATED,
+            "Uploader retries",
+            &[("Open", "pending")],
+        );
+        let now = at(2026, 11, 21);
+        let in_codex = recall_context(&store, None, now, 7, Agent::Codex).unwrap();
+        let in_codex = in_codex.replace(&created_date(&dir), "<date>");
+        insta::assert_snapshot!(in_codex, @r#"
+        memory-stalker: this project's latest memory is from <date> (yesterday), Claude Code session 5e551011: "Uploader retries".
+        Open tasks then (1 of 1):
+        - [ ] Open
+        Only this note is loaded. For what was done and decided, call memory-stalker's search_memories tool, or show_memory with target "20261120_093000_5e551011.md" (or read .claude/memories/20261120_093000_5e551011.md).
+        "#);
+        // A Codex memory recalled in Claude Code says it was Codex's (the agent is not
+        // one of the fields the writer's MAC covers: the memory stays ours).
+        let text = std::fs::read_to_string(dir.join(FILE)).unwrap();
+        std::fs::write(
+            dir.join(FILE),
+            text.replace(
+                "trigger: \"auto\"\n",
+                "trigger: \"auto\"\nagent: \"codex\"\n",
+            ),
+        )
+        .unwrap();
+        let in_claude = recall_context(&store, None, now, 7, Agent::ClaudeCode).unwrap();
+        assert!(
+            in_claude.contains("(yesterday), Codex session 5e551011"),
+            "{in_claude}"
+        );
+        assert!(
+            in_claude.ends_with("the user can run /memory-stalker:resume."),
+            "{in_claude}"
+        );
+        let same = recall_context(&store, None, now, 7, Agent::Codex).unwrap();
+        assert!(same.contains("(yesterday), session 5e551011"), "{same}");
     }
 
     #[test]
@@ -276,7 +369,7 @@ mod tests {
         let long = "word ".repeat(400);
         let tasks: Vec<(&str, &str)> = (0..50).map(|_| (long.as_str(), "in_progress")).collect();
         memory(t.path(), FILE, CREATED, &long, &tasks);
-        let note = recall_context(&store, None, at(2026, 11, 21), 7).unwrap();
+        let note = recall_context(&store, None, at(2026, 11, 21), 7, Agent::ClaudeCode).unwrap();
         assert!(
             note.chars().count() <= MAX_RECALL_CHARS,
             "{}",

@@ -15,6 +15,7 @@ pub use super::entry::{MemoryEntry, created_at, read_entry};
 use super::labels::Section;
 use super::store::{MemoryStore, is_memory_file_name};
 use crate::Error;
+use crate::agent::Agent;
 use crate::search::{self, Index, RowFilter, SearchOptions, Snippet};
 
 /// A file in the memories directory that is not a readable memory.
@@ -42,8 +43,19 @@ impl MemoryStore {
     /// Lists memories, newest first (docs/design.md §4.9), from the search index:
     /// reading one row a memory, whatever their number.
     pub fn list(&self, limit: Option<usize>, filter: Option<&str>) -> Result<Listing, Error> {
+        self.list_by(limit, filter, None)
+    }
+
+    /// [`MemoryStore::list`] of the memories of one `agent` only (all with `None`).
+    pub fn list_by(
+        &self,
+        limit: Option<usize>,
+        filter: Option<&str>,
+        agent: Option<Agent>,
+    ) -> Result<Listing, Error> {
         let row_filter = RowFilter {
             text: filter.map(str::to_string),
+            agent,
             ..RowFilter::default()
         };
         let listed = self.with_index(|index| {
@@ -58,7 +70,9 @@ impl MemoryStore {
             Ok(listing) => Ok(listing.unwrap_or_default()),
             // A hook, with too many files changed behind the index's back to read them
             // all now: the newest by their names, as before there was an index.
-            Err(Error::Index(crate::search::IndexError::Behind { .. })) if filter.is_none() => {
+            Err(Error::Index(crate::search::IndexError::Behind { .. }))
+                if filter.is_none() && agent.is_none() =>
+            {
                 self.list_by_names(limit.unwrap_or(usize::MAX))
             }
             Err(e) => Err(e),
@@ -98,16 +112,23 @@ impl MemoryStore {
     /// Resolves a `find` target (docs/design.md §7.3) to the memories it names, newest
     /// first.
     pub fn find(&self, target: &str) -> Result<Found, Error> {
+        self.find_by(target, None)
+    }
+
+    /// [`MemoryStore::find`] among the memories of one `agent` only (all with `None`):
+    /// `latest` is then that agent's newest memory, `#N` its N-th newest.
+    pub fn find_by(&self, target: &str, agent: Option<Agent>) -> Result<Found, Error> {
         let target = target.trim();
         let kind = Target::parse(target);
         let found = self.with_index(|index| {
-            let mut found = find_in(index, target, kind.clone())?;
+            let mut found = find_in(index, target, kind.clone(), agent)?;
             // A date-looking target that names no date may still be a session prefix.
             if found.matches.is_empty()
                 && matches!(found.kind, Target::Date(_))
                 && target.chars().all(|c| c.is_ascii_hexdigit())
             {
-                let by_session = find_in(index, target, Target::Session(target.to_string()))?;
+                let by_session =
+                    find_in(index, target, Target::Session(target.to_string()), agent)?;
                 if !by_session.matches.is_empty() {
                     found = by_session;
                 }
@@ -261,9 +282,14 @@ fn skipped_of(index: &Index) -> Result<Vec<Skipped>, Error> {
         .collect())
 }
 
-/// The memories `kind` names, from the index.
-fn find_in(index: &mut Index, target: &str, kind: Target) -> Result<Found, Error> {
-    let (filter, limit, offset) = match &kind {
+/// The memories `kind` names among `agent`'s (all with `None`), from the index.
+fn find_in(
+    index: &mut Index,
+    target: &str,
+    kind: Target,
+    agent: Option<Agent>,
+) -> Result<Found, Error> {
+    let (mut filter, limit, offset) = match &kind {
         // The newest not dated in the future (docs/design.md §4.9).
         Target::Latest => (
             RowFilter {
@@ -306,6 +332,7 @@ fn find_in(index: &mut Index, target: &str, kind: Target) -> Result<Found, Error
             0,
         ),
     };
+    filter.agent = agent;
     let rows = fresh_rows(index, &filter, limit, offset)?;
     // The unreadable files the target would have named, had they been readable.
     let named = |file: &str| match &kind {

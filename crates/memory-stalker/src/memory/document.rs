@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use super::labels::{Labels, Section, task_list};
+use crate::agent::Agent;
 use crate::lang::Lang;
 use crate::summary::Summary;
 use crate::transcript::{Extraction, TodoList};
@@ -43,6 +44,9 @@ pub struct FrontMatter {
     pub created: String,
     /// What started the compaction.
     pub trigger: Trigger,
+    /// Which agent the session ran in: `agent:` in the file, written only for Codex
+    /// (absent, as in every memory before Codex was supported, means Claude Code).
+    pub agent: Agent,
     /// The project directory.
     pub project: String,
     /// The transcript the memory was taken from.
@@ -147,6 +151,9 @@ impl FrontMatter {
         let _ = writeln!(out, "session_id: {}", q(&self.session_id));
         let _ = writeln!(out, "created: {}", q(&self.created));
         let _ = writeln!(out, "trigger: {}", q(self.trigger.as_str()));
+        if self.agent != Agent::ClaudeCode {
+            let _ = writeln!(out, "agent: {}", q(self.agent.key()));
+        }
         let _ = writeln!(out, "project: {}", q(&self.project));
         let _ = writeln!(out, "transcript: {}", q(&self.transcript));
         let _ = writeln!(out, "task_count: {}", self.task_count);
@@ -214,6 +221,7 @@ impl FrontMatter {
                 "session_id" => fm.session_id = scalar(value).into_owned(),
                 "created" => fm.created = scalar(value).into_owned(),
                 "trigger" => fm.trigger = Trigger::from(scalar(value).as_ref()),
+                "agent" => fm.agent = Agent::parse(&scalar(value)).unwrap_or_default(),
                 "project" if all => fm.project = scalar(value).into_owned(),
                 "transcript" if all => fm.transcript = scalar(value).into_owned(),
                 "task_count" => fm.task_count = scalar(value).parse().unwrap_or(0),
@@ -408,11 +416,16 @@ impl MemoryDoc<'_> {
                 let _ = writeln!(out, "- {}: {}", l.custom_instructions, line(ci, 2_000));
             }
         }
+        // The version line names the agent whose version it is.
+        let agent_label = match self.front.agent {
+            Agent::ClaudeCode => l.claude_code,
+            other => other.name(),
+        };
         if let Some(v) = &ex.version {
             let v = line(v, 40);
             let _ = match &ex.git_branch {
-                Some(b) => writeln!(out, "- {}: {v} · {} {}", l.claude_code, l.branch, code(b)),
-                None => writeln!(out, "- {}: {v}", l.claude_code),
+                Some(b) => writeln!(out, "- {}: {v} · {} {}", agent_label, l.branch, code(b)),
+                None => writeln!(out, "- {}: {v}", agent_label),
             };
         }
         if !self.front.transcript.is_empty() {
@@ -553,7 +566,7 @@ impl MemoryDoc<'_> {
         ));
         if let Some(cs) = self.compaction_summary {
             out.push('\n');
-            out.push_str(&render_compaction_summary(cs, lang));
+            out.push_str(&render_compaction_summary(cs, lang, self.front.agent));
         }
         out
     }
@@ -628,13 +641,13 @@ fn list<T>(out: &mut String, items: &[T], none: &str, f: impl Fn(&T) -> String) 
     out.push('\n');
 }
 
-/// The `## Claude Code compaction summary` section.
-pub fn render_compaction_summary(text: &str, lang: Lang) -> String {
-    let l = Labels::of(lang);
+/// The `## Claude Code compaction summary` section (`## Codex compaction summary` for a
+/// Codex session).
+pub fn render_compaction_summary(text: &str, lang: Lang, agent: Agent) -> String {
     let text = clip(text.trim(), COMPACTION_SUMMARY_CHARS);
     format!(
         "## {}\n\n{}",
-        l.compaction_summary,
+        Labels::of(lang).compaction_heading(agent),
         block("markdown", &text)
     )
 }
@@ -878,6 +891,7 @@ mod tests {
             session_id: "abc".into(),
             created: "2026-01-29T17:30:00+08:00".into(),
             trigger: "manual".into(),
+            agent: Agent::Codex,
             project: "/data/proj \"quoted\"\n---".into(),
             transcript: "/t.jsonl".into(),
             task_count: 5,
@@ -900,6 +914,27 @@ mod tests {
         let (back, body) = FrontMatter::parse(&text).unwrap();
         assert_eq!(back, fm);
         assert_eq!(&text[body..], "body");
+    }
+
+    #[test]
+    fn the_agent_is_written_only_for_codex() {
+        let claude = FrontMatter::default().render();
+        assert!(!claude.contains("agent:"), "{claude}");
+        let codex = FrontMatter {
+            agent: Agent::Codex,
+            trigger: Trigger::Auto,
+            ..FrontMatter::default()
+        }
+        .render();
+        assert!(
+            codex.contains("trigger: \"auto\"\nagent: \"codex\"\n"),
+            "{codex}"
+        );
+        assert_eq!(FrontMatter::parse(&codex).unwrap().0.agent, Agent::Codex);
+        assert_eq!(
+            FrontMatter::parse(&claude).unwrap().0.agent,
+            Agent::ClaudeCode
+        );
     }
 
     #[test]

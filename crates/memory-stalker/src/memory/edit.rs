@@ -72,9 +72,11 @@ impl MemoryEdit {
         }
     }
 
-    /// Adds Claude Code's compaction summary `summary`, replacing any there was.
+    /// Adds the agent's compaction summary `summary` (Claude Code's, or Codex's for a
+    /// Codex memory), replacing any there was.
     pub fn set_compaction_summary(&mut self, summary: &str) {
-        let section = render_compaction_summary(summary, self.lang);
+        let agent = self.front.as_ref().map(|fm| fm.agent).unwrap_or_default();
+        let section = render_compaction_summary(summary, self.lang, agent);
         self.replace_section(Section::CompactionSummary, &section);
     }
 

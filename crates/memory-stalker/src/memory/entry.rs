@@ -10,6 +10,7 @@ use super::document::{FrontMatter, sections};
 use super::file::{MAX_MEMORY_BYTES, OrderKey, lossy, parse_file_name, read_head_bytes};
 use super::labels::Section;
 use super::provenance::{Provenance, WriterKey, verdict};
+use crate::agent::Agent;
 use crate::fsutil;
 use crate::lang::Lang;
 use crate::text::{one_line, prefix_chars};
@@ -31,6 +32,8 @@ pub struct MemoryEntry {
     pub session: String,
     /// What started the compaction: `auto`, `manual`, or `unknown`.
     pub trigger: String,
+    /// Which agent the session ran in: `claude-code` or `codex`.
+    pub agent: Agent,
     /// Tasks in its task list.
     pub tasks_total: usize,
     /// Of those, not completed.
@@ -185,6 +188,7 @@ pub(crate) fn entry_from(
         file: clean(name),
         path: path.to_path_buf(),
         trigger: clean(fm.trigger.into()),
+        agent: fm.agent,
         tasks_total: fm.task_count,
         // A hand-edited count cannot say "9 of 7 open".
         tasks_open: fm.tasks_open.min(fm.task_count),

@@ -50,7 +50,7 @@ impl MemoryStore {
 pub fn render_index(newest: &[MemoryEntry], total: usize) -> String {
     let budget = INDEX_TOKENS * 4;
     let mut out = String::from(
-        "# Memory index\n\nThe newest memories saved by memory-stalker when this project's Claude Code sessions were compacted. Each line: date · file · open tasks · summary. Read a file for the details.\n\n",
+        "# Memory index\n\nThe newest memories saved by memory-stalker when this project's Claude Code and Codex sessions were compacted. Each line: date · file · open tasks · summary. Read a file for the details.\n\n",
     );
     let footer = |shown: usize| {
         let older = total.saturating_sub(shown);

@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use crate::agent::Agent;
 use crate::lang::Lang;
 use crate::transcript::{TaskLine, TodoList};
 
@@ -77,7 +78,12 @@ impl Section {
                     Section::Tasks => matches!(n.as_str(), "todos" | "task-list" | "todo"),
                     Section::AiSummary => matches!(n.as_str(), "ai-summary" | "ai"),
                     Section::CompactionSummary => {
-                        matches!(n.as_str(), "compact-summary" | "claude-summary")
+                        matches!(
+                            n.as_str(),
+                            "compact-summary" | "claude-summary" | "codex-summary"
+                        ) || CODEX_HEADINGS
+                            .iter()
+                            .any(|(_, h)| h.to_lowercase().replace(' ', "-") == n)
                     }
                     _ => false,
                 }
@@ -93,6 +99,7 @@ impl Section {
                 .any(|l| Labels::of(*l).heading(*s) == h)
                 || LEGACY_HEADINGS
                     .iter()
+                    .chain(&CODEX_HEADINGS)
                     .any(|(sec, text)| sec == s && *text == h)
         })
     }
@@ -102,6 +109,12 @@ impl Section {
 const LEGACY_HEADINGS: [(Section, &str); 2] = [
     (Section::AiSummary, "AI Summary"),
     (Section::Tasks, "Task List"),
+];
+
+/// The headings of a Codex memory's sections that name the agent, in each language.
+const CODEX_HEADINGS: [(Section, &str); 2] = [
+    (Section::CompactionSummary, "Codex compaction summary"),
+    (Section::CompactionSummary, "Codex 压缩摘要"),
 ];
 
 /// Every fixed text of a memory file in one language.
@@ -298,6 +311,15 @@ impl Labels {
         }
     }
 
+    /// The heading of the agent's own compaction summary: Claude Code's, or Codex's.
+    pub fn compaction_heading(&self, agent: Agent) -> &'static str {
+        match (agent, self.title) {
+            (Agent::ClaudeCode, _) => self.compaction_summary,
+            (Agent::Codex, t) if t == ZH.title => CODEX_HEADINGS[1].1,
+            (Agent::Codex, _) => CODEX_HEADINGS[0].1,
+        }
+    }
+
     /// The `## ` heading text of a section.
     pub fn heading(&self, s: Section) -> &'static str {
         match s {
@@ -387,6 +409,18 @@ mod tests {
             Some(Section::LastInteraction)
         );
         assert_eq!(Section::parse("todos"), Some(Section::Tasks));
+        for lang in [Lang::En, Lang::Zh] {
+            let codex = Labels::of(lang).compaction_heading(Agent::Codex);
+            assert_eq!(
+                Section::from_heading(codex),
+                Some(Section::CompactionSummary)
+            );
+            assert_eq!(Section::parse(codex), Some(Section::CompactionSummary));
+        }
+        assert_eq!(
+            Labels::of(Lang::En).compaction_heading(Agent::ClaudeCode),
+            "Claude Code compaction summary"
+        );
         assert_eq!(Section::parse("nope"), None);
     }
 }

@@ -415,6 +415,7 @@ pub(crate) fn front_matter(
         session_id: session_id.to_string(),
         created: now.to_rfc3339_opts(chrono::SecondsFormat::Secs, false),
         trigger: req.trigger.clone(),
+        agent: extraction.agent,
         project: req.project.to_string_lossy().into_owned(),
         transcript: req.transcript.to_string_lossy().into_owned(),
         task_count,

@@ -41,7 +41,7 @@ pub const INDEX_DB: &str = "search.sqlite3";
 
 /// Version of the schema and of what is indexed (fields, tokenizer, CJK pairs): an index
 /// of another version is rebuilt.
-const SCHEMA_VERSION: i64 = 7;
+const SCHEMA_VERSION: i64 = 8;
 
 /// What the index's owner MAC is over ([`Index::owner`]).
 const OWNER_TAG: &str = "memory-stalker search index";
@@ -754,7 +754,9 @@ fn row_of(dir: &Path, r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
         .map(|ns| UNIX_EPOCH + Duration::from_nanos(ns));
     let written_at: Option<i64> = r.get(19)?;
     let size = r.get::<_, i64>(2)? as u64;
+    let agent: String = r.get(15)?;
     let entry = MemoryEntry {
+        agent: crate::Agent::parse(&agent).unwrap_or_default(),
         order: crate::memory::file::OrderKey::new(
             &file,
             &created,
@@ -787,7 +789,7 @@ fn row_of(dir: &Path, r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
         id: r.get(0)?,
         entry,
         order_ns: r.get(4)?,
-        agent: r.get(15)?,
+        agent,
         project: r.get(16)?,
         problem: r.get(17)?,
     })
@@ -808,7 +810,7 @@ pub struct RowFilter {
     /// Only memories with open tasks.
     pub open_tasks: bool,
     /// Only this agent's memories.
-    pub agent: Option<String>,
+    pub agent: Option<crate::Agent>,
     /// Only memories that name this path among their files (its words in order,
     /// case-insensitive: `lib.rs` finds `src/lib.rs`).
     pub path: Option<String>,
@@ -853,7 +855,7 @@ impl RowFilter {
             add("m.order_ns < ?", t.into());
         }
         if let Some(a) = &self.agent {
-            add("m.agent = ?", a.clone().into());
+            add("m.agent = ?", a.key().to_string().into());
         }
         if let Some(p) = self.path.as_ref().filter(|p| !p.is_empty()) {
             // The files field, word for word (`src/lib.rs` is the phrase "src lib rs").
@@ -1158,7 +1160,9 @@ fn read_doc(dir: &Path, name: &str, key: Option<&WriterKey>) -> Doc {
             Err(reason) => return Doc::Skip(reason),
         },
     };
-    let agent = front_matter_value(text, "agent").unwrap_or_else(|| "claude-code".into());
+    // As the front matter reads it (absent or unknown: Claude Code), so that the filter
+    // and the listing agree.
+    let agent = fm.agent.key().to_string();
     let project = fm.project.clone();
     let fields = if too_large {
         Fields::headline_only(&fm.summary)
@@ -1187,19 +1191,6 @@ fn read_doc(dir: &Path, name: &str, key: Option<&WriterKey>) -> Doc {
         fields,
         entry,
     }))
-}
-
-/// A front-matter value this version's [`FrontMatter`] may not read yet, as a string.
-fn front_matter_value(text: &str, key: &str) -> Option<String> {
-    let mut lines = text.lines();
-    if lines.next()?.trim_end() != "---" {
-        return None;
-    }
-    lines
-        .take_while(|l| l.trim_end() != "---")
-        .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
-        .and_then(|v| serde_json::from_str::<String>(v.trim()).ok())
-        .filter(|v| !v.is_empty())
 }
 
 /// Tells the index of `dir`, if there is one, that a writer changed the directory (see

@@ -5,6 +5,7 @@ use chrono::{Local, NaiveDate, TimeZone};
 
 use super::index::RowFilter;
 use super::rank::SearchOptions;
+use crate::Agent;
 
 /// What was asked, as typed.
 #[derive(Debug, Clone, Default)]
@@ -22,7 +23,7 @@ pub struct SearchRequest {
     pub path: Option<String>,
     /// Only memories with open tasks.
     pub open_tasks: bool,
-    /// Only this agent's memories: `claude-code` or `codex`.
+    /// Only this agent's memories: `claude-code` or `codex` (as [`Agent::parse`] reads).
     pub agent: Option<String>,
 }
 
@@ -44,21 +45,17 @@ impl SearchRequest {
                 session: self.session.clone().filter(|s| !s.trim().is_empty()),
                 path: self.path.clone().filter(|p| !p.trim().is_empty()),
                 open_tasks: self.open_tasks,
-                agent: self.agent.as_deref().map(agent_name).transpose()?,
+                agent: self
+                    .agent
+                    .as_deref()
+                    .filter(|a| !a.trim().is_empty())
+                    .map(Agent::from_arg)
+                    .transpose()?,
                 ..RowFilter::default()
             },
             limit: self.limit,
             ..SearchOptions::default()
         })
-    }
-}
-
-/// An agent's name as memories record it.
-pub fn agent_name(name: &str) -> Result<String, String> {
-    match name.trim().to_ascii_lowercase().as_str() {
-        "claude-code" | "claude" | "claude_code" | "cc" => Ok("claude-code".into()),
-        "codex" | "codex-cli" => Ok("codex".into()),
-        other => Err(format!("unknown agent {other:?}: claude-code or codex.")),
     }
 }
 
@@ -107,14 +104,18 @@ mod tests {
         let o = r.options().unwrap();
         let (s, u) = (o.filter.since_ns.unwrap(), o.filter.until_ns.unwrap());
         assert_eq!(u - s, 86_400_000_000_000, "the whole day");
-        assert_eq!(o.filter.agent.as_deref(), Some("codex"));
+        assert_eq!(o.filter.agent, Some(Agent::Codex));
         assert!(day_start("7d", 0).is_ok());
         let bad = SearchRequest {
             since: Some("last tuesday".into()),
             ..SearchRequest::default()
         };
         assert!(bad.options().unwrap_err().contains("not a day"));
-        assert!(agent_name("gpt").is_err());
+        let gpt = SearchRequest {
+            agent: Some("gpt".into()),
+            ..SearchRequest::default()
+        };
+        assert!(gpt.options().unwrap_err().contains("is not one of"));
         let reversed = SearchRequest {
             since: Some("2026-02-01".into()),
             until: Some("2026-01-01".into()),

@@ -1,10 +1,9 @@
 //! A nested `claude -p` for subscription users without an API key: Claude Code's own
 //! authentication, with `--safe-mode` so our hooks do not run inside it.
 
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Instant;
 
 use super::SummaryError;
 use crate::config::Config;
@@ -70,52 +69,9 @@ pub fn complete(config: &Config, prompt: &str, deadline: Instant) -> Result<Stri
     let mut cmd = Command::new(&exe);
     cmd.args(ARGS).args(["--model", model(config)]);
     // Belt and braces against recursion, should hooks run after all.
-    cmd.env("MEMORY_STALKER_SUMMARIZER", "offline")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| SummaryError::Cli(format!("cannot run {}: {e}", exe.display())))?;
-    let mut stdin = child.stdin.take();
-    let prompt = prompt.to_string();
-    let writer = std::thread::spawn(move || {
-        if let Some(s) = stdin.as_mut() {
-            let _ = s.write_all(prompt.as_bytes());
-        }
-    });
-    let mut stdout = child.stdout.take();
-    let reader = std::thread::spawn(move || {
-        let mut out = Vec::new();
-        if let Some(s) = stdout.as_mut() {
-            let _ = s.read_to_end(&mut out);
-        }
-        out
-    });
-    let mut stderr = child.stderr.take();
-    let err_reader = std::thread::spawn(move || {
-        let mut out = Vec::new();
-        if let Some(s) = stderr.as_mut() {
-            let _ = s.take(64 * 1024).read_to_end(&mut out);
-        }
-        out
-    });
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() >= deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(SummaryError::Deadline);
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(e) => return Err(SummaryError::Cli(format!("waiting for claude: {e}"))),
-        }
-    };
-    let _ = writer.join();
-    let out = reader.join().unwrap_or_default();
-    let err = err_reader.join().unwrap_or_default();
-    parse_output(&out, status.code(), &String::from_utf8_lossy(&err))
+    cmd.env("MEMORY_STALKER_SUMMARIZER", "offline");
+    let ran = super::process::run(cmd, prompt, deadline, "claude", SummaryError::Cli)?;
+    parse_output(&ran.stdout, ran.code, &ran.stderr)
 }
 
 /// Reads `claude -p --output-format json`: `{"type":"result","is_error":false,"result":…}`.

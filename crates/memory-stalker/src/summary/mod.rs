@@ -7,10 +7,12 @@ pub mod answer;
 pub mod anthropic;
 pub mod breaker;
 pub mod claude_cli;
+pub mod codex_cli;
 pub mod facts;
 mod http;
 pub mod offline;
 pub mod openai;
+mod process;
 pub mod prompt;
 
 use std::time::{Duration, Instant, SystemTime};
@@ -102,6 +104,9 @@ pub enum SummaryError {
     /// The nested `claude -p` failed.
     #[error("claude -p failed: {0}")]
     Cli(String),
+    /// The nested `codex exec` failed.
+    #[error("codex exec failed: {0}")]
+    CodexCli(String),
     /// The session could not be read for the summary.
     #[error("cannot read the session: {0}")]
     Input(String),
@@ -118,7 +123,12 @@ pub enum Choice {
 }
 
 /// Backends `auto` considers, in order, when configured.
-const AUTO_ORDER: [Backend; 3] = [Backend::Anthropic, Backend::OpenAi, Backend::ClaudeCli];
+const AUTO_ORDER: [Backend; 4] = [
+    Backend::Anthropic,
+    Backend::OpenAi,
+    Backend::ClaudeCli,
+    Backend::CodexCli,
+];
 
 /// Whether a backend has what it needs.
 pub fn configured(backend: Backend, config: &Config) -> Result<(), String> {
@@ -126,6 +136,7 @@ pub fn configured(backend: Backend, config: &Config) -> Result<(), String> {
         Backend::Anthropic => anthropic::configured(config),
         Backend::OpenAi => openai::configured(config),
         Backend::ClaudeCli => claude_cli::configured(config),
+        Backend::CodexCli => codex_cli::configured(config),
         Backend::Offline | Backend::Auto => true,
     };
     if ok {
@@ -134,6 +145,7 @@ pub fn configured(backend: Backend, config: &Config) -> Result<(), String> {
     Err(match backend {
         Backend::Anthropic => "anthropic needs ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN",
         Backend::OpenAi => "openai needs MEMORY_STALKER_OPENAI_BASE_URL",
+        Backend::CodexCli => "codex-cli needs the `codex` executable on PATH",
         _ => "claude-cli needs the `claude` executable on PATH",
     }
     .to_string())
@@ -187,6 +199,7 @@ pub fn source_name(backend: Backend, config: &Config) -> String {
             Some(m) => format!("openai:{m}"),
             None => "openai".into(),
         },
+        Backend::CodexCli => codex_cli::source(config),
         other => other.name().to_string(),
     }
 }
@@ -218,6 +231,10 @@ pub fn run_model(
         Backend::ClaudeCli => (
             claude_cli::complete(config, &prompt, deadline)?,
             "claude-cli".into(),
+        ),
+        Backend::CodexCli => (
+            codex_cli::complete(config, &prompt, deadline)?,
+            codex_cli::source(config),
         ),
         Backend::Offline | Backend::Auto => {
             return Err(SummaryError::NotConfigured(

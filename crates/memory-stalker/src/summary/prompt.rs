@@ -104,7 +104,8 @@ fn session_data(input: &SummaryInput) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "## Project\nClaude Code {}, git branch {}, directory {}\n",
+        "## Project\n{} {}, git branch {}, directory {}\n",
+        ex.agent.name(),
         ex.version.as_deref().unwrap_or("(unknown version)"),
         ex.git_branch.as_deref().unwrap_or("(none)"),
         ex.cwd.as_deref().unwrap_or("(unknown)")
@@ -138,6 +139,7 @@ mod tests {
 
     fn extraction() -> Extraction {
         Extraction {
+            agent: crate::Agent::ClaudeCode,
             session_id: Some("s".into()),
             cwd: Some("/p".into()),
             version: Some("2.1.197".into()),

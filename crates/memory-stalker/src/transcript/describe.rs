@@ -21,8 +21,9 @@ pub fn describe(ex: &Extraction, read: u64, size: u64, elapsed: Duration) -> Str
     );
     let _ = writeln!(
         out,
-        "session:     {} · Claude Code {} · branch {} · {}",
+        "session:     {} · {} {} · branch {} · {}",
         terminal_line(ex.session_id.as_deref().unwrap_or("?"), 80),
+        ex.agent.name(),
         terminal_line(ex.version.as_deref().unwrap_or("?"), 40),
         terminal_line(ex.git_branch.as_deref().unwrap_or("?"), 80),
         terminal_line(ex.cwd.as_deref().unwrap_or("?"), 200)
@@ -69,6 +70,7 @@ pub fn describe(ex: &Extraction, read: u64, size: u64, elapsed: Duration) -> Str
                 match t.source {
                     super::TodoSource::TodoWrite => "TodoWrite",
                     super::TodoSource::Tasks => "the Task tools",
+                    super::TodoSource::UpdatePlan => "update_plan",
                 }
             );
             for i in &t.items {

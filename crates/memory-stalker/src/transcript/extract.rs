@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::record::{Entry, KeyMap, KeySet, Record, ToolDetail};
 use super::{TodoList, Transcript, prompt, tasks};
+use crate::agent::Agent;
 
 /// Most files listed in each of `files.modified` and `files.read`.
 pub const MAX_FILES: usize = 20;
@@ -18,6 +19,10 @@ const MAX_PLAN_FILE: u64 = 512 * 1024;
 /// `save-memory inspect --json`, whose field names are fixed by docs/design.md §3.11.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Extraction {
+    /// Which agent wrote the transcript; left out of the JSON for Claude Code, whose
+    /// extraction had no such field.
+    #[serde(default, skip_serializing_if = "Agent::is_claude_code")]
+    pub agent: Agent,
     /// The session id of the newest main-chain record that has one.
     pub session_id: Option<String>,
     /// The working directory Claude Code recorded (the project).
@@ -193,6 +198,7 @@ impl Extraction {
     /// An extraction of nothing (a transcript that could not be read).
     pub fn empty() -> Extraction {
         Extraction {
+            agent: Agent::ClaudeCode,
             session_id: None,
             cwd: None,
             version: None,
@@ -231,6 +237,7 @@ pub(super) fn extract(t: &Transcript) -> Extraction {
     let segment = &records[t.segment_start..];
 
     let mut ex = Extraction {
+        agent: t.agent,
         session_id: None,
         cwd: None,
         version: None,
@@ -488,7 +495,7 @@ fn within_budget(text: String, closing_at: Option<usize>) -> (String, Option<usi
 pub fn is_bookkeeping(tool: &str) -> bool {
     matches!(
         tool,
-        "TodoWrite" | "TaskCreate" | "TaskUpdate" | "TaskList" | "TaskGet"
+        "TodoWrite" | "TaskCreate" | "TaskUpdate" | "TaskList" | "TaskGet" | "update_plan"
     )
 }
 
@@ -512,17 +519,31 @@ fn files(turn: &[Record], results: &KeyMap<bool>, cwd: Option<&str>) -> Files {
         if results.get(&call.id) == Some(&true) {
             continue;
         }
-        let (path, list, seen) = match &call.detail {
-            ToolDetail::Modifies(p) => (p, &mut modified, &mut seen_modified),
-            ToolDetail::Reads(p) => (p, &mut read, &mut seen_read),
-            _ => continue,
+        let add = |path: &str, list: &mut Vec<String>, seen: &mut HashSet<String>| {
+            if is_scratch(path) {
+                return;
+            }
+            let shown = project_relative(path, cwd);
+            if seen.insert(shown.clone()) {
+                list.push(shown);
+            }
         };
-        if is_scratch(path) {
-            continue;
-        }
-        let shown = project_relative(path, cwd);
-        if seen.insert(shown.clone()) {
-            list.push(shown);
+        match &call.detail {
+            ToolDetail::Modifies(p) => add(p, &mut modified, &mut seen_modified),
+            ToolDetail::Reads(p) => add(p, &mut read, &mut seen_read),
+            // Named in the order the command names them: the last named is the newest.
+            ToolDetail::Paths {
+                modified: m,
+                read: r,
+            } => {
+                for p in m.iter().rev() {
+                    add(p, &mut modified, &mut seen_modified);
+                }
+                for p in r.iter().rev() {
+                    add(p, &mut read, &mut seen_read);
+                }
+            }
+            _ => {}
         }
     }
     read.retain(|p| !seen_modified.contains(p));
@@ -537,6 +558,8 @@ fn files(turn: &[Record], results: &KeyMap<bool>, cwd: Option<&str>) -> Files {
 pub(crate) fn is_scratch(path: &str) -> bool {
     let p = path.replace('\\', "/");
     p.contains("/.claude/plans/")
+        || p.contains("/.codex/sessions/")
+        || p.contains("/.codex/shell_snapshots/")
         || p.contains("/.claude/projects/")
         || p.contains("/.claude/todos/")
         || p.contains("/.claude/tasks/")

@@ -5,7 +5,11 @@
 //! The reader walks backwards to the last `compact_boundary` (the segment the memory
 //! describes) and further only while the last real prompt or the task list is still
 //! missing, so the cost follows the last segment rather than the file size.
+//!
+//! A Codex CLI rollout is read the same way into the same records: its format is told
+//! from the file's first line, and [`codex`] parses its lines (docs/design.md §3.12).
 
+mod codex;
 mod conversation;
 mod describe;
 mod extract;
@@ -20,6 +24,7 @@ use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
 
+pub use codex::last_compaction_summary;
 pub use describe::{bytes, describe};
 pub use extract::{
     Extraction, Files, LastAction, Plan, Prompt, Reply, Stop, ToolCallSummary, is_bookkeeping,
@@ -29,6 +34,7 @@ pub use reverse::ReverseLines;
 pub use tasks::{TaskLine, TaskStatus, TodoItem, TodoList, TodoSource};
 
 use crate::Error;
+use crate::agent::Agent;
 use record::{Entry, Record, ToolDetail};
 
 /// Where to look besides the transcript, and how much of it to read.
@@ -81,6 +87,8 @@ pub struct TaskCheckpoint {
 /// The records read from the end of a transcript, in file order.
 #[derive(Debug)]
 pub struct Transcript {
+    /// Which agent wrote the file.
+    agent: Agent,
     records: Vec<Record>,
     /// Index of the first record after the last compact boundary.
     segment_start: usize,
@@ -186,22 +194,24 @@ impl Transcript {
         };
         let (file, len) = crate::fsutil::open_regular(path, true, None).map_err(io_err)?;
         let size = options.end.map_or(len, |e| e.min(len));
+        let dialect = Dialect::of_file(&file, size).map_err(io_err)?;
         let sub_agent = sub_agent_id(path);
         let line_options = options.line_options(true, sub_agent.is_some());
         let file = std::sync::Arc::new(file);
-        let parse = move |line: &[u8]| PreParsed::of(line, &line_options);
+        let agent = dialect.agent;
+        let parse = move |line: &[u8]| PreParsed::of(line, &line_options, agent);
+        let is_sub = sub_agent.is_some();
         let mut read =
             match ReverseLines::prefetched_parsing(std::sync::Arc::clone(&file), size, parse) {
-                Ok(lines) => {
-                    Transcript::read_lines(path, lines, size, options, sub_agent.is_some())
-                }
+                Ok(lines) => Transcript::read_lines(path, lines, size, options, dialect, is_sub),
                 // No second thread to be had: this one reads and parses it all.
                 Err(_) => Transcript::read_lines(
                     path,
                     ReverseLines::new(&*file, size),
                     size,
                     options,
-                    sub_agent.is_some(),
+                    dialect,
+                    is_sub,
                 ),
             }?;
         read.sub_agent = sub_agent;
@@ -212,8 +222,9 @@ impl Transcript {
     pub fn from_bytes(bytes: &[u8], options: ReadOptions) -> Result<Transcript, Error> {
         let len = bytes.len() as u64;
         let size = options.end.map_or(len, |e| e.min(len));
+        let dialect = Dialect::of_start(&bytes[..size as usize]);
         let lines = ReverseLines::new(std::io::Cursor::new(bytes), size);
-        Transcript::read_lines(Path::new("<memory>"), lines, size, options, false)
+        Transcript::read_lines(Path::new("<memory>"), lines, size, options, dialect, false)
     }
 
     fn read_lines<B: reverse::Blocks<Parsed: Into<PreParsed>>>(
@@ -221,15 +232,18 @@ impl Transcript {
         mut lines: ReverseLines<B>,
         size: u64,
         options: ReadOptions,
+        dialect: Dialect,
         sub_agent: bool,
     ) -> Result<Transcript, Error> {
         let io_err = |source| Error::Transcript {
             path: path.to_path_buf(),
             source,
         };
+        // Claude Code's task files say nothing about a Codex session.
         let task_files = options
             .tasks_dir
             .as_deref()
+            .filter(|_| dialect.agent == Agent::ClaudeCode)
             .map(|d| tasks::load_task_files(d).redacted(options.redact))
             .filter(|f| !f.items.is_empty());
         let mut scan = Scan::new(task_files.is_some());
@@ -275,8 +289,8 @@ impl Transcript {
             // other lines are skipped without being parsed.
             if boundary_at.is_some()
                 && scan.prompt_found
-                && !((scan.tasks != TaskScan::Done && mentions_tasks(line))
-                    || (!scan.request_found && may_be_request(line)))
+                && !((scan.tasks != TaskScan::Done && dialect.mentions_tasks(line))
+                    || (!scan.request_found && dialect.may_be_request(line)))
             {
                 continue;
             }
@@ -286,7 +300,7 @@ impl Transcript {
                     cost.json_bytes += json_bytes;
                     Ok(record)
                 }
-                None => record::parse(line, &line_options, &mut cost),
+                None => dialect.parse(line, &line_options, &mut cost),
             };
             let Ok(mut record) = parsed else {
                 bad_lines += 1;
@@ -296,7 +310,18 @@ impl Transcript {
                 && matches!(record.entry, Entry::CompactBoundary)
                 && !record.meta.sidechain
             {
-                boundary_at = Some(reversed.len());
+                if dialect.agent == Agent::Codex
+                    && !reversed
+                        .iter()
+                        .any(|r: &Record| codex::goes_on(r) || is_tool_record(r))
+                {
+                    // Codex writes `compacted` before PostCompact and SessionStart run:
+                    // with nothing of the conversation after it, it is the compaction
+                    // under way, and the segment is the one it closes.
+                    record.entry = Entry::Other;
+                } else {
+                    boundary_at = Some(reversed.len());
+                }
             }
             scan.observe(&record);
             newest.observe(&record.meta);
@@ -312,6 +337,11 @@ impl Transcript {
                 reversed.push(record);
             }
         }
+        if let Some(session) = &dialect.session {
+            // A rollout names its session, and its version and branch, only on its
+            // first line: what no later record said is taken from there.
+            newest.observe(session);
+        }
         let bytes_read = size - lines.unread();
         let segment_start = boundary_at.map_or(0, |b| reversed.len() - b);
         // Records read after the checkpoint was passed lie before it in the file.
@@ -321,6 +351,7 @@ impl Transcript {
         });
         reversed.reverse();
         Ok(Transcript {
+            agent: dialect.agent,
             records: reversed,
             segment_start,
             bad_lines,
@@ -352,10 +383,18 @@ impl Transcript {
     /// Reads Claude Code's task files from `dir` (for when the session id was only
     /// known after reading).
     pub fn use_task_files(&mut self, dir: &Path) {
+        if self.agent != Agent::ClaudeCode {
+            return;
+        }
         let files = tasks::load_task_files(dir).redacted(self.options.redact);
         if !files.items.is_empty() {
             self.task_files = Some(files);
         }
+    }
+
+    /// Which agent wrote the transcript (Claude Code or Codex).
+    pub fn agent(&self) -> Agent {
+        self.agent
     }
 
     /// The session id of the newest main-chain record that has one.
@@ -456,6 +495,13 @@ struct Checkpoint {
     first_record_after: usize,
 }
 
+/// Which agent wrote the transcript at `path`, told from its first bytes (docs/design.md
+/// §3.12); `None` when it cannot be read as a regular file.
+pub fn agent_of(path: &Path) -> Option<Agent> {
+    let (file, len) = crate::fsutil::open_regular(path, true, None).ok()?;
+    Dialect::agent_of_file(&file, len).ok()
+}
+
 /// Whether the conversation went on after a memory was taken: between byte offsets
 /// `from` and `to` of the transcript, a model reply, a real user prompt or a compaction
 /// boundary stamped at or after `taken` plus one second (memory times have whole
@@ -477,6 +523,7 @@ pub fn conversation_after(
     };
     let after = taken + chrono::Duration::seconds(1);
     let (file, len) = crate::fsutil::open_regular(path, true, None).map_err(io_err)?;
+    let agent = Dialect::agent_of_file(&file, len).map_err(io_err)?;
     let mut lines = ReverseLines::new(file, to.min(len));
     while lines.unread() > from {
         let Some((offset, line)) = lines.next_line().map_err(io_err)? else {
@@ -485,14 +532,23 @@ pub fn conversation_after(
         if offset < from {
             break;
         }
-        let Ok(r) = record::parse_line(line) else {
+        let parsed = match agent {
+            Agent::ClaudeCode => record::parse_line(line),
+            Agent::Codex => codex::parse(
+                line,
+                &record::LineOptions::default(),
+                &mut skim::Cost::default(),
+            ),
+        };
+        let Ok(r) = parsed else {
             continue;
         };
-        let goes_on = match &r.entry {
-            Entry::CompactBoundary => true,
-            Entry::Assistant(a) => !r.meta.sidechain && !a.synthetic,
-            Entry::User(_) | Entry::Queued(_) => prompt::prompt_text(&r).is_some(),
-            Entry::Title { .. } | Entry::Other => false,
+        let goes_on = match (&r.entry, agent) {
+            (_, Agent::Codex) => codex::goes_on(&r),
+            (Entry::CompactBoundary, _) => true,
+            (Entry::Assistant(a), _) => !r.meta.sidechain && !a.synthetic,
+            (Entry::User(_) | Entry::Queued(_), _) => prompt::prompt_text(&r).is_some(),
+            (Entry::Title { .. } | Entry::Other, _) => false,
         };
         let stamped_after = r
             .meta
@@ -519,12 +575,20 @@ impl PreParsed {
     /// newest are known, and later ones change nothing), and a line that turns out to
     /// be of another kind, or broken, is left to this thread, whose options decide how
     /// far such a line is walked.
-    fn of(line: &[u8], options: &record::LineOptions) -> Option<PreParsed> {
+    fn of(line: &[u8], options: &record::LineOptions, agent: Agent) -> Option<PreParsed> {
         static TOOL_RESULT: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
             std::sync::LazyLock::new(|| memchr::memmem::Finder::new(br#""tool_use_id""#));
-        TOOL_RESULT.find(line)?;
         let mut cost = skim::Cost::default();
-        let record = record::parse(line, options, &mut cost).ok()?;
+        let record = match agent {
+            Agent::ClaudeCode => {
+                TOOL_RESULT.find(line)?;
+                record::parse(line, options, &mut cost).ok()?
+            }
+            Agent::Codex if codex::holds_output(line) => {
+                codex::parse(line, options, &mut cost).ok()?
+            }
+            Agent::Codex => return None,
+        };
         matches!(record.entry, Entry::User(_)).then_some(PreParsed {
             record,
             json_bytes: cost.json_bytes,
@@ -535,6 +599,96 @@ impl PreParsed {
 impl From<std::convert::Infallible> for PreParsed {
     fn from(never: std::convert::Infallible) -> PreParsed {
         match never {}
+    }
+}
+
+/// How a transcript's lines are read: which agent wrote them, and for a Codex rollout
+/// the session fields of its first line.
+#[derive(Debug, Clone)]
+struct Dialect {
+    agent: Agent,
+    session: Option<record::Meta>,
+}
+
+impl Dialect {
+    /// The dialect of the first bytes of a file (see [`codex::agent_of`]).
+    fn of_start(start: &[u8]) -> Dialect {
+        let agent = codex::agent_of(&start[..start.len().min(codex::PROBE_BYTES)]);
+        let session = match agent {
+            Agent::Codex => codex::session_meta(&start[..start.len().min(codex::MAX_META_LINE)]),
+            Agent::ClaudeCode => None,
+        };
+        Dialect { agent, session }
+    }
+
+    /// The dialect of the first `size` bytes of `file`: a few kilobytes of its start are
+    /// read, and a rollout's first line whole (up to [`codex::MAX_META_LINE`]).
+    fn of_file(file: &std::fs::File, size: u64) -> std::io::Result<Dialect> {
+        let agent = Dialect::agent_of_file(file, size)?;
+        if agent == Agent::ClaudeCode {
+            return Ok(Dialect {
+                agent,
+                session: None,
+            });
+        }
+        let start = read_start(file, size, codex::MAX_META_LINE)?;
+        Ok(Dialect {
+            agent,
+            session: codex::session_meta(&start),
+        })
+    }
+
+    /// Which agent wrote the first `size` bytes of `file`.
+    fn agent_of_file(file: &std::fs::File, size: u64) -> std::io::Result<Agent> {
+        Ok(codex::agent_of(&read_start(
+            file,
+            size,
+            codex::PROBE_BYTES,
+        )?))
+    }
+
+    fn parse(
+        &self,
+        line: &[u8],
+        options: &record::LineOptions,
+        cost: &mut skim::Cost,
+    ) -> Result<Record, record::BadLine> {
+        match self.agent {
+            Agent::ClaudeCode => record::parse(line, options, cost),
+            Agent::Codex => codex::parse(line, options, cost),
+        }
+    }
+
+    fn may_be_request(&self, line: &[u8]) -> bool {
+        match self.agent {
+            Agent::ClaudeCode => may_be_request(line),
+            Agent::Codex => codex::may_be_request(line),
+        }
+    }
+
+    fn mentions_tasks(&self, line: &[u8]) -> bool {
+        match self.agent {
+            Agent::ClaudeCode => mentions_tasks(line),
+            Agent::Codex => codex::mentions_tasks(line),
+        }
+    }
+}
+
+/// The first `max` bytes of `file` (fewer when its first `size` bytes are fewer).
+fn read_start(file: &std::fs::File, size: u64, max: usize) -> std::io::Result<Vec<u8>> {
+    use reverse::ReadAt as _;
+    let n = size.min(max as u64) as usize;
+    let mut buf = vec![0; n];
+    file.read_exact_at(&mut buf, 0)?;
+    Ok(buf)
+}
+
+/// A tool call or a tool's output: the conversation went on after a boundary.
+fn is_tool_record(r: &Record) -> bool {
+    match &r.entry {
+        Entry::User(u) => !u.tool_results.is_empty(),
+        Entry::Assistant(a) => !a.tool_calls.is_empty(),
+        _ => false,
     }
 }
 

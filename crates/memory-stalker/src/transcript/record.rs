@@ -24,7 +24,7 @@ pub(crate) const RESULT_HEAD_CHARS: usize = 200;
 pub(crate) const TEXT_KEEP_CHARS: usize = 32_000;
 
 /// A prompt's or reply's text as kept: redacted (when asked) before any cut.
-fn kept_text(text: String, redact: bool) -> String {
+pub(crate) fn kept_text(text: String, redact: bool) -> String {
     let text = match crate::untrusted::clean(&text) {
         Cow::Owned(clean) => clean,
         Cow::Borrowed(_) => text,
@@ -288,6 +288,12 @@ pub(crate) struct ToolCall {
 pub(crate) enum ToolDetail {
     Modifies(String),
     Reads(String),
+    /// Several files at once: a Codex `apply_patch`, or a shell command that clearly
+    /// reads or writes files (docs/design.md §3.12).
+    Paths {
+        modified: Vec<String>,
+        read: Vec<String>,
+    },
     TodoWrite(Vec<TodoInput>),
     // Boxed: the other kinds of call, millions in a long segment, need no room for them.
     TaskCreate(Box<TaskCreateInput>),
@@ -773,13 +779,13 @@ fn tool_name(name: String) -> Cow<'static, str> {
 }
 
 /// A JSON string value, decoded and owned.
-fn string(raw: Option<&[u8]>, cost: &mut Cost) -> Option<String> {
+pub(crate) fn string(raw: Option<&[u8]>, cost: &mut Cost) -> Option<String> {
     str_of(raw, cost).map(Cow::into_owned)
 }
 
 /// A JSON string value, borrowed when it has nothing to unescape: what a type or an id
 /// is only compared or hashed as, with no allocation for each of millions of records.
-fn str_of<'a>(raw: Option<&'a [u8]>, cost: &mut Cost) -> Option<Cow<'a, str>> {
+pub(crate) fn str_of<'a>(raw: Option<&'a [u8]>, cost: &mut Cost) -> Option<Cow<'a, str>> {
     raw.and_then(|r| skim::str_value(r, cost))
 }
 
@@ -936,7 +942,7 @@ fn read_tool_use_result(t: &ToolUseResult, msg: &mut UserMsg, cost: &mut Cost) {
 /// Tool input fields extraction reads, undecoded; each is decoded on its own, so an
 /// unexpected type in one field never loses the others.
 #[derive(Default)]
-struct Input<'a> {
+pub(crate) struct Input<'a> {
     file_path: Option<&'a [u8]>,
     notebook_path: Option<&'a [u8]>,
     path: Option<&'a [u8]>,
@@ -959,7 +965,8 @@ struct Input<'a> {
 }
 
 impl<'a> Input<'a> {
-    fn read(&mut self, c: &mut Cursor<'a>, key: &[u8]) -> Option<()> {
+    /// Keeps the value of `key` if it is one extraction reads.
+    pub(crate) fn read(&mut self, c: &mut Cursor<'a>, key: &[u8]) -> Option<()> {
         let slot = match key {
             b"file_path" => &mut self.file_path,
             b"notebook_path" => &mut self.notebook_path,
@@ -999,7 +1006,13 @@ struct RawTodo {
 
 const SUMMARY_CHARS: usize = 160;
 
-fn describe_tool(name: &str, inp: &Input, redact: bool, cost: &mut Cost) -> (String, ToolDetail) {
+/// A tool call's one-line summary and what extraction acts on, from its input.
+pub(crate) fn describe_tool(
+    name: &str,
+    inp: &Input,
+    redact: bool,
+    cost: &mut Cost,
+) -> (String, ToolDetail) {
     let mut s = |v: Option<&[u8]>| string(v, cost);
     let file = s(inp.file_path).or_else(|| s(inp.notebook_path));
     let (summary, detail) = match name {
@@ -1106,16 +1119,19 @@ fn describe_tool(name: &str, inp: &Input, redact: bool, cost: &mut Cost) -> (Str
     };
     let mut detail = detail;
     clean_detail(&mut detail, redact);
-    let summary = crate::untrusted::clean(&summary).into_owned();
-    (
-        one_line(&redact_if(redact, &summary), SUMMARY_CHARS),
-        detail,
-    )
+    (tool_summary(&summary, redact), detail)
+}
+
+/// A tool call's summary as a memory shows it: cleaned as untrusted text, redacted when
+/// asked (before the cut), one line of at most [`SUMMARY_CHARS`].
+pub(crate) fn tool_summary(summary: &str, redact: bool) -> String {
+    let summary = crate::untrusted::clean(summary);
+    one_line(&redact_if(redact, &summary), SUMMARY_CHARS)
 }
 
 /// Cleans the texts of a tool's input that a memory shows (task items, plans, paths):
 /// control characters out, and redacted when asked.
-fn clean_detail(detail: &mut ToolDetail, redact: bool) {
+pub(crate) fn clean_detail(detail: &mut ToolDetail, redact: bool) {
     let text = |t: &mut String| {
         if let Cow::Owned(c) = crate::untrusted::clean(t) {
             *t = c;
@@ -1145,6 +1161,13 @@ fn clean_detail(detail: &mut ToolDetail, redact: bool) {
         ToolDetail::Modifies(path) | ToolDetail::Reads(path) => {
             if let Cow::Owned(c) = crate::untrusted::clean(path) {
                 *path = c;
+            }
+        }
+        ToolDetail::Paths { modified, read } => {
+            for path in modified.iter_mut().chain(read.iter_mut()) {
+                if let Cow::Owned(c) = crate::untrusted::clean(path) {
+                    *path = c;
+                }
             }
         }
         ToolDetail::None => {}

@@ -19,6 +19,9 @@ pub enum TodoSource {
     /// `TaskCreate`/`TaskUpdate` replayed, or `~/.claude/tasks/<session>/*.json`.
     #[serde(rename = "tasks")]
     Tasks,
+    /// The `plan` of Codex's last `update_plan` call.
+    #[serde(rename = "update_plan")]
+    UpdatePlan,
 }
 
 /// The session's task list at the time of reading.
@@ -218,7 +221,7 @@ enum PendingOp<'a> {
 /// Replays the main-chain task events of `records` (file order) and returns the list
 /// written last, with the index of the record that wrote it.
 pub(crate) fn replay(records: &[Record]) -> Option<(TodoList, usize)> {
-    let mut todo_write: Option<(Vec<TodoItem>, usize)> = None;
+    let mut todo_write: Option<(Vec<TodoItem>, usize, TodoSource)> = None;
     let mut tasks: BTreeMap<TaskKey, Task> = BTreeMap::new();
     let mut tasks_written: Option<usize> = None;
     let mut pending: Vec<(super::record::Key, PendingOp)> = Vec::new();
@@ -255,7 +258,13 @@ pub(crate) fn replay(records: &[Record]) -> Option<(TodoList, usize)> {
                                     active_form: t.active_form.clone(),
                                 })
                                 .collect();
-                            todo_write = Some((items, idx));
+                            // Codex's plan tool writes the whole list as TodoWrite does.
+                            let source = if call.name == "update_plan" {
+                                TodoSource::UpdatePlan
+                            } else {
+                                TodoSource::TodoWrite
+                            };
+                            todo_write = Some((items, idx, source));
                         }
                         ToolDetail::TaskCreate(create) => pending.push((
                             call.id,
@@ -335,15 +344,7 @@ pub(crate) fn replay(records: &[Record]) -> Option<(TodoList, usize)> {
             idx,
         )
     });
-    let todo_list = todo_write.map(|(items, idx)| {
-        (
-            TodoList {
-                source: TodoSource::TodoWrite,
-                items,
-            },
-            idx,
-        )
-    });
+    let todo_list = todo_write.map(|(items, idx, source)| (TodoList { source, items }, idx));
     match (todo_list, tasks_list) {
         (Some(a), Some(b)) => Some(if a.1 > b.1 { a } else { b }),
         (a, b) => a.or(b),

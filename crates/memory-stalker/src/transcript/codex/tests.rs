@@ -1,0 +1,480 @@
+//! The rollout reader over whole (small, hand-written) rollouts, shaped as Codex 0.169.0
+//! writes them: what is extracted, where reading stops, and what is never fatal.
+
+use std::io::Write;
+
+use serde_json::{Value, json};
+
+use super::super::{ReadOptions, Stop, TodoSource, Transcript, conversation_after};
+use crate::agent::Agent;
+
+/// Builds rollout lines the way Codex writes them.
+struct Rollout {
+    lines: Vec<String>,
+    n: usize,
+}
+
+impl Rollout {
+    /// A rollout whose first line is the session's metadata.
+    fn new() -> Rollout {
+        let mut r = Rollout {
+            lines: Vec::new(),
+            n: 0,
+        };
+        r.line(
+            "session_meta",
+            json!({"id": "0199aaaa-1111-7222-8333-444455556666", "session_id": "0199aaaa-1111-7222-8333-444455556666",
+                   "timestamp": "2026-11-25T10:00:00.000Z", "cwd": "/work/app", "originator": "codex_exec",
+                   "cli_version": "0.169.0", "source": "exec", "model_provider": "fake",
+                   "base_instructions": {"text": "You are a coding agent running in the Codex CLI."},
+                   "git": {"branch": "main", "commit_hash": "abc123"}}),
+            None,
+        );
+        r
+    }
+
+    fn line(&mut self, kind: &str, payload: Value, metadata: Option<Value>) -> &mut Self {
+        self.n += 1;
+        // Keys in Codex's order (`json!` would sort them).
+        let mut line = format!(
+            r#"{{"timestamp":"2026-11-25T10:{:02}:{:02}.000Z","ordinal":{},"type":{},"payload":{}"#,
+            self.n / 60,
+            self.n % 60,
+            self.n,
+            json!(kind),
+            payload
+        );
+        if let Some(m) = metadata {
+            line.push_str(&format!(r#","metadata":{m}"#));
+        }
+        line.push('}');
+        self.lines.push(line);
+        self
+    }
+
+    /// The bookkeeping Codex writes around a turn: world state, turn context, settings.
+    fn turn_start(&mut self) -> &mut Self {
+        self.line(
+            "event_msg",
+            json!({"type": "task_started", "turn_id": "t"}),
+            None,
+        )
+        .line(
+            "world_state",
+            json!({"full": true, "state": {"model": "gpt-5.5"}}),
+            None,
+        )
+        .line(
+            "turn_context",
+            json!({"turn_id": "t", "cwd": "/work/app", "model": "gpt-5.5"}),
+            None,
+        )
+    }
+
+    fn message(&mut self, role: &str, text: &str, provenance: &str) -> &mut Self {
+        let kind = if role == "assistant" {
+            "output_text"
+        } else {
+            "input_text"
+        };
+        let id = format!("msg_{}", self.n + 1);
+        self.line(
+            "response_item",
+            json!({"type": "message", "id": id, "role": role, "content": [{"type": kind, "text": text}],
+                   "internal_chat_message_metadata_passthrough": {"turn_id": "t",
+                       "content_item_kinds": [if provenance == "user" { "user.text" } else { "harness.x" }],
+                       "content_item_metadata": [{"provenance": {"type": provenance}}]}}),
+            None,
+        )
+    }
+
+    /// The user's request, preceded by Codex's own user message (environment context).
+    fn prompt(&mut self, text: &str) -> &mut Self {
+        self.message("user", "<environment_context>\n  <cwd>/work/app</cwd>\n</environment_context>", "harness")
+            .message("user", text, "user")
+            .line(
+                "event_msg",
+                json!({"type": "item_completed", "item": {"type": "UserMessage", "content": [{"type": "text", "text": text}]}}),
+                None,
+            )
+    }
+
+    fn say(&mut self, text: &str) -> &mut Self {
+        self.message("assistant", text, "model")
+    }
+
+    fn call(&mut self, id: &str, name: &str, args: Value) -> &mut Self {
+        self.line(
+            "response_item",
+            json!({"type": "function_call", "id": format!("fc_{id}"), "name": name, "arguments": args.to_string(), "call_id": id}),
+            None,
+        )
+        .line("token_usage_record", json!({"usage": {"input_tokens": 1000}}), None)
+    }
+
+    fn patch(&mut self, id: &str, patch: &str) -> &mut Self {
+        self.line(
+            "response_item",
+            json!({"type": "custom_tool_call", "id": format!("ctc_{id}"), "status": "completed", "call_id": id, "name": "apply_patch", "input": patch}),
+            None,
+        )
+    }
+
+    fn output(&mut self, id: &str, output: &str) -> &mut Self {
+        self.line(
+            "response_item",
+            json!({"type": "function_call_output", "id": format!("fco_{id}"), "call_id": id, "output": output}),
+            None,
+        )
+        .line("event_msg", json!({"type": "token_count", "info": {"total_token_usage": {"input_tokens": 1000}}}), None)
+    }
+
+    fn exec_output(&mut self, id: &str, code: i32, out: &str) -> &mut Self {
+        let text = format!(
+            "Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code {code}\nOriginal token count: 3\nOutput:\n{out}"
+        );
+        self.output(id, &text)
+    }
+
+    fn patch_output(&mut self, id: &str) -> &mut Self {
+        self.line(
+            "response_item",
+            json!({"type": "custom_tool_call_output", "call_id": id, "output": "Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess.\n"}),
+            None,
+        )
+    }
+
+    fn plan(&mut self, id: &str, steps: &[(&str, &str)]) -> &mut Self {
+        let plan: Vec<Value> = steps
+            .iter()
+            .map(|(s, st)| json!({"step": s, "status": st}))
+            .collect();
+        self.call(
+            id,
+            "update_plan",
+            json!({"explanation": "plan", "plan": plan}),
+        )
+        .output(id, "Plan updated")
+    }
+
+    /// A compaction as Codex writes it: the summary as the model sampled it, then the
+    /// `compacted` record and its bookkeeping.
+    fn compaction(&mut self, summary: &str) -> &mut Self {
+        let message = format!(
+            "Another language model started to solve this problem and produced a summary of its thinking process. Here is the summary produced by the other language model, use the information in this summary to assist with your own analysis:\n{summary}"
+        );
+        self.line(
+            "response_item",
+            json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": summary}]}),
+            Some(json!({"compaction_output": true})),
+        )
+        .line(
+            "compacted",
+            json!({"message": message, "replacement_history": [
+                {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "RETAINED"}]}],
+                "window_number": 1}),
+            None,
+        )
+        .line("world_state", json!({"full": true}), None)
+        .line("turn_context", json!({"cwd": "/work/app"}), None)
+        .line("event_msg", json!({"type": "item_completed", "item": {"type": "ContextCompaction"}}), None)
+    }
+
+    fn raw(&mut self, line: &str) -> &mut Self {
+        self.lines.push(line.to_string());
+        self
+    }
+
+    fn bytes(&self) -> Vec<u8> {
+        let mut s = self.lines.join("\n");
+        s.push('\n');
+        s.into_bytes()
+    }
+
+    fn file(&self) -> tempfile::NamedTempFile {
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        f.write_all(&self.bytes()).unwrap();
+        f
+    }
+
+    fn read(&self, opts: ReadOptions) -> Transcript {
+        let f = self.file();
+        Transcript::read(f.path(), opts).unwrap()
+    }
+
+    fn extract(&self) -> crate::transcript::Extraction {
+        self.read(ReadOptions::default()).extraction()
+    }
+}
+
+/// A session that plans, patches, reads with the shell and answers.
+fn working_session() -> Rollout {
+    let mut r = Rollout::new();
+    r.turn_start()
+        .prompt("Add a retry budget to the uploader; keep the public API unchanged.")
+        .plan("c1", &[("Add RetryBudget", "in_progress"), ("Use it in upload()", "pending"), ("Document it", "pending")])
+        .call("c2", "exec_command", json!({"cmd": "sed -n '1,80p' src/upload.rs && rg -n retry src/lib.rs", "workdir": "/work/app"}))
+        .exec_output("c2", 0, "fn upload() {}\n")
+        .patch("c3", "*** Begin Patch\n*** Add File: src/retry.rs\n+pub struct RetryBudget;\n*** Update File: src/upload.rs\n@@\n-fn upload() {}\n+fn upload() { /* retries */ }\n*** End Patch\n")
+        .patch_output("c3")
+        .plan("c4", &[("Add RetryBudget", "completed"), ("Use it in upload()", "completed"), ("Document it", "in_progress")])
+        .call("c5", "exec_command", json!({"cmd": "cargo test --quiet"}))
+        .exec_output("c5", 101, "test upload ... FAILED\n")
+        .say("The budget is in place; one test still fails: `upload` retries once too often.")
+        .line("event_msg", json!({"type": "task_complete", "last_agent_message": "…"}), None);
+    r
+}
+
+#[test]
+fn a_working_session_is_extracted_like_a_claude_code_one() {
+    let ex = working_session().extract();
+    insta::assert_json_snapshot!(ex);
+}
+
+#[test]
+fn the_format_is_told_from_the_file() {
+    let t = working_session().read(ReadOptions::default());
+    assert_eq!(t.agent(), Agent::Codex);
+    // Blank lines before the first record change nothing.
+    let mut bytes = b"\n\n".to_vec();
+    bytes.extend(working_session().bytes());
+    let t = Transcript::from_bytes(&bytes, ReadOptions::default()).unwrap();
+    assert_eq!(t.agent(), Agent::Codex);
+    assert_eq!(
+        t.extraction().session_id.as_deref(),
+        Some("0199aaaa-1111-7222-8333-444455556666")
+    );
+    let claude = br#"{"type":"user","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"},"payload":"x"}"#;
+    let t = Transcript::from_bytes(claude, ReadOptions::default()).unwrap();
+    assert_eq!(t.agent(), Agent::ClaudeCode);
+    assert_eq!(t.extraction().last_prompt.unwrap().text, "hi");
+}
+
+/// A rollout re-written with spaces after every `:` and `,` (as Python's `json.dumps`
+/// writes JSON; the shared samples are such) is read as Codex wrote it.
+#[test]
+fn a_rollout_with_spaces_between_tokens_is_the_same_rollout() {
+    let compact = working_session().bytes();
+    // A space after every `:` and `,` outside strings, the keys in their order.
+    let mut spaced = Vec::with_capacity(compact.len() * 2);
+    let (mut in_string, mut escaped) = (false, false);
+    for &b in &compact {
+        spaced.push(b);
+        match b {
+            _ if escaped => escaped = false,
+            b'\\' if in_string => escaped = true,
+            b'"' => in_string = !in_string,
+            b':' | b',' if !in_string => spaced.push(b' '),
+            _ => {}
+        }
+    }
+    assert!(spaced.starts_with(b"{\"timestamp\": "));
+    let a = Transcript::from_bytes(&compact, ReadOptions::default()).unwrap();
+    let b = Transcript::from_bytes(&spaced, ReadOptions::default()).unwrap();
+    assert_eq!(b.agent(), Agent::Codex);
+    let (a, b) = (
+        serde_json::to_value(a.extraction()).unwrap(),
+        serde_json::to_value(b.extraction()).unwrap(),
+    );
+    assert_eq!(a, b);
+}
+
+#[test]
+fn the_segment_ends_at_the_last_compaction_and_what_outlives_it_is_found_before() {
+    let mut r = working_session();
+    // A compaction in the middle of the next turn: its request and the plan are before
+    // the boundary.
+    r.prompt("Now document the budget in README.md.")
+        .plan("d1", &[("Write the README section", "in_progress")])
+        .call("d2", "exec_command", json!({"cmd": "cat README.md"}))
+        .exec_output("d2", 0, "# App\n")
+        .compaction("The user asked for a retry budget and its README section.")
+        .call(
+            "d3",
+            "exec_command",
+            json!({"cmd": "echo '## Retries' >> README.md"}),
+        )
+        .exec_output("d3", 0, "");
+    let t = r.read(ReadOptions::default());
+    let ex = t.extraction();
+    assert_eq!(
+        ex.last_prompt.as_ref().unwrap().text,
+        "Now document the budget in README.md."
+    );
+    let todos = ex.todos.as_ref().unwrap();
+    assert_eq!(todos.source, TodoSource::UpdatePlan);
+    assert_eq!(todos.items.len(), 1);
+    // Files from the turn's start (its request is before the boundary): cat, then >>.
+    assert_eq!(ex.files.modified, ["README.md"]);
+    assert!(ex.files.read.is_empty(), "{:?}", ex.files);
+    assert_eq!(
+        ex.last_action.as_ref().unwrap().summary,
+        "echo '## Retries' >> README.md"
+    );
+    assert_eq!(t.segment_prompts(), Vec::<String>::new());
+    // Codex's summary is neither the reply nor a prompt.
+    assert!(
+        !t.conversation_text(10_000)
+            .contains("The user asked for a retry budget")
+    );
+}
+
+#[test]
+fn a_compaction_with_nothing_after_it_is_the_one_under_way() {
+    // PostCompact and SessionStart(compact) read the rollout after Codex wrote
+    // `compacted`: the memory describes the segment that compaction closes.
+    let mut r = working_session();
+    r.compaction("FAKE SUMMARY")
+        .line("response_item", json!({"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "memory-stalker: restore"}]}), None);
+    let ex = r.extract();
+    assert_eq!(
+        ex.last_prompt.unwrap().text,
+        "Add a retry budget to the uploader; keep the public API unchanged."
+    );
+    assert_eq!(ex.files.modified, ["src/upload.rs", "src/retry.rs"]);
+    assert_eq!(ex.last_action.unwrap().tool, "exec_command");
+    let reply = ex.reply.unwrap();
+    assert!(!reply.text.contains("FAKE SUMMARY"), "{}", reply.text);
+}
+
+#[test]
+fn reading_stops_at_the_segment() {
+    // A long first segment, then a compaction and a short one: only the short one and
+    // the lines back to its request are read.
+    let mut r = Rollout::new();
+    r.turn_start().prompt("first request");
+    let filler = "x".repeat(50_000);
+    for i in 0..100 {
+        let id = format!("f{i}");
+        r.call(&id, "exec_command", json!({"cmd": "cat big.txt"}))
+            .exec_output(&id, 0, &filler);
+    }
+    r.compaction("summary");
+    let compacted_at = r.bytes().len() as u64;
+    r.prompt("second request").say("done");
+    // Without a task list anywhere, the lines before the boundary are looked through
+    // for one, unparsed: the cost is a search, not a parse.
+    let t = r.read(ReadOptions::default());
+    let (_, size) = t.bytes_read();
+    assert!(size > 5_000_000, "{size}");
+    assert!(
+        t.json_bytes_decoded() < 20_000,
+        "{}",
+        t.json_bytes_decoded()
+    );
+    assert_eq!(t.extraction().last_prompt.unwrap().text, "second request");
+    // An earlier memory of the session said there was no task list at the compaction:
+    // nothing before it is read.
+    let t = r.read(ReadOptions {
+        checkpoints: vec![crate::transcript::TaskCheckpoint {
+            bytes: compacted_at,
+            todos: None,
+        }],
+        ..ReadOptions::default()
+    });
+    let (read, _) = t.bytes_read();
+    assert!(read < 20_000, "read {read} of {size}");
+    assert_eq!(t.extraction().last_prompt.unwrap().text, "second request");
+}
+
+#[test]
+fn hostile_lines_are_skipped_not_fatal() {
+    let mut r = working_session();
+    r.raw("not json at all")
+        .raw(r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{broken","call_id":"z"}}"#)
+        .raw(r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":"a plain string"}}"#)
+        .raw(r#"{"timestamp":"t","type":"a_type_of_2027","payload":{"nested":{"deep":[1,2,3]}}}"#)
+        .raw(r#"{"timestamp":"t","type":"response_item","payload":[1,2]}"#)
+        .raw("\u{1b}[31m")
+        .raw(r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"half a li"#);
+    let ex = r.extract();
+    assert_eq!(ex.bad_lines, 3, "garbage, an escape and a cut last line");
+    assert_eq!(ex.last_prompt.unwrap().text, "a plain string");
+    assert_eq!(ex.last_action.unwrap().summary, "");
+}
+
+#[test]
+fn interrupts_and_refusals_stop_the_turn() {
+    let mut r = Rollout::new();
+    r.turn_start()
+        .prompt("delete the cache")
+        .call("a", "exec_command", json!({"cmd": "rm -rf cache"}))
+        .output("a", "exec command rejected by user");
+    let ex = r.extract();
+    assert_eq!(
+        ex.stopped,
+        Some(Stop::Rejected {
+            tool: "exec_command".into(),
+            summary: "rm -rf cache".into()
+        })
+    );
+    assert!(ex.last_action.unwrap().rejected);
+    let mut r = Rollout::new();
+    r.turn_start()
+        .prompt("run the long suite")
+        .call("a", "exec_command", json!({"cmd": "cargo test"}))
+        .line(
+            "event_msg",
+            json!({"type": "turn_aborted", "reason": "interrupted", "turn_id": "t"}),
+            None,
+        );
+    assert_eq!(r.extract().stopped, Some(Stop::Interrupted));
+}
+
+#[test]
+fn secrets_are_redacted_as_they_are_read() {
+    let mut r = Rollout::new();
+    r.turn_start()
+        .prompt("deploy with ANTHROPIC_API_KEY=sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA please")
+        .call("a", "exec_command", json!({"cmd": "curl -H 'Authorization: Bearer ghp_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' https://x"}))
+        .exec_output("a", 0, "ok");
+    let ex = r
+        .read(ReadOptions {
+            redact: true,
+            ..ReadOptions::default()
+        })
+        .extraction();
+    let json = serde_json::to_string(&ex).unwrap();
+    assert!(!json.contains("sk-ant-api03-AAAA"), "{json}");
+    assert!(!json.contains("ghp_AAAA"), "{json}");
+    assert!(json.contains("[REDACTED:"), "{json}");
+}
+
+#[test]
+fn the_compaction_summary_is_read_from_the_last_compacted_record() {
+    let mut r = working_session();
+    r.compaction("first summary")
+        .prompt("more")
+        .compaction("## Progress\n- the budget works\n");
+    let f = r.file();
+    assert_eq!(
+        super::last_compaction_summary(f.path()).unwrap().as_deref(),
+        Some("## Progress\n- the budget works")
+    );
+    let f = working_session().file();
+    assert_eq!(super::last_compaction_summary(f.path()).unwrap(), None);
+}
+
+#[test]
+fn the_conversation_goes_on_only_with_a_request_or_the_assistant() {
+    let mut r = working_session();
+    let before = r.bytes().len() as u64;
+    // What Codex writes between PreCompact and PostCompact.
+    r.compaction("summary");
+    let f = r.file();
+    let len = r.bytes().len() as u64;
+    let taken = chrono::DateTime::parse_from_rfc3339("2026-11-25T09:00:00+00:00").unwrap();
+    assert!(!conversation_after(f.path(), before, len, taken).unwrap());
+    r.prompt("next");
+    let f = r.file();
+    let len = r.bytes().len() as u64;
+    assert!(conversation_after(f.path(), before, len, taken).unwrap());
+}
+
+#[test]
+fn the_conversation_text_shows_codex_calls_and_outputs() {
+    let text = working_session()
+        .read(ReadOptions::default())
+        .conversation_text(50_000);
+    insta::assert_snapshot!(text);
+}

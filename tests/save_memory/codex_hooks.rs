@@ -1,0 +1,281 @@
+//! The hooks of a Codex compaction, with the real binary and Codex's hook input
+//! (docs/design.md §2.11): PreCompact saves and prints nothing, PostCompact keeps
+//! Codex's own summary from the rollout, SessionStart(compact) restores, a session
+//! start recalls, and a session without a rollout (`--ephemeral`) is left alone.
+
+use crate::support;
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::{Value, json};
+use support::rollout::{CODEX_SID, Rollout};
+use support::{Sandbox, sample_transcript, text};
+
+const BIN: &str = env!("CARGO_BIN_EXE_save-memory");
+
+fn sandbox() -> Sandbox {
+    let mut s = Sandbox::new();
+    s.set("MEMORY_STALKER_SUMMARIZER", "offline");
+    s
+}
+
+/// Codex's hook input for `event` (its shape as Codex 0.169.0 sends it).
+fn input(s: &Sandbox, event: &str, transcript: Option<&Path>, extra: Value) -> Value {
+    let mut v = json!({
+        "session_id": CODEX_SID,
+        "transcript_path": transcript,
+        "cwd": s.project(),
+        "hook_event_name": event,
+        "model": "gpt-5.5",
+    });
+    if event != "SessionStart" {
+        v["turn_id"] = json!("0199c0de-7777-7000-8000-000000000001");
+    } else {
+        v["permission_mode"] = json!("bypassPermissions");
+    }
+    for (k, val) in extra.as_object().unwrap() {
+        v[k] = val.clone();
+    }
+    v
+}
+
+fn hook(s: &Sandbox, input: &Value) -> (String, String) {
+    let out = s.run(BIN, &[], input.to_string().as_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    text(&out)
+}
+
+/// The restore or recall text of a SessionStart output.
+fn context(stdout: &str) -> String {
+    let v: Value = serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout:?}"));
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "SessionStart");
+    v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// The memory from its "Last complete interaction" on: what does not depend on when
+/// the test ran.
+fn body(memory: &str) -> String {
+    memory[memory.find("## Last complete interaction").unwrap()..].to_string()
+}
+
+#[test]
+fn a_codex_compaction_is_saved_restored_and_keeps_codexs_summary() {
+    let s = sandbox();
+    let codex_home = s.home().join(".codex");
+    let mut rollout = Rollout::sample(&s.project());
+    let path = rollout.write_in(&codex_home, CODEX_SID);
+
+    // PreCompact: a memory, and nothing on stdout (Codex ignores it).
+    let (stdout, stderr) = hook(
+        &s,
+        &input(&s, "PreCompact", Some(&path), json!({"trigger": "auto"})),
+    );
+    assert_eq!(stdout, "", "{stderr}");
+    assert!(
+        !stderr.contains("waited"),
+        "no wait for a rollout: {stderr}"
+    );
+    let files = s.memory_files();
+    assert_eq!(files.len(), 1, "{stderr}");
+    let memory_path = s.memories().join(&files[0]);
+    let memory = fs::read_to_string(&memory_path).unwrap();
+    assert!(
+        memory.contains("trigger: \"auto\"\nagent: \"codex\"\n"),
+        "{memory}"
+    );
+    assert!(
+        memory.contains("- Codex: 0.169.0 · branch `feature/retries`"),
+        "{memory}"
+    );
+    insta::assert_snapshot!("codex_memory", body(&memory));
+
+    // Codex compacts and writes `compacted` before PostCompact runs.
+    rollout.compaction("## Progress\nThe user wants a retry budget; RetryBudget exists.\n## Next\nFix the failing test.");
+    fs::write(&path, rollout.text()).unwrap();
+    let (stdout, stderr) = hook(
+        &s,
+        &input(&s, "PostCompact", Some(&path), json!({"trigger": "auto"})),
+    );
+    assert_eq!(stdout, "", "{stderr}");
+    assert_eq!(s.memory_files(), files, "no second memory: {stderr}");
+    let memory = fs::read_to_string(&memory_path).unwrap();
+    let summary = &memory[memory.find("## Codex compaction summary").expect(&memory)..];
+    assert_eq!(
+        summary,
+        "## Codex compaction summary\n\n```markdown\n## Progress\nThe user wants a retry budget; RetryBudget exists.\n## Next\nFix the failing test.\n```\n"
+    );
+    assert!(!memory.contains("Claude Code compaction summary"));
+
+    // SessionStart(compact) right after: the restore, as facts, naming the memory.
+    let (stdout, stderr) = hook(
+        &s,
+        &input(
+            &s,
+            "SessionStart",
+            Some(&path),
+            json!({"source": "compact"}),
+        ),
+    );
+    let restore = context(&stdout);
+    assert!(restore.chars().count() <= 8_000, "{stderr}");
+    let restore = restore.replace(&files[0], "<memory>");
+    insta::assert_snapshot!("codex_restore", restore);
+    assert_eq!(s.memory_files(), files, "SessionStart used the same memory");
+
+    // What Codex's summary left out (the last request) reaches the model with the next
+    // tool call, through PostToolUse.
+    let tool = input(
+        &s,
+        "PostToolUse",
+        Some(&path),
+        json!({"tool_name": "Bash", "tool_input": {"command": "cargo test"}, "tool_response": "ok", "tool_use_id": "c9"}),
+    );
+    let out = s.run(BIN, &["hand-over-note"], tool.to_string().as_bytes());
+    let (note, _) = text(&out);
+    let v: Value = serde_json::from_str(&note).unwrap_or_else(|e| panic!("{e}: {note:?}"));
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "PostToolUse");
+    let note = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(note.contains("Never change the public API."), "{note}");
+}
+
+#[test]
+fn post_compact_alone_saves_the_segment_the_compaction_closed() {
+    // PreCompact did not run (or failed): Codex has already written `compacted`, and
+    // the memory describes what came before it.
+    let s = sandbox();
+    let mut rollout = Rollout::sample(&s.project());
+    rollout.compaction("A summary.");
+    let path = rollout.write_in(&s.home().join(".codex"), CODEX_SID);
+    let (_, stderr) = hook(
+        &s,
+        &input(&s, "PostCompact", Some(&path), json!({"trigger": "manual"})),
+    );
+    let files = s.memory_files();
+    assert_eq!(files.len(), 1, "{stderr}");
+    let memory = fs::read_to_string(s.memories().join(&files[0])).unwrap();
+    assert!(
+        memory.contains("trigger: \"manual\"\nagent: \"codex\""),
+        "{memory}"
+    );
+    assert!(memory.contains("Never change the public API."), "{memory}");
+    assert!(memory.contains("- `src/retry.rs`"), "{memory}");
+    assert!(
+        memory.contains("## Codex compaction summary\n\n```markdown\nA summary.\n```"),
+        "{memory}"
+    );
+}
+
+#[test]
+fn a_session_without_a_rollout_logs_one_line_and_nothing_else() {
+    let s = sandbox();
+    for (event, extra) in [
+        ("PreCompact", json!({"trigger": "auto"})),
+        ("PostCompact", json!({"trigger": "auto"})),
+        ("SessionStart", json!({"source": "compact"})),
+    ] {
+        let (stdout, stderr) = hook(&s, &input(&s, event, None, extra));
+        assert_eq!(stdout, "", "{event}");
+        assert_eq!(stderr.lines().count(), 1, "{event}: {stderr}");
+        assert!(
+            stderr.contains(
+                "Codex gave no transcript_path (a session run with --ephemeral keeps no rollout)"
+            ),
+            "{event}: {stderr}"
+        );
+    }
+    assert!(
+        !s.project().join(".claude").exists(),
+        "no directory was made"
+    );
+    assert!(!s.root.path().join("plugin-data").exists());
+}
+
+#[test]
+fn a_codex_session_start_recalls_the_memory_claude_code_wrote() {
+    let s = sandbox();
+    let saved = s.run(
+        BIN,
+        &[
+            "--transcript",
+            sample_transcript().to_str().unwrap(),
+            "--project",
+            s.project().to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert!(saved.status.success(), "{:?}", text(&saved));
+    let file = s.memory_files().pop().unwrap();
+    let (stdout, _) = hook(
+        &s,
+        &input(&s, "SessionStart", None, json!({"source": "startup"})),
+    );
+    let recall = context(&stdout).replace(&file, "<memory>");
+    let recall = regex::Regex::new(r"from \d{4}-\d\d-\d\d \d\d:\d\d \(today\)")
+        .unwrap()
+        .replace(&recall, "from <date> (today)")
+        .into_owned();
+    insta::assert_snapshot!(recall, @r#"
+    memory-stalker: this project's latest memory is from <date> (today), Claude Code session 7c630e3a: "The uploader gives up after the first network error. Add retries with a retry budget: at most 3 attempts per chunk, exp…".
+    Open tasks then (2 of 4):
+    - [in progress] Add tests for retries and the budget
+    - [ ] Document the retry behaviour in README
+    Only this note is loaded. For what was done and decided, call memory-stalker's search_memories tool, or show_memory with target "<memory>" (or read .claude/memories/<memory>).
+    "#);
+    // And Claude Code, later, recalls a memory Codex wrote as Codex's.
+    let codex_home = s.home().join(".codex");
+    let path = Rollout::sample(&s.project()).write_in(&codex_home, CODEX_SID);
+    hook(
+        &s,
+        &input(&s, "PreCompact", Some(&path), json!({"trigger": "auto"})),
+    );
+    let claude_start = json!({"session_id": "7c630e3a-5b1d-4c2e-9f47-2d8a61b0c9e5", "transcript_path": s.home().join("t.jsonl"), "cwd": s.project(), "hook_event_name": "SessionStart", "source": "startup"});
+    let (stdout, _) = hook(&s, &claude_start);
+    let recall = context(&stdout);
+    assert!(
+        recall.contains("(today), Codex session 0199c0de: \"Add a retry budget to the uploader"),
+        "{recall}"
+    );
+    assert!(
+        recall.contains("- [in progress] Test the budget"),
+        "{recall}"
+    );
+    assert!(
+        recall.ends_with("the user can run /memory-stalker:resume."),
+        "{recall}"
+    );
+}
+
+#[test]
+fn inspect_tells_a_rollout_from_its_first_line() {
+    let s = sandbox();
+    let path = Rollout::sample(&s.project()).write_in(&s.home().join(".codex"), CODEX_SID);
+    let out = s.run(BIN, &["inspect", "--json", path.to_str().unwrap()], b"");
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["agent"], "codex");
+    assert_eq!(v["todos"]["source"], "update_plan");
+    assert_eq!(v["version"], "0.169.0");
+    let out = s.run(BIN, &["inspect", path.to_str().unwrap()], b"");
+    let (stdout, _) = text(&out);
+    assert!(
+        stdout.contains("· Codex 0.169.0 · branch feature/retries ·"),
+        "{stdout}"
+    );
+    let out = s.run(
+        BIN,
+        &["inspect", "--json", sample_transcript().to_str().unwrap()],
+        b"",
+    );
+    let v: Value = serde_json::from_str(&text(&out).0).unwrap();
+    assert!(
+        v.get("agent").is_none(),
+        "absent for Claude Code, as it always was"
+    );
+}

@@ -1,0 +1,631 @@
+//! End to end with the real Codex CLI (the version `scripts/test` installs), offline,
+//! against the fake Responses API on 127.0.0.1, with `HOME` and `CODEX_HOME` in a
+//! temporary directory and memory-stalker installed as `./install.sh` installs it (its
+//! hooks trusted: no `--dangerously-bypass-hook-trust`):
+//!
+//! - an automatic compaction in the middle of a `codex exec` turn: one memory, and the
+//!   next model request carries the restore naming it;
+//! - a compaction before the turn of `codex exec resume`;
+//! - `/compact` typed in the interactive Codex under tmux, `--no-daemon`;
+//! - the recall in Codex of a memory Claude Code wrote, read further with the MCP tool,
+//!   and in Claude Code of a memory Codex wrote;
+//! - the installer into a scratch `CODEX_HOME`, twice, and its uninstall.
+//!
+//! What the model received (restores, recalls, tool answers) is printed with
+//! `--nocapture`.
+
+use crate::support;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use support::claude::Tmux;
+use support::codex::{CodexWorld, installed};
+use support::http::Recorded;
+use support::responses::{FAKE_SUMMARY, Kind, Turn, developer_texts, kind};
+
+const SAVE_MEMORY: &str = env!("CARGO_BIN_EXE_save-memory");
+
+/// The start of the restore context (docs/design.md §2.6).
+const RESTORE: &str = "memory-stalker: facts saved from this session just before the compaction";
+/// The start of the recall (docs/design.md §2.9).
+const RECALL: &str = "memory-stalker: this project's latest memory is from";
+
+/// The work of a session: a plan, a patch, then a read that reports usage over the
+/// limit, so that Codex compacts before it answers.
+fn working_turns() -> Vec<Turn> {
+    vec![
+        Turn::call(
+            "update_plan",
+            json!({"explanation": "two steps", "plan": [
+                {"step": "Write API notes", "status": "in_progress"},
+                {"step": "Review the notes", "status": "pending"}]}),
+        ),
+        Turn::patch(
+            "*** Begin Patch\n*** Add File: API_NOTES.md\n+# API notes\n+GET /health\n*** End Patch\n",
+        ),
+        Turn::call("exec_command", json!({"cmd": "cat API_NOTES.md"})).tokens(200_000),
+        Turn::text("API notes written; the review is next."),
+    ]
+}
+
+/// The developer text of `req` that starts with `prefix`.
+fn context(req: &Recorded, prefix: &str) -> Option<String> {
+    developer_texts(req)
+        .into_iter()
+        .find(|t| t.starts_with(prefix))
+}
+
+/// The first conversation request after the first compaction request.
+fn after_compaction(w: &CodexWorld) -> Recorded {
+    let all = w.api.requests();
+    let at = all
+        .iter()
+        .position(|r| kind(r) == Kind::Compaction)
+        .expect("no compaction request");
+    all[at + 1..]
+        .iter()
+        .find(|r| kind(r) == Kind::Turn)
+        .cloned()
+        .expect("no request after the compaction")
+}
+
+fn only_memory(w: &CodexWorld) -> (PathBuf, String) {
+    let files = w.memory_files();
+    assert_eq!(files.len(), 1, "exactly one memory: {files:?}");
+    let text = fs::read_to_string(&files[0]).unwrap();
+    (files[0].clone(), text)
+}
+
+fn name(p: &Path) -> String {
+    p.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+#[test]
+fn an_automatic_compaction_mid_turn_is_saved_once_and_restored() {
+    let Some(codex) = installed() else { return };
+    let w = CodexWorld::new(&codex, SAVE_MEMORY);
+    w.api.push(working_turns());
+    let run = w.exec(&[
+        "--json",
+        "Write the API notes for the uploader; keep them short.",
+    ]);
+    assert!(
+        run.out.status.success(),
+        "{}\n{}",
+        run.stdout(),
+        run.stderr()
+    );
+    assert_eq!(w.api.compaction_requests().len(), 1);
+
+    let (path, memory) = only_memory(&w);
+    assert!(
+        memory.contains("trigger: \"auto\"\nagent: \"codex\"\n"),
+        "{memory}"
+    );
+    assert!(memory.contains("- Codex: 0.169.0"), "{memory}");
+    assert!(
+        memory.contains("```text\nWrite the API notes for the uploader; keep them short.\n```")
+    );
+    assert!(memory.contains("- [ ] **in progress**: Write API notes\n- [ ] Review the notes"));
+    assert!(
+        memory.contains("### Modified\n\n- `API_NOTES.md`"),
+        "{memory}"
+    );
+    assert!(
+        memory.contains("- exec_command `cat API_NOTES.md` — succeeded"),
+        "{memory}"
+    );
+    assert!(
+        memory.contains(&format!(
+            "## Codex compaction summary\n\n```markdown\n{FAKE_SUMMARY}\n```"
+        )),
+        "{memory}"
+    );
+    let next = after_compaction(&w);
+    let restore = context(&next, RESTORE).expect("the restore reached the model");
+    eprintln!("the restore as the fake server received it:\n{restore}");
+    assert!(restore.chars().count() <= 8_000);
+    assert!(restore.contains(&format!("Memory file: .claude/memories/{}", name(&path))));
+    assert!(restore.contains("> Write the API notes for the uploader; keep them short."));
+    assert!(restore.contains("- [ ] (in progress) Write API notes"));
+    // The memory of the compaction was found by both later hooks: no backfill.
+    let log = fs::read_to_string(w.memories().join(".log")).unwrap();
+    assert!(!log.contains("saving one now"), "{log}");
+    assert_eq!(log.matches(" info saved ").count(), 1, "{log}");
+
+    // The rollout Codex wrote, read by hand: the segment after the compaction (the
+    // final answer), what outlived it (the request, the plan), nothing left unread.
+    let rollouts = w.rollouts();
+    assert_eq!(rollouts.len(), 1);
+    let inspect = w.run(
+        Path::new(SAVE_MEMORY),
+        &["inspect", "--json", rollouts[0].to_str().unwrap()],
+        &w.project(),
+    );
+    assert!(inspect.out.status.success(), "{}", inspect.stderr());
+    let mut ex: Value = serde_json::from_str(&inspect.stdout()).unwrap();
+    for volatile in ["session_id", "cwd"] {
+        ex[volatile] = json!("<volatile>");
+    }
+    ex["last_prompt"]["timestamp"] = json!("<time>");
+    ex["last_prompt"]["uuid"] = json!("<id>");
+    insta::assert_json_snapshot!("codex_rollout_after_compaction", ex);
+}
+
+#[test]
+fn a_compaction_before_the_turn_of_exec_resume() {
+    let Some(codex) = installed() else { return };
+    let w = CodexWorld::new(&codex, SAVE_MEMORY);
+    w.api.push([
+        Turn::call(
+            "update_plan",
+            json!({"plan": [{"step": "Add the retry budget", "status": "in_progress"}]}),
+        ),
+        // Over the limit at the end of the turn: the next turn compacts first.
+        Turn::text("Started on the retry budget.").tokens(200_000),
+    ]);
+    let first = w.exec(&["Start the retry budget for the uploader."]);
+    assert!(first.out.status.success(), "{}", first.stderr());
+    assert!(w.memory_files().is_empty(), "no compaction yet");
+    w.api.push([Turn::text("Continuing with the tests.")]);
+    let resumed = w.exec(&["resume", "--last", "Now write the tests."]);
+    assert!(
+        resumed.out.status.success(),
+        "{}\n{}",
+        resumed.stdout(),
+        resumed.stderr()
+    );
+    let compactions = w.api.compaction_requests();
+    assert_eq!(compactions.len(), 1);
+    let meta = compactions[0].header("x-codex-turn-metadata").unwrap_or("");
+    assert!(meta.contains("\"phase\":\"pre_turn\""), "{meta}");
+    let (path, memory) = only_memory(&w);
+    assert!(
+        memory.contains("trigger: \"auto\"\nagent: \"codex\"\n"),
+        "{memory}"
+    );
+    assert!(
+        memory.contains("Start the retry budget for the uploader."),
+        "{memory}"
+    );
+    let next = after_compaction(&w);
+    let restore = context(&next, RESTORE).expect("the restore reached the model");
+    assert!(restore.contains(&name(&path)), "{restore}");
+    // SessionStart(resume) fired too, before SessionStart(compact): its recall names
+    // the memory just saved.
+    let recall = context(&next, RECALL).expect("the recall reached the model");
+    eprintln!("resume: the recall and the restore as received:\n{recall}\n---\n{restore}");
+    assert!(recall.contains(&name(&path)), "{recall}");
+}
+
+/// Polls until `f` holds, for at most `limit`.
+fn eventually(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
+    let end = Instant::now() + limit;
+    while Instant::now() < end {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    f()
+}
+
+/// Types a line into the TUI and sends it (Enter sent apart: a burst of keys ending in
+/// Enter reads as a paste).
+fn say(tui: &Tmux, text: &str) {
+    tui.type_text(text);
+    std::thread::sleep(Duration::from_millis(600));
+    tui.keys(&["Enter"]);
+}
+
+/// Processes whose command line names `dir` (a daemon Codex left behind would).
+fn processes_in(dir: &Path) -> Vec<String> {
+    let needle = dir.to_string_lossy().into_owned();
+    fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains(&needle))
+        .collect()
+}
+
+#[test]
+fn compact_typed_in_the_interactive_codex() {
+    let Some(codex) = installed() else { return };
+    if !support::claude::tmux_available() {
+        return;
+    }
+    let w = CodexWorld::new(&codex, SAVE_MEMORY);
+    w.api.push([
+        Turn::call(
+            "update_plan",
+            json!({"plan": [{"step": "Write API notes", "status": "in_progress"}, {"step": "Review the notes", "status": "pending"}]}),
+        ),
+        Turn::text("Notes planned."),
+        Turn::text("Going on after compaction."),
+    ]);
+    let screens = {
+        let tui = w.tui(&[], 120, 40);
+        let ready =
+            |s: &str| s.contains("Ask Codex to do anything") || s.contains("Use existing model");
+        let (ok, screen) = tui.wait_for(Duration::from_secs(30), ready);
+        assert!(ok, "the TUI did not start:\n{screen}");
+        if screen.contains("Use existing model") {
+            // A notice about a newer model (the configuration says it was seen): keep
+            // the configured one.
+            tui.keys(&["2"]);
+            std::thread::sleep(Duration::from_millis(300));
+            tui.keys(&["Enter"]);
+            let (ok, screen) = tui.wait_for(Duration::from_secs(15), |s| {
+                s.contains("Ask Codex to do anything")
+            });
+            assert!(ok, "{screen}");
+        }
+        say(&tui, "Plan the API notes for the uploader");
+        let (ok, screen) = tui.wait_for(Duration::from_secs(30), |s| s.contains("Notes planned."));
+        assert!(ok, "no answer:\n{screen}");
+        say(&tui, "/compact");
+        let (ok, compacted) =
+            tui.wait_for(Duration::from_secs(30), |s| s.contains("Context compacted"));
+        assert!(ok, "no compaction:\n{compacted}");
+        assert!(
+            eventually(Duration::from_secs(10), || w
+                .memory_files()
+                .first()
+                .and_then(|p| fs::read_to_string(p).ok())
+                .is_some_and(|m| m.contains("## Codex compaction summary"))),
+            "PostCompact did not add Codex's summary"
+        );
+        // SessionStart(compact) waits for the next prompt.
+        say(&tui, "go on");
+        let (ok, screen) = tui.wait_for(Duration::from_secs(30), |s| {
+            s.contains("Going on after compaction.")
+        });
+        assert!(ok, "{screen}");
+        say(&tui, "/quit");
+        let _ = tui.wait_for(Duration::from_secs(10), |s| s.trim().is_empty());
+        format!("{compacted}\n---\n{screen}")
+    };
+    let out = support::repo_root().join("target/e2e/codex-tui-compact.txt");
+    let _ = fs::write(&out, &screens);
+    let (path, memory) = only_memory(&w);
+    assert!(
+        memory.contains("trigger: \"manual\"\nagent: \"codex\"\n"),
+        "{memory}"
+    );
+    let next = after_compaction(&w);
+    let restore = context(&next, RESTORE).expect("the restore reached the model");
+    assert!(restore.contains(&name(&path)), "{restore}");
+    // What Codex's summary left out came with the prompt, through UserPromptSubmit.
+    let note = context(&next, "memory-stalker: the compaction summary leaves out")
+        .expect("the note reached the model");
+    eprintln!("TUI /compact: the restore and the note as received:\n{restore}\n---\n{note}");
+    // --no-daemon: no background daemon was installed or is left running.
+    assert!(!w.codex_home().join("packages").exists());
+    assert!(
+        eventually(Duration::from_secs(10), || processes_in(w.root.path())
+            .is_empty()),
+        "left running: {:?}",
+        processes_in(w.root.path())
+    );
+}
+
+#[test]
+fn codex_recalls_claude_codes_memory_and_reads_it_with_the_mcp_tool() {
+    let Some(codex) = installed() else { return };
+    let w = CodexWorld::new(&codex, SAVE_MEMORY);
+    // A memory Claude Code's session left (the sample session, saved by hand).
+    let saved = w.run(
+        Path::new(SAVE_MEMORY),
+        &[
+            "--transcript",
+            support::sample_transcript().to_str().unwrap(),
+            "--project",
+            w.project().to_str().unwrap(),
+        ],
+        &w.project(),
+    );
+    assert!(saved.out.status.success(), "{}", saved.stderr());
+    let (path, _) = only_memory(&w);
+    w.api.push([
+        Turn::call_in(
+            "mcp__memory_stalker",
+            "show_memory",
+            json!({"target": "latest", "section": "tasks"}),
+        ),
+        Turn::text("You were adding tests for retries."),
+    ]);
+    let run = w.exec(&["What was I doing in this project?"]);
+    assert!(run.out.status.success(), "{}", run.stderr());
+    let turns = w.api.turn_requests();
+    let recall = context(&turns[0], RECALL).expect("the recall reached the model");
+    eprintln!("Codex: the recall of Claude Code's memory as received:\n{recall}");
+    assert!(recall.contains("Claude Code session 7c630e3a"), "{recall}");
+    assert!(recall.contains(&name(&path)));
+    assert!(recall.contains("show_memory"), "{recall}");
+    // The MCP server Codex started (from config.toml) served the project's memory.
+    let answer: Value = serde_json::from_str(&turns[1].body).unwrap();
+    let output = answer["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["type"] == "function_call_output")
+        .map(|i| i["output"].to_string())
+        .expect("the tool's answer reached the model");
+    eprintln!("Codex: show_memory's answer as received: {output}");
+    assert!(output.contains("Claude Code session 7c630e3a"), "{output}");
+    assert!(
+        output.contains("Add tests for retries and the budget"),
+        "{output}"
+    );
+}
+
+#[test]
+fn claude_code_recalls_the_memory_codex_wrote() {
+    let Some(codex) = installed() else { return };
+    let Some(claude) = support::claude::installed().into_iter().next() else {
+        return;
+    };
+    // A real rollout: Codex plans and patches, then compacts (the memory is saved by
+    // the hook, in a project Claude Code then opens).
+    let w = CodexWorld::new(&codex, SAVE_MEMORY);
+    w.api.push(working_turns());
+    let run = w.exec(&["Write the API notes for the uploader; keep them short."]);
+    assert!(run.out.status.success(), "{}", run.stderr());
+    let (codex_memory, _) = only_memory(&w);
+
+    let mut cw = support::claude::World::new(&claude, support::claude::Hooks::All, SAVE_MEMORY);
+    cw.set("MEMORY_STALKER_SUMMARIZER", "offline");
+    // The same project for both agents: Codex's memory copied into Claude Code's. And
+    // the same user: each world has a HOME of its own, so Codex's world's writer key
+    // goes with the memory (one person's key signs both agents' memories, and only
+    // their own memories are recalled, docs/design.md §4.10).
+    let dir = cw.memories();
+    fs::create_dir_all(&dir).unwrap();
+    fs::copy(&codex_memory, dir.join(name(&codex_memory))).unwrap();
+    let key = Path::new(".local/state/memory-stalker/writer.key");
+    fs::create_dir_all(cw.home().join(key).parent().unwrap()).unwrap();
+    fs::copy(w.home().join(key), cw.home().join(key)).expect("Codex's world's writer key");
+    cw.api.push([support::anthropic::Turn::text("Hello.")]);
+    cw.claude_p(&["Where did we leave off?"]).assert_ok();
+    let first = cw
+        .api
+        .message_requests()
+        .into_iter()
+        .find(|r| r.body.contains("Where did we leave off?"))
+        .expect("no request of the conversation");
+    let body: Value = serde_json::from_str(&first.body).unwrap();
+    let recall = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .filter_map(|b| b["text"].as_str().map(String::from))
+        .find_map(|t| {
+            // The recall's paragraph, out of the block Claude Code wraps it in.
+            let from = t.find(RECALL)?;
+            let rest = &t[from..];
+            Some(rest[..rest.find("\n\n").unwrap_or(rest.len())].to_string())
+        })
+        .expect("the recall reached Claude Code's model");
+    eprintln!(
+        "Claude Code {}: the recall of Codex's memory as received:\n{recall}",
+        claude.version
+    );
+    assert!(
+        recall.contains(&format!("Codex session {}", &name(&codex_memory)[16..24])),
+        "{recall}"
+    );
+    assert!(
+        recall.contains("- [in progress] Write API notes"),
+        "{recall}"
+    );
+    assert!(
+        recall.contains("the user can run /memory-stalker:resume."),
+        "{recall}"
+    );
+}
+
+#[test]
+fn the_installer_into_a_scratch_codex_home_then_uninstall() {
+    let Some(codex) = installed() else { return };
+    let root = tempfile::tempdir().unwrap();
+    let mut w = CodexWorld::bare(root, &codex);
+    // A checkout: the bundle with its binaries, the installer, the sample session.
+    let repo = w.root.path().join("checkout");
+    support::claude::copy_bundle(&repo, SAVE_MEMORY);
+    let fixtures = repo.join("tests/fixtures");
+    fs::create_dir_all(&fixtures).unwrap();
+    fs::copy(
+        support::sample_transcript(),
+        fixtures.join("sample-session.jsonl"),
+    )
+    .unwrap();
+    // The user's own hook and configuration, which must come through untouched.
+    let users_hooks = "{\n  \"hooks\": {\n    \"Stop\": [\n      {\"hooks\": [{\"type\": \"command\", \"command\": \"/usr/bin/true\"}]}\n    ]\n  }\n}\n";
+    fs::write(w.codex_home().join("hooks.json"), users_hooks).unwrap();
+    let users_config = fs::read_to_string(w.codex_home().join("config.toml")).unwrap();
+    w.set("CODEX", codex.to_str().unwrap());
+    w.set("CLAUDE", "/nonexistent/claude");
+    let install = |w: &CodexWorld| {
+        let run = w.run(&repo.join("install.sh"), &["--no-build"], &repo);
+        assert!(
+            run.out.status.success(),
+            "{}\n{}",
+            run.stdout(),
+            run.stderr()
+        );
+        run.stdout()
+    };
+    let first = install(&w);
+    eprintln!("./install.sh:\n{first}");
+    assert!(
+        first.contains("==> installing memory-stalker into Codex"),
+        "{first}"
+    );
+    assert!(first.contains("trusted those 5 hooks"), "{first}");
+    let second = install(&w);
+    eprintln!("./install.sh, again:\n{second}");
+    assert!(
+        second.contains("memory-stalker's hooks are there already"),
+        "{second}"
+    );
+    assert!(
+        second
+            .contains("the hooks are trusted already, and the MCP server memory-stalker is there"),
+        "{second}"
+    );
+
+    // Codex's own view (app-server `hooks/list`): every hook of ours trusted.
+    let listed = hooks_list(&w);
+    let ours: Vec<&Value> = listed
+        .iter()
+        .filter(|h| {
+            h["command"]
+                .as_str()
+                .is_some_and(|c| c.contains("/plugin/run' save-memory"))
+        })
+        .collect();
+    assert_eq!(ours.len(), 5, "{listed:?}");
+    for h in &ours {
+        assert_eq!(h["trustStatus"], "trusted", "{h}");
+    }
+    // And they run without --dangerously-bypass-hook-trust.
+    w.api.push(working_turns());
+    let run = w.exec(&["Write the API notes for the uploader; keep them short."]);
+    assert!(run.out.status.success(), "{}", run.stderr());
+    assert_eq!(w.memory_files().len(), 1, "{}", run.stderr());
+
+    let removed = w.run(&repo.join("install.sh"), &["--uninstall"], &repo);
+    assert!(
+        removed.out.status.success(),
+        "{}\n{}",
+        removed.stdout(),
+        removed.stderr()
+    );
+    eprintln!("./install.sh --uninstall:\n{}", removed.stdout());
+    assert_eq!(
+        fs::read_to_string(w.codex_home().join("hooks.json")).unwrap(),
+        users_hooks
+    );
+    let config = fs::read_to_string(w.codex_home().join("config.toml")).unwrap();
+    assert!(!config.contains("memory-stalker"), "{config}");
+    // What Codex itself added while running stays; the user's lines are all there.
+    for line in users_config.lines() {
+        assert!(config.contains(line), "{line:?} is gone:\n{config}");
+    }
+    let again = w.run(&repo.join("install.sh"), &["--uninstall"], &repo);
+    assert!(
+        again
+            .stdout()
+            .contains("memory-stalker is not installed in Codex"),
+        "{}",
+        again.stdout()
+    );
+
+    // Without codex on PATH, the installer says so and changes nothing.
+    w.set("CODEX", "/nonexistent/codex");
+    let run = w.run(&repo.join("install.sh"), &["--no-build"], &repo);
+    assert!(run.out.status.success(), "{}", run.stderr());
+    assert!(
+        run.stdout()
+            .contains("Codex ('/nonexistent/codex') is not on PATH"),
+        "{}",
+        run.stdout()
+    );
+    assert_eq!(
+        fs::read_to_string(w.codex_home().join("hooks.json")).unwrap(),
+        users_hooks
+    );
+}
+
+/// Codex's `hooks/list` for the project, over `codex app-server`'s JSON-RPC on stdio.
+fn hooks_list(w: &CodexWorld) -> Vec<Value> {
+    use std::io::{BufRead, Write};
+    let mut child = std::process::Command::new(&w.codex)
+        .arg("app-server")
+        .current_dir(w.project())
+        .env_clear()
+        .envs(w.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let project = w.project().to_string_lossy().into_owned();
+    for msg in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"clientInfo": {"name": "e2e", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "hooks/list", "params": {"cwds": [project]}}),
+    ] {
+        writeln!(stdin, "{msg}").unwrap();
+    }
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut found = Vec::new();
+    for line in stdout.lines() {
+        let Ok(line) = line else { break };
+        let v: Value = serde_json::from_str(&line).unwrap_or_default();
+        if v["id"] == 2 {
+            found = v["result"]["data"][0]["hooks"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            break;
+        }
+    }
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    found
+}
+
+/// The codex-cli backend (docs/design.md §5.2): the memory's AI summary written by a
+/// nested `codex exec` (here against the same fake API), with no hooks, no shell and no
+/// session of its own.
+#[test]
+fn the_codex_cli_backend_writes_the_summary() {
+    let Some(codex) = installed() else { return };
+    let mut w = CodexWorld::new(&codex, SAVE_MEMORY);
+    w.set("MEMORY_STALKER_SUMMARIZER", "codex-cli");
+    // In the hook: the summary is in the memory when the hook returns.
+    w.set("MEMORY_STALKER_ASYNC", "0");
+    let path = std::env::var("PATH").unwrap_or_default();
+    w.set(
+        "PATH",
+        &format!("{}:{path}", codex.parent().unwrap().display()),
+    );
+    w.api.push(working_turns());
+    let run = w.exec(&["Write the API notes for the uploader; keep them short."]);
+    assert!(run.out.status.success(), "{}", run.stderr());
+    let (_, memory) = only_memory(&w);
+    assert!(memory.contains("summary_source: \"codex-cli\""), "{memory}");
+    assert!(
+        memory.contains("Retry budget and 429 handling for the uploader (model summary)"),
+        "{memory}"
+    );
+    let asked = w.api.memory_summary_requests();
+    assert_eq!(asked.len(), 1);
+    let body: Value = serde_json::from_str(&asked[0].body).unwrap();
+    // No hook of ours ran in the nested session (no recall, no second memory), it had
+    // no shell, and it kept no rollout.
+    assert!(
+        developer_texts(&asked[0])
+            .iter()
+            .all(|t| !t.starts_with("memory-stalker:")),
+        "{body}"
+    );
+    let tools = body["tools"].to_string();
+    assert!(
+        !tools.contains("exec_command") && !tools.contains("\"shell\""),
+        "{tools}"
+    );
+    assert_eq!(w.rollouts().len(), 1, "the nested run kept no session");
+    let log = fs::read_to_string(w.memories().join(".log")).unwrap();
+    assert!(log.contains("summary by codex-cli written into"), "{log}");
+}
