@@ -6,6 +6,7 @@
 #[path = "../support/corpus.rs"]
 mod corpus_support;
 
+mod codex_samples;
 mod corpus;
 mod corpus_memories;
 mod memory_render;
