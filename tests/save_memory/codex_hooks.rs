@@ -221,7 +221,7 @@ fn a_codex_session_start_recalls_the_memory_claude_code_wrote() {
         .replace(&recall, "from <date> (today)")
         .into_owned();
     insta::assert_snapshot!(recall, @r#"
-    memory-stalker: this project's latest memory is from <date> (today), Claude Code session 7c630e3a: "The uploader gives up after the first network error. Add retries with a retry budget: at most 3 attempts per chunk, exp…".
+    memory-stalker: this project's latest memory is from <date> (today), Claude Code session 7c630e3a: "The uploader gives up after the first network error.".
     Open tasks then (2 of 4):
     - [in progress] Add tests for retries and the budget
     - [ ] Document the retry behaviour in README

@@ -148,16 +148,10 @@ fn base_form(word: &str) -> &str {
 /// When `words` starts with a phrase of a group (two or more words): how many words it
 /// takes, and the phrase.
 pub fn phrase_at(words: &[String]) -> Option<(usize, &'static str)> {
-    GROUPS.iter().flat_map(|g| g.iter()).find_map(|phrase| {
-        let parts: Vec<&str> = phrase.split(' ').collect();
-        (parts.len() > 1
-            && words.len() >= parts.len()
-            && parts
-                .iter()
-                .zip(words)
-                .all(|(p, w)| w.trim_matches(|c: char| !c.is_alphanumeric()) == *p))
-        .then_some((parts.len(), *phrase))
-    })
+    GROUPS
+        .iter()
+        .flat_map(|g| g.iter())
+        .find_map(|phrase| super::query::phrase_len_at(words, phrase).map(|n| (n, *phrase)))
 }
 
 #[cfg(test)]
