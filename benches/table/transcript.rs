@@ -10,6 +10,7 @@ use std::time::Instant;
 use super::GENERATOR;
 use super::measure::{MB, size, thousands};
 use super::text::{Rng, STEP_TEXTS, THOUGHTS, js};
+use super::tools::ToolCall;
 
 /// What to generate.
 #[derive(Clone, Copy)]
@@ -278,16 +279,7 @@ impl TranscriptWriter {
         if self.rng.chance(60) {
             self.file_history_snapshot();
         }
-        // Now and then one line of 2–8 MB: a pasted log, or a huge Read or Bash output.
-        let huge = if self.written >= self.next_huge {
-            self.next_huge += HUGE_EVERY;
-            Some((
-                self.rng.range(0, 2),
-                self.rng.range(2 * MB, 8 * MB) as usize,
-            ))
-        } else {
-            None
-        };
+        let huge = self.huge_line();
         let prompt = match huge {
             Some((0, bytes)) => format!(
                 "This is the log of the failing nightly run, can you find why the upload stalls?\n\n{}",
@@ -299,91 +291,119 @@ impl TranscriptWriter {
 
         let steps = self.rng.range(2, 10);
         for step in 0..steps {
-            let id = format!("msg_01{}", self.rng.base62(22));
-            let request = format!("req_011C{}", self.rng.base62(18));
-            if self.rng.chance(35) {
-                let block = format!(
-                    r#"{{"type":"thinking","thinking":{},"signature":"{}"}}"#,
-                    js(&self.sentences(THOUGHTS, 2, 6)),
-                    self.base62_between(300, 1200)
-                );
-                self.assistant(&id, &request, &block);
-            }
-            if self.rng.chance(60) {
-                let text = self.sentences(STEP_TEXTS, 1, 2);
-                self.assistant(
-                    &id,
-                    &request,
-                    &format!(r#"{{"type":"text","text":{}}}"#, js(&text)),
-                );
-            }
+            // The huge Read or Bash output, if any, is the turn's first tool call.
             let huge_now = if step == 0 {
                 huge.filter(|(kind, _)| *kind > 0)
             } else {
                 None
             };
-            let todo_now = self.todos && step == steps - 1 && self.rng.chance(30);
-            let calls = if huge_now.is_some() || todo_now || !self.rng.chance(20) {
-                1
-            } else {
-                2
-            };
-            let mut pending = Vec::new();
-            for _ in 0..calls {
-                let tool_id = format!("toolu_01{}", self.rng.base62(22));
-                let call = match (huge_now, todo_now) {
-                    (Some((1, bytes)), _) => self.read_call(Some(bytes)),
-                    (Some((_, bytes)), _) => self.bash_call(Some(bytes)),
-                    (None, true) => self.todo_call(),
-                    (None, false) => match self.rng.range(0, 19) {
-                        0..=6 => self.read_call(None),
-                        7..=12 => self.bash_call(None),
-                        13..=16 => self.edit_call(),
-                        17..=18 => self.grep_call(),
-                        _ => self.write_call(),
-                    },
-                };
-                let block = format!(
-                    r#"{{"type":"tool_use","id":"{tool_id}","name":"{}","input":{},"caller":{{"type":"direct"}}}}"#,
-                    call.name, call.input
-                );
-                let source = self.assistant(&id, &request, &block);
-                pending.push((tool_id, source, call));
-            }
-            for (tool_id, source, call) in pending {
-                let data = format!(
-                    r#"{{"type":"hook_progress","hookEvent":"PreToolUse","hookName":"PreToolUse:{}","command":"/home/dev/.claude/hooks/guard.sh"}}"#,
-                    call.name
-                );
-                self.progress(&tool_id, &data);
-                if call.name == "Bash" {
-                    for _ in 0..self.rng.range(1, 5) {
-                        let output = self.bash_output_between(3, 12);
-                        let data = format!(
-                            r#"{{"type":"bash_progress","output":{},"fullOutput":{},"elapsedTimeSeconds":{},"totalLines":{}}}"#,
-                            js(&output),
-                            js(&output),
-                            self.rng.range(2, 90),
-                            self.rng.range(3, 400)
-                        );
-                        self.progress(&tool_id, &data);
-                    }
-                } else if call.name == "Edit" || call.name == "Write" {
-                    let data = format!(
-                        r#"{{"type":"hook_progress","hookEvent":"PostToolUse","hookName":"PostToolUse:{}","command":"${{CLAUDE_PLUGIN_ROOT}}/hooks/format.sh"}}"#,
-                        call.name
-                    );
-                    self.progress(&tool_id, &data);
-                }
-                self.tool_result(
-                    &tool_id,
-                    &call.content,
-                    call.is_error,
-                    &call.result,
-                    &source,
-                );
-            }
+            self.step(huge_now, step == steps - 1);
         }
+        self.turn_end();
+    }
+
+    /// Now and then one line of 2–8 MB in a turn: its kind (0 a pasted log, 1 a huge
+    /// Read, 2 a huge Bash output) and its size.
+    fn huge_line(&mut self) -> Option<(u64, usize)> {
+        if self.written >= self.next_huge {
+            self.next_huge += HUGE_EVERY;
+            Some((
+                self.rng.range(0, 2),
+                self.rng.range(2 * MB, 8 * MB) as usize,
+            ))
+        } else {
+            None
+        }
+    }
+
+    /// One assistant message of a turn: maybe thinking, maybe text, then one or two tool
+    /// calls (the `huge` one, or now and then a TodoWrite on the `last` step) and what
+    /// follows each.
+    fn step(&mut self, huge: Option<(u64, usize)>, last: bool) {
+        let id = format!("msg_01{}", self.rng.base62(22));
+        let request = format!("req_011C{}", self.rng.base62(18));
+        if self.rng.chance(35) {
+            let block = format!(
+                r#"{{"type":"thinking","thinking":{},"signature":"{}"}}"#,
+                js(&self.sentences(THOUGHTS, 2, 6)),
+                self.base62_between(300, 1200)
+            );
+            self.assistant(&id, &request, &block);
+        }
+        if self.rng.chance(60) {
+            let text = self.sentences(STEP_TEXTS, 1, 2);
+            self.assistant(
+                &id,
+                &request,
+                &format!(r#"{{"type":"text","text":{}}}"#, js(&text)),
+            );
+        }
+        let todo_now = self.todos && last && self.rng.chance(30);
+        let calls = if huge.is_some() || todo_now || !self.rng.chance(20) {
+            1
+        } else {
+            2
+        };
+        let mut pending = Vec::new();
+        for _ in 0..calls {
+            let tool_id = format!("toolu_01{}", self.rng.base62(22));
+            let call = match (huge, todo_now) {
+                (Some((1, bytes)), _) => self.read_call(Some(bytes)),
+                (Some((_, bytes)), _) => self.bash_call(Some(bytes)),
+                (None, true) => self.todo_call(),
+                (None, false) => match self.rng.range(0, 19) {
+                    0..=6 => self.read_call(None),
+                    7..=12 => self.bash_call(None),
+                    13..=16 => self.edit_call(),
+                    17..=18 => self.grep_call(),
+                    _ => self.write_call(),
+                },
+            };
+            let block = format!(
+                r#"{{"type":"tool_use","id":"{tool_id}","name":"{}","input":{},"caller":{{"type":"direct"}}}}"#,
+                call.name, call.input
+            );
+            let source = self.assistant(&id, &request, &block);
+            pending.push((tool_id, source, call));
+        }
+        for (tool_id, source, call) in pending {
+            self.tool_records(&tool_id, &source, &call);
+        }
+    }
+
+    /// What a tool call leaves: its hooks' and Bash's progress records, then the user
+    /// record with its result (`source`: the assistant record that called it).
+    fn tool_records(&mut self, tool_id: &str, source: &str, call: &ToolCall) {
+        let data = format!(
+            r#"{{"type":"hook_progress","hookEvent":"PreToolUse","hookName":"PreToolUse:{}","command":"/home/dev/.claude/hooks/guard.sh"}}"#,
+            call.name
+        );
+        self.progress(tool_id, &data);
+        if call.name == "Bash" {
+            for _ in 0..self.rng.range(1, 5) {
+                let output = self.bash_output_between(3, 12);
+                let data = format!(
+                    r#"{{"type":"bash_progress","output":{},"fullOutput":{},"elapsedTimeSeconds":{},"totalLines":{}}}"#,
+                    js(&output),
+                    js(&output),
+                    self.rng.range(2, 90),
+                    self.rng.range(3, 400)
+                );
+                self.progress(tool_id, &data);
+            }
+        } else if call.name == "Edit" || call.name == "Write" {
+            let data = format!(
+                r#"{{"type":"hook_progress","hookEvent":"PostToolUse","hookName":"PostToolUse:{}","command":"${{CLAUDE_PLUGIN_ROOT}}/hooks/format.sh"}}"#,
+                call.name
+            );
+            self.progress(tool_id, &data);
+        }
+        self.tool_result(tool_id, &call.content, call.is_error, &call.result, source);
+    }
+
+    /// The end of a turn: the final reply, sometimes the Stop hook's summary, and the
+    /// turn's duration.
+    fn turn_end(&mut self) {
         let id = format!("msg_01{}", self.rng.base62(22));
         let request = format!("req_011C{}", self.rng.base62(18));
         let reply = self.final_reply();
