@@ -107,20 +107,7 @@ fn main() {
             // Only the dev questions' misses are ever printed: the held-out ones stay
             // unread while the search is tuned.
             if name.starts_with("index") && rank != Some(1) && q.split == "dev" {
-                let above: Vec<String> = sessions.iter().take(3).map(|(t, _)| short(t)).collect();
-                misses.push(format!(
-                    "{} [{}] rank {:?}: {}\n    expected {}\n    got {}",
-                    q.id,
-                    q.split,
-                    rank,
-                    q.question,
-                    q.expect
-                        .iter()
-                        .map(|e| short(e))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    above.join(" | ")
-                ));
+                misses.push(miss(q, rank, &sessions));
             }
             r.push(rank);
         }
@@ -156,23 +143,47 @@ fn main() {
             println!("| {name} | {split} | {} |", metrics(&picked));
         }
     }
+    print_by_tag(&questions.questions, &ranks[2]);
+    if std::env::var_os("RETRIEVAL_VERBOSE").is_some() {
+        println!("\nThe index's misses among the dev questions (not first):\n");
+        for m in misses {
+            println!("{m}");
+        }
+    }
+}
+
+/// A dev question the index did not rank first: what was expected and the first three
+/// sessions it gave instead.
+fn miss(q: &Question, rank: Option<usize>, sessions: &[(String, String)]) -> String {
+    let above: Vec<String> = sessions.iter().take(3).map(|(t, _)| short(t)).collect();
+    format!(
+        "{} [{}] rank {:?}: {}\n    expected {}\n    got {}",
+        q.id,
+        q.split,
+        rank,
+        q.question,
+        q.expect
+            .iter()
+            .map(|e| short(e))
+            .collect::<Vec<_>>()
+            .join(", "),
+        above.join(" | ")
+    )
+}
+
+/// The index's table by tag: each question counts under every tag it has.
+fn print_by_tag(questions: &[Question], index_ranks: &[Option<usize>]) {
     println!("\nThe index, by tag (all questions):\n");
     println!("| tag | questions | hit@1 | hit@5 | MRR |");
     println!("|---|---|---|---|---|");
     let mut tags: BTreeMap<&str, Vec<Option<usize>>> = BTreeMap::new();
-    for (q, r) in questions.questions.iter().zip(&ranks[2]) {
+    for (q, r) in questions.iter().zip(index_ranks) {
         for t in &q.tags {
             tags.entry(t).or_default().push(*r);
         }
     }
     for (tag, r) in tags {
         println!("| {tag} | {} |", metrics(&r));
-    }
-    if std::env::var_os("RETRIEVAL_VERBOSE").is_some() {
-        println!("\nThe index's misses among the dev questions (not first):\n");
-        for m in misses {
-            println!("{m}");
-        }
     }
 }
 

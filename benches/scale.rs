@@ -87,86 +87,13 @@ fn main() {
     for &n in sizes {
         let project = generate(&data, &originals, n, &key);
         let memories_dir = project.join(".claude/memories");
-        let env = |cmd: &mut Command| {
-            cmd.env_clear()
-                .env("HOME", &home)
-                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-                .env("CLAUDE_PLUGIN_DATA", home.join("data"))
-                .env("MEMORY_STALKER_SUMMARIZER", "offline");
+        let commands = Commands {
+            bin: &bin,
+            home: &home,
+            project: &project,
         };
-        let list_memories = |args: &[&str]| {
-            let mut cmd = Command::new(bin.join("list-memories"));
-            env(&mut cmd);
-            cmd.arg("--project").arg(&project).args(args);
-            cmd
-        };
-
-        // From scratch: no index at all.
-        let started = Instant::now();
-        let status = list_memories(&["index", "--rebuild"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .expect("list-memories index");
-        assert!(status.success(), "the rebuild failed");
-        let rebuild = started.elapsed();
-        writeln!(
-            notes,
-            "- {}: the index of {} memories rebuilt from scratch (`list-memories index --rebuild`) in {:.1} s; on disk {} beside {} of memories ({:.0} %).",
-            thousands(n as u64),
-            thousands(n as u64),
-            rebuild.as_secs_f64(),
-            size_exact(dir_size(&memories_dir.join(".index"))),
-            size_exact(memories_size(&memories_dir)),
-            100.0 * dir_size(&memories_dir.join(".index")) as f64
-                / memories_size(&memories_dir) as f64
-        )
-        .unwrap();
-
-        let mut rows: Vec<(String, Stats)> = Vec::new();
-        let mut row = |case: String, cmd: Command, stdin: Vec<u8>| {
-            eprintln!("\n{case} ({n})");
-            let mut side = Side::command(cmd);
-            side.stdin = stdin;
-            let runs: Vec<Run> = (0..runs)
-                .map(|i| {
-                    let run = measure(&side).unwrap_or_else(|e| panic!("{case}: {e}"));
-                    eprintln!("  [{}/{runs}] {}", i + 1, ms(run.wall));
-                    run
-                })
-                .collect();
-            rows.push((case, Stats::new(&runs)));
-        };
-        for q in QUESTIONS {
-            row(
-                format!("list-memories search \"{q}\""),
-                list_memories(&["search", q]),
-                Vec::new(),
-            );
-        }
-        row(
-            "list-memories find latest --json".into(),
-            list_memories(&["find", "latest", "--json"]),
-            Vec::new(),
-        );
-        row(
-            "list-memories list --limit 20 (first page)".into(),
-            list_memories(&["list", "--limit", "20"]),
-            Vec::new(),
-        );
-        let mut recall = Command::new(bin.join("save-memory"));
-        env(&mut recall);
-        recall.env("MEMORY_STALKER_RECALL_DAYS", "3650");
-        let start = serde_json::json!({
-            "session_id": "5e55b0a7-scale-4c1d-9a2e-000000000012",
-            "cwd": project, "hook_event_name": "SessionStart", "source": "startup",
-        });
-        check_recall(&recall, &start);
-        row(
-            "hook: recall at session start".into(),
-            recall,
-            start.to_string().into_bytes(),
-        );
+        notes += &rebuild_note(&commands, n);
+        let rows = command_rows(&commands, n, runs);
         let mcp = mcp_search(&bin.join("memory-stalker-mcp"), &project, &home, runs);
         for (case, stats) in rows {
             writeln!(
@@ -197,6 +124,106 @@ fn main() {
         .unwrap();
     }
     println!("{table}\n{notes}");
+}
+
+/// Our binaries, run in one project with the user's home and a clean environment.
+struct Commands<'a> {
+    bin: &'a Path,
+    home: &'a Path,
+    project: &'a Path,
+}
+
+impl Commands<'_> {
+    /// The environment every measured command runs in (no model).
+    fn env(&self, cmd: &mut Command) {
+        cmd.env_clear()
+            .env("HOME", self.home)
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("CLAUDE_PLUGIN_DATA", self.home.join("data"))
+            .env("MEMORY_STALKER_SUMMARIZER", "offline");
+    }
+
+    /// `list-memories --project <project> <args>`.
+    fn list_memories(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(self.bin.join("list-memories"));
+        self.env(&mut cmd);
+        cmd.arg("--project").arg(self.project).args(args);
+        cmd
+    }
+}
+
+/// The index of the project's `n` memories rebuilt from scratch (no index at all), timed
+/// once: the note saying how long it took and what it weighs beside the memories.
+fn rebuild_note(commands: &Commands, n: usize) -> String {
+    let memories_dir = commands.project.join(".claude/memories");
+    let started = Instant::now();
+    let status = commands
+        .list_memories(&["index", "--rebuild"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("list-memories index");
+    assert!(status.success(), "the rebuild failed");
+    let rebuild = started.elapsed();
+    format!(
+        "- {}: the index of {} memories rebuilt from scratch (`list-memories index --rebuild`) in {:.1} s; on disk {} beside {} of memories ({:.0} %).\n",
+        thousands(n as u64),
+        thousands(n as u64),
+        rebuild.as_secs_f64(),
+        size_exact(dir_size(&memories_dir.join(".index"))),
+        size_exact(memories_size(&memories_dir)),
+        100.0 * dir_size(&memories_dir.join(".index")) as f64 / memories_size(&memories_dir) as f64
+    )
+}
+
+/// The rows timed as whole processes, `runs` times each: the searches, find latest, the
+/// first page and the recall at session start.
+fn command_rows(commands: &Commands, n: usize, runs: usize) -> Vec<(String, Stats)> {
+    let mut rows: Vec<(String, Stats)> = Vec::new();
+    let mut row = |case: String, cmd: Command, stdin: Vec<u8>| {
+        eprintln!("\n{case} ({n})");
+        let mut side = Side::command(cmd);
+        side.stdin = stdin;
+        let runs: Vec<Run> = (0..runs)
+            .map(|i| {
+                let run = measure(&side).unwrap_or_else(|e| panic!("{case}: {e}"));
+                eprintln!("  [{}/{runs}] {}", i + 1, ms(run.wall));
+                run
+            })
+            .collect();
+        rows.push((case, Stats::new(&runs)));
+    };
+    for q in QUESTIONS {
+        row(
+            format!("list-memories search \"{q}\""),
+            commands.list_memories(&["search", q]),
+            Vec::new(),
+        );
+    }
+    row(
+        "list-memories find latest --json".into(),
+        commands.list_memories(&["find", "latest", "--json"]),
+        Vec::new(),
+    );
+    row(
+        "list-memories list --limit 20 (first page)".into(),
+        commands.list_memories(&["list", "--limit", "20"]),
+        Vec::new(),
+    );
+    let mut recall = Command::new(commands.bin.join("save-memory"));
+    commands.env(&mut recall);
+    recall.env("MEMORY_STALKER_RECALL_DAYS", "3650");
+    let start = serde_json::json!({
+        "session_id": "5e55b0a7-scale-4c1d-9a2e-000000000012",
+        "cwd": commands.project, "hook_event_name": "SessionStart", "source": "startup",
+    });
+    check_recall(&recall, &start);
+    row(
+        "hook: recall at session start".into(),
+        recall,
+        start.to_string().into_bytes(),
+    );
+    rows
 }
 
 /// A project of `n` memories copied from `originals` (made once, then reused).

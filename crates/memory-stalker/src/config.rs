@@ -137,123 +137,87 @@ impl Config {
 
     /// Reads the configuration through `get` (an environment lookup).
     pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Config {
-        let mut warnings = Vec::new();
-        let var = |k: &str| {
-            get(k)
-                .map(|v| v.trim().to_string())
-                .filter(|v| !v.is_empty())
+        let mut env = Env {
+            get,
+            warnings: Vec::new(),
         };
-        // A setting made in the plugin's configuration dialog, when the variable is unset.
-        let setting = |env: &str, option: &str| {
-            var(env).or_else(|| var(&format!("CLAUDE_PLUGIN_OPTION_{option}")))
-        };
+        let summarizer = env.checked(
+            "MEMORY_STALKER_SUMMARIZER",
+            env.setting("MEMORY_STALKER_SUMMARIZER", "SUMMARIZER"),
+            "one of auto, anthropic, openai, claude-cli, codex-cli, offline",
+            (Backend::Auto, "auto"),
+            Backend::parse,
+        );
+        let lang = env.checked(
+            "MEMORY_STALKER_LANG",
+            env.setting("MEMORY_STALKER_LANG", "LANG"),
+            "en or zh",
+            (Lang::En, "en"),
+            Lang::parse,
+        );
+        let async_summary = env.flag("MEMORY_STALKER_ASYNC", Some(true)).unwrap_or(true);
+        let steer = env.flag("MEMORY_STALKER_STEER", Some(true)).unwrap_or(true);
+        let restore = env
+            .flag("MEMORY_STALKER_RESTORE", Some(true))
+            .unwrap_or(true);
+        let redact = env
+            .flag("MEMORY_STALKER_REDACT", Some(true))
+            .unwrap_or(true);
+        let recall = env
+            .flag("MEMORY_STALKER_RECALL", Some(true))
+            .unwrap_or(true);
+        let enabled = env.flag("MEMORY_STALKER_ENABLED", None);
+        let recall_days = env.checked(
+            "MEMORY_STALKER_RECALL_DAYS",
+            env.var("MEMORY_STALKER_RECALL_DAYS"),
+            "a number of days (0 to 3650)",
+            (DEFAULT_RECALL_DAYS, DEFAULT_RECALL_DAYS),
+            |v| v.parse::<u32>().ok().filter(|n| *n <= 3650),
+        );
 
-        let summarizer = match setting("MEMORY_STALKER_SUMMARIZER", "SUMMARIZER") {
-            None => Backend::Auto,
-            Some(v) => Backend::parse(&v).unwrap_or_else(|| {
-                warnings.push(format!(
-                    "MEMORY_STALKER_SUMMARIZER={v:?} is not one of auto, anthropic, openai, claude-cli, codex-cli, offline; using auto"
-                ));
-                Backend::Auto
-            }),
-        };
-        let lang = match setting("MEMORY_STALKER_LANG", "LANG") {
-            None => Lang::En,
-            Some(v) => Lang::parse(&v).unwrap_or_else(|| {
-                warnings.push(format!(
-                    "MEMORY_STALKER_LANG={v:?} is not en or zh; using en"
-                ));
-                Lang::En
-            }),
-        };
-        let mut flag = |name: &str, default: Option<bool>| match var(name) {
-            None => default,
-            Some(v) => match v.to_ascii_lowercase().as_str() {
-                "1" | "true" | "yes" | "on" => Some(true),
-                "0" | "false" | "no" | "off" => Some(false),
-                _ => {
-                    warnings.push(format!(
-                        "{name}={v:?} is not 1 or 0; using {}",
-                        default.map_or("the default", |d| if d { "1" } else { "0" })
-                    ));
-                    default
-                }
+        let timeout = env.checked(
+            "MEMORY_STALKER_TIMEOUT",
+            env.var("MEMORY_STALKER_TIMEOUT"),
+            "a number of seconds (0 to 3600)",
+            (
+                Duration::from_secs(DEFAULT_TIMEOUT_SECS),
+                DEFAULT_TIMEOUT_SECS,
+            ),
+            |v| {
+                let s = v.trim_end_matches('s').parse::<f64>().ok()?;
+                (s > 0.0 && s <= 3600.0).then(|| Duration::from_secs_f64(s))
             },
-        };
-        let async_summary = flag("MEMORY_STALKER_ASYNC", Some(true)).unwrap_or(true);
-        let steer = flag("MEMORY_STALKER_STEER", Some(true)).unwrap_or(true);
-        let restore = flag("MEMORY_STALKER_RESTORE", Some(true)).unwrap_or(true);
-        let redact = flag("MEMORY_STALKER_REDACT", Some(true)).unwrap_or(true);
-        let recall = flag("MEMORY_STALKER_RECALL", Some(true)).unwrap_or(true);
-        let enabled = flag("MEMORY_STALKER_ENABLED", None);
-        let recall_days = match var("MEMORY_STALKER_RECALL_DAYS") {
-            None => DEFAULT_RECALL_DAYS,
-            Some(v) => match v.parse::<u32>() {
-                Ok(n) if n <= 3650 => n,
-                _ => {
-                    warnings.push(format!(
-                        "MEMORY_STALKER_RECALL_DAYS={v:?} is not a number of days (0 to 3650); using {DEFAULT_RECALL_DAYS}"
-                    ));
-                    DEFAULT_RECALL_DAYS
-                }
+        );
+        let max_chars = env.checked(
+            "MEMORY_STALKER_MAX_CHARS",
+            env.var("MEMORY_STALKER_MAX_CHARS"),
+            "a number of at least 1000",
+            (DEFAULT_MAX_CHARS, DEFAULT_MAX_CHARS),
+            |v| {
+                v.replace('_', "")
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| *n >= 1_000)
             },
-        };
+        );
 
-        let timeout = match var("MEMORY_STALKER_TIMEOUT") {
-            None => Duration::from_secs(DEFAULT_TIMEOUT_SECS),
-            Some(v) => match v.trim_end_matches('s').parse::<f64>() {
-                Ok(s) if s > 0.0 && s <= 3600.0 => Duration::from_secs_f64(s),
-                _ => {
-                    warnings.push(format!(
-                        "MEMORY_STALKER_TIMEOUT={v:?} is not a number of seconds (0 to 3600); using {DEFAULT_TIMEOUT_SECS}"
-                    ));
-                    Duration::from_secs(DEFAULT_TIMEOUT_SECS)
-                }
-            },
-        };
-        let max_chars = match var("MEMORY_STALKER_MAX_CHARS") {
-            None => DEFAULT_MAX_CHARS,
-            Some(v) => match v.replace('_', "").parse::<usize>() {
-                Ok(n) if n >= 1_000 => n,
-                _ => {
-                    warnings.push(format!(
-                        "MEMORY_STALKER_MAX_CHARS={v:?} is not a number of at least 1000; using {DEFAULT_MAX_CHARS}"
-                    ));
-                    DEFAULT_MAX_CHARS
-                }
-            },
-        };
-
-        let home = var("HOME").map(PathBuf::from);
-        // Not the plugin's data directory, which differs between Claude Code and other
-        // agents: one key for every memory this user's tools write.
-        let state_dir = var("XDG_STATE_HOME")
-            .map(PathBuf::from)
-            .filter(|d| d.is_absolute())
-            .or_else(|| home.as_ref().map(|h| h.join(".local/state")));
-        let writer = state_dir.map(|d| {
-            std::sync::Arc::new(crate::memory::provenance::Writer::at(
-                d.join("memory-stalker")
-                    .join(crate::memory::provenance::KEY_FILE),
-            ))
-        });
-        let data_dir = var("CLAUDE_PLUGIN_DATA")
-            .map(PathBuf::from)
-            .or_else(|| var("XDG_CACHE_HOME").map(|c| Path::new(&c).join("memory-stalker")))
-            .or_else(|| home.as_ref().map(|h| h.join(".cache/memory-stalker")))
-            .unwrap_or_else(|| std::env::temp_dir().join("memory-stalker"));
+        let home = env.var("HOME").map(PathBuf::from);
+        let writer = env.writer(home.as_deref());
+        let data_dir = env.data_dir(home.as_deref());
 
         Config {
             summarizer,
-            model: setting("MEMORY_STALKER_MODEL", "MODEL"),
-            anthropic_api_key: var("ANTHROPIC_API_KEY")
-                .or_else(|| var("CLAUDE_PLUGIN_OPTION_API_KEY")),
-            anthropic_auth_token: var("ANTHROPIC_AUTH_TOKEN"),
-            anthropic_base_url: var("ANTHROPIC_BASE_URL")
+            model: env.setting("MEMORY_STALKER_MODEL", "MODEL"),
+            anthropic_api_key: env
+                .var("ANTHROPIC_API_KEY")
+                .or_else(|| env.var("CLAUDE_PLUGIN_OPTION_API_KEY")),
+            anthropic_auth_token: env.var("ANTHROPIC_AUTH_TOKEN"),
+            anthropic_base_url: env
+                .var("ANTHROPIC_BASE_URL")
                 .unwrap_or_else(|| ANTHROPIC_BASE_URL.into()),
-            anthropic_default_model: var("ANTHROPIC_DEFAULT_SONNET_MODEL"),
-            openai_base_url: setting("MEMORY_STALKER_OPENAI_BASE_URL", "OPENAI_BASE_URL"),
-            openai_api_key: var("MEMORY_STALKER_OPENAI_API_KEY"),
+            anthropic_default_model: env.var("ANTHROPIC_DEFAULT_SONNET_MODEL"),
+            openai_base_url: env.setting("MEMORY_STALKER_OPENAI_BASE_URL", "OPENAI_BASE_URL"),
+            openai_api_key: env.var("MEMORY_STALKER_OPENAI_API_KEY"),
             timeout,
             max_chars,
             lang,
@@ -264,15 +228,15 @@ impl Config {
             recall,
             recall_days,
             redact,
-            prompt_file: var("MEMORY_STALKER_PROMPT_FILE").map(PathBuf::from),
-            memories_dir: var("MEMORY_STALKER_DIR").map(PathBuf::from),
+            prompt_file: env.var("MEMORY_STALKER_PROMPT_FILE").map(PathBuf::from),
+            memories_dir: env.var("MEMORY_STALKER_DIR").map(PathBuf::from),
             data_dir,
             home,
-            task_list_id: var("CLAUDE_CODE_TASK_LIST_ID"),
-            project_dir: var("CLAUDE_PROJECT_DIR").map(PathBuf::from),
-            path_var: var("PATH"),
+            task_list_id: env.var("CLAUDE_CODE_TASK_LIST_ID"),
+            project_dir: env.var("CLAUDE_PROJECT_DIR").map(PathBuf::from),
+            path_var: env.var("PATH"),
             writer,
-            warnings,
+            warnings: env.warnings,
         }
     }
 
@@ -319,6 +283,99 @@ impl Config {
             Some(d) => project.join(d),
             None => project.join(crate::memory::MEMORIES_DIR),
         }
+    }
+}
+
+/// The environment being read (through a lookup), and the problems found in it.
+struct Env<F> {
+    get: F,
+    warnings: Vec<String>,
+}
+
+impl<F: Fn(&str) -> Option<String>> Env<F> {
+    /// A variable, trimmed; `None` when unset or blank.
+    fn var(&self, name: &str) -> Option<String> {
+        (self.get)(name)
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    }
+
+    /// A setting made in the plugin's configuration dialog, when the variable is unset.
+    fn setting(&self, name: &str, option: &str) -> Option<String> {
+        self.var(name)
+            .or_else(|| self.var(&format!("CLAUDE_PLUGIN_OPTION_{option}")))
+    }
+
+    /// The key this user's memories are signed with, under `$XDG_STATE_HOME` (when
+    /// absolute) or `~/.local/state`.
+    fn writer(
+        &self,
+        home: Option<&Path>,
+    ) -> Option<std::sync::Arc<crate::memory::provenance::Writer>> {
+        // Not the plugin's data directory, which differs between Claude Code and other
+        // agents: one key for every memory this user's tools write.
+        let state_dir = self
+            .var("XDG_STATE_HOME")
+            .map(PathBuf::from)
+            .filter(|d| d.is_absolute())
+            .or_else(|| home.map(|h| h.join(".local/state")));
+        state_dir.map(|d| {
+            std::sync::Arc::new(crate::memory::provenance::Writer::at(
+                d.join("memory-stalker")
+                    .join(crate::memory::provenance::KEY_FILE),
+            ))
+        })
+    }
+
+    /// The plugin's data directory: `CLAUDE_PLUGIN_DATA`, else a `memory-stalker` cache
+    /// directory, else one in the temporary directory.
+    fn data_dir(&self, home: Option<&Path>) -> PathBuf {
+        self.var("CLAUDE_PLUGIN_DATA")
+            .map(PathBuf::from)
+            .or_else(|| {
+                self.var("XDG_CACHE_HOME")
+                    .map(|c| Path::new(&c).join("memory-stalker"))
+            })
+            .or_else(|| home.map(|h| h.join(".cache/memory-stalker")))
+            .unwrap_or_else(|| std::env::temp_dir().join("memory-stalker"))
+    }
+
+    /// A switch (1/true/yes/on or 0/false/no/off); `default` when unset or invalid.
+    fn flag(&mut self, name: &str, default: Option<bool>) -> Option<bool> {
+        match self.var(name) {
+            None => default,
+            Some(v) => match v.to_ascii_lowercase().as_str() {
+                "1" | "true" | "yes" | "on" => Some(true),
+                "0" | "false" | "no" | "off" => Some(false),
+                _ => {
+                    self.warnings.push(format!(
+                        "{name}={v:?} is not 1 or 0; using {}",
+                        default.map_or("the default", |d| if d { "1" } else { "0" })
+                    ));
+                    default
+                }
+            },
+        }
+    }
+
+    /// `value` (of `name`) when `parse` takes it; otherwise, unless unset, the default,
+    /// with a warning naming the values it takes (`what`) and the default as `shown`.
+    fn checked<T>(
+        &mut self,
+        name: &str,
+        value: Option<String>,
+        what: &str,
+        (default, shown): (T, impl std::fmt::Display),
+        parse: impl FnOnce(&str) -> Option<T>,
+    ) -> T {
+        let Some(v) = value else {
+            return default;
+        };
+        parse(&v).unwrap_or_else(|| {
+            self.warnings
+                .push(format!("{name}={v:?} is not {what}; using {shown}"));
+            default
+        })
     }
 }
 

@@ -225,21 +225,7 @@ pub(crate) fn replay(records: &[Record]) -> Option<(TodoList, usize)> {
     let mut tasks: BTreeMap<TaskKey, Task> = BTreeMap::new();
     let mut tasks_written: Option<usize> = None;
     let mut pending: Vec<(super::record::Key, PendingOp)> = Vec::new();
-    // A TodoWrite answered with an error (the tool disabled, bad input) changed nothing.
-    let failed: super::record::KeySet = records
-        .iter()
-        .filter(|r| !r.meta.sidechain)
-        .filter_map(|r| match &r.entry {
-            Entry::User(u) => Some(
-                u.tool_results
-                    .iter()
-                    .filter(move |t| t.is_error || u.tool_use_failed),
-            ),
-            _ => None,
-        })
-        .flatten()
-        .map(|t| t.tool_use_id)
-        .collect();
+    let failed = failed_calls(records);
 
     for (idx, record) in records.iter().enumerate() {
         if record.meta.sidechain {
@@ -250,21 +236,7 @@ pub(crate) fn replay(records: &[Record]) -> Option<(TodoList, usize)> {
                 for call in &a.tool_calls {
                     match &call.detail {
                         ToolDetail::TodoWrite(items) if !failed.contains(&call.id) => {
-                            let items = items
-                                .iter()
-                                .map(|t| TodoItem {
-                                    content: t.content.clone(),
-                                    status: status(&t.status),
-                                    active_form: t.active_form.clone(),
-                                })
-                                .collect();
-                            // Codex's plan tool writes the whole list as TodoWrite does.
-                            let source = if call.name == "update_plan" {
-                                TodoSource::UpdatePlan
-                            } else {
-                                TodoSource::TodoWrite
-                            };
-                            todo_write = Some((items, idx, source));
+                            todo_write = Some((written_items(items), idx, written_by(call)));
                         }
                         ToolDetail::TaskCreate(create) => pending.push((
                             call.id,
@@ -288,19 +260,7 @@ pub(crate) fn replay(records: &[Record]) -> Option<(TodoList, usize)> {
             }
             Entry::User(u) => {
                 if let Some(snapshot) = u.task_snapshot() {
-                    let previous = std::mem::take(&mut tasks);
-                    for item in snapshot {
-                        let key = TaskKey::new(&item.id);
-                        let active_form = previous.get(&key).and_then(|t| t.active_form.clone());
-                        tasks.insert(
-                            key,
-                            Task {
-                                subject: item.subject.clone(),
-                                status: status(&item.status),
-                                active_form,
-                            },
-                        );
-                    }
+                    tasks = from_snapshot(snapshot, &tasks);
                     tasks_written = Some(idx);
                 }
                 for result in &u.tool_results {
@@ -327,27 +287,89 @@ pub(crate) fn replay(records: &[Record]) -> Option<(TodoList, usize)> {
         tasks_written = Some(records.len().saturating_sub(1));
     }
 
-    let tasks_list = tasks_written.map(|idx| {
-        let items = tasks
-            .into_values()
-            .map(|t| TodoItem {
-                content: t.subject,
-                status: t.status,
-                active_form: t.active_form,
-            })
-            .collect();
-        (
-            TodoList {
-                source: TodoSource::Tasks,
-                items,
-            },
-            idx,
-        )
-    });
+    let tasks_list = tasks_written.map(|idx| (tasks_list(tasks), idx));
     let todo_list = todo_write.map(|(items, idx, source)| (TodoList { source, items }, idx));
     match (todo_list, tasks_list) {
         (Some(a), Some(b)) => Some(if a.1 > b.1 { a } else { b }),
         (a, b) => a.or(b),
+    }
+}
+
+/// The calls answered with an error (the tool disabled, bad input): a TodoWrite among
+/// them changed nothing.
+fn failed_calls(records: &[Record]) -> super::record::KeySet {
+    records
+        .iter()
+        .filter(|r| !r.meta.sidechain)
+        .filter_map(|r| match &r.entry {
+            Entry::User(u) => Some(
+                u.tool_results
+                    .iter()
+                    .filter(move |t| t.is_error || u.tool_use_failed),
+            ),
+            _ => None,
+        })
+        .flatten()
+        .map(|t| t.tool_use_id)
+        .collect()
+}
+
+/// The whole list a TodoWrite (or `update_plan`) call writes.
+fn written_items(items: &[super::record::TodoInput]) -> Vec<TodoItem> {
+    items
+        .iter()
+        .map(|t| TodoItem {
+            content: t.content.clone(),
+            status: status(&t.status),
+            active_form: t.active_form.clone(),
+        })
+        .collect()
+}
+
+/// Which tool wrote a whole list: Codex's plan tool writes it as TodoWrite does.
+fn written_by(call: &super::record::ToolCall) -> TodoSource {
+    if call.name == "update_plan" {
+        TodoSource::UpdatePlan
+    } else {
+        TodoSource::TodoWrite
+    }
+}
+
+/// The tasks a snapshot holds, keeping the active forms the `previous` tasks had (a
+/// snapshot has none).
+fn from_snapshot(
+    snapshot: &[super::record::TaskSnapshotItem],
+    previous: &BTreeMap<TaskKey, Task>,
+) -> BTreeMap<TaskKey, Task> {
+    let mut tasks = BTreeMap::new();
+    for item in snapshot {
+        let key = TaskKey::new(&item.id);
+        let active_form = previous.get(&key).and_then(|t| t.active_form.clone());
+        tasks.insert(
+            key,
+            Task {
+                subject: item.subject.clone(),
+                status: status(&item.status),
+                active_form,
+            },
+        );
+    }
+    tasks
+}
+
+/// The Task tools' tasks as a list, in id order.
+fn tasks_list(tasks: BTreeMap<TaskKey, Task>) -> TodoList {
+    let items = tasks
+        .into_values()
+        .map(|t| TodoItem {
+            content: t.subject,
+            status: t.status,
+            active_form: t.active_form,
+        })
+        .collect();
+    TodoList {
+        source: TodoSource::Tasks,
+        items,
     }
 }
 

@@ -15,10 +15,10 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::time::Instant;
 
-use super::{
-    COMMANDS, CWD, GENERATOR, HUGE_EVERY, MB, Spec, TASKS, Transcript, TranscriptWriter, js,
-    thousands,
-};
+use super::GENERATOR;
+use super::measure::{MB, thousands};
+use super::text::{COMMANDS, STEP_TEXTS, TASKS, THOUGHTS, js};
+use super::transcript::{CWD, HUGE_EVERY, Spec, Transcript, TranscriptWriter};
 
 /// The session of the generated rollout.
 const THREAD: &str = "0199b3c0-bench-7a11-8b22-000000000013";
@@ -147,7 +147,7 @@ impl RolloutWriter {
     }
 
     fn session_meta(&mut self) {
-        let instructions = self.text.sentences(super::STEP_TEXTS, 120, 160);
+        let instructions = self.text.sentences(STEP_TEXTS, 120, 160);
         let payload = format!(
             r#"{{"account_scoped":true,"session_id":"{THREAD}","id":"{THREAD}","timestamp":"2026-11-20T09:00:00.000Z","cwd":"{CWD}","runtime_workspace_roots":["{CWD}"],"originator":"codex_cli_rs","cli_version":"0.169.0","source":"cli","thread_source":"user","model_provider":"openai","base_instructions":{{"text":{}}},"history_mode":"paginated","git":{{"commit_hash":"{}","branch":"main","repository_url":"git@example.com:dev/shop.git"}}}}"#,
             js(&instructions),
@@ -245,7 +245,7 @@ impl RolloutWriter {
         let steps = self.text.rng.range(2, 10);
         for step in 0..steps {
             if self.text.rng.chance(35) {
-                let summary = self.text.sentences(super::THOUGHTS, 1, 3);
+                let summary = self.text.sentences(THOUGHTS, 1, 3);
                 let secret = self.text.base62_between(1_500, 6_000);
                 let payload = format!(
                     r#"{{"type":"reasoning","id":"rs_{}","summary":[{{"type":"summary_text","text":{}}}],"content":null,"encrypted_content":"gAAAAA{secret}"}}"#,
@@ -255,7 +255,7 @@ impl RolloutWriter {
                 self.line("response_item", &payload, None);
             }
             if self.text.rng.chance(60) {
-                let text = self.text.sentences(super::STEP_TEXTS, 1, 2);
+                let text = self.text.sentences(STEP_TEXTS, 1, 2);
                 self.message("assistant", &text, "model", "unknown");
                 let made = format!(
                     r#"{{"type":"AgentMessage","id":"{}","content":[{{"type":"Text","text":{}}}]}}"#,
