@@ -314,7 +314,13 @@ impl MemoryStore {
     /// background.
     pub fn verify_index(&self) -> Result<Option<usize>, Error> {
         self.check_dir()?;
-        if !self.indexed || !self.dir.is_dir() {
+        // An index not built yet has nothing stale in it; building it here would race
+        // the first search, which builds it anyway.
+        let db = self
+            .dir
+            .join(crate::search::index::INDEX_DIR)
+            .join(crate::search::index::INDEX_DB);
+        if !self.indexed || !self.dir.is_dir() || !db.is_file() {
             return Ok(None);
         }
         let mut index = Index::open(&self.dir, OpenOptions::INTERACTIVE, self.writer_key())?;
