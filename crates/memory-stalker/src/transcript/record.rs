@@ -439,19 +439,34 @@ pub(crate) fn parse(line: &[u8], opts: &LineOptions, cost: &mut Cost) -> Result<
     };
     let mut cur = Cursor::new(line);
     let walked = cur.object(|c, key| top.read(c, key));
-    if top.stopped {
-        // Read up to a `type` of no interest: the rest is not walked, only checked to
-        // end like a whole record (a line cut short still counts as a bad one).
+    if line_read(line, top.stopped, walked, cur.at_end())? {
+        return Ok(Record::default());
+    }
+    Ok(top.into_record(opts, cost))
+}
+
+/// Whether a line whose top level was read (`walked`, the cursor `at_end` after it) is a
+/// whole record: `Ok(true)` when reading stopped early at a `type` of no interest (the
+/// rest is not walked, only checked to end like a whole record: a line cut short still
+/// counts as a bad one), `Ok(false)` when it was read whole. Claude Code's and Codex's
+/// lines alike.
+pub(crate) fn line_read(
+    line: &[u8],
+    stopped: bool,
+    walked: Option<bool>,
+    at_end: bool,
+) -> Result<bool, BadLine> {
+    if stopped {
         return if line.trim_ascii_end().ends_with(b"}") {
-            Ok(Record::default())
+            Ok(true)
         } else {
             Err(BadLine)
         };
     }
-    if walked != Some(true) || !cur.at_end() {
+    if walked != Some(true) || !at_end {
         return Err(BadLine);
     }
-    Ok(top.into_record(opts, cost))
+    Ok(false)
 }
 
 /// The top-level values of a record that extraction reads, undecoded.

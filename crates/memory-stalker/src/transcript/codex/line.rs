@@ -52,15 +52,8 @@ pub(crate) fn parse(line: &[u8], opts: &LineOptions, cost: &mut Cost) -> Result<
     let mut top = Top::default();
     let mut cur = Cursor::new(line);
     let walked = cur.object(|c, key| top.read(c, key));
-    if top.stopped {
-        return if line.trim_ascii_end().ends_with(b"}") {
-            Ok(Record::default())
-        } else {
-            Err(BadLine)
-        };
-    }
-    if walked != Some(true) || !cur.at_end() {
-        return Err(BadLine);
+    if record::line_read(line, top.stopped, walked, cur.at_end())? {
+        return Ok(Record::default());
     }
     Ok(top.into_record(opts, cost))
 }
