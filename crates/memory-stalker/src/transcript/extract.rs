@@ -54,7 +54,8 @@ pub struct Extraction {
     pub todos: Option<TodoList>,
     /// The plan of the last accepted `ExitPlanMode`.
     pub plan: Option<Plan>,
-    /// Files modified and read in the segment.
+    /// Files modified and read in the segment (from the turn's prompt when it began before
+    /// the segment).
     pub files: Files,
     /// The last tool call and its outcome.
     pub last_action: Option<LastAction>,
@@ -235,10 +236,11 @@ pub(super) fn extract(t: &Transcript) -> Extraction {
     let rejected = rejected_calls(records);
     let prompts = t.prompts();
     let last = prompts.last();
-    // At a compaction in the middle of a long turn, the turn's files began before the
-    // boundary: count them from the turn's prompt.
+    // At a compaction in the middle of a long turn, the turn's files and its last action
+    // began before the boundary: count them from the turn's prompt (the interaction the
+    // memory shows is that whole turn).
     let turn_start = last.map_or(t.segment_start, |(i, _)| t.segment_start.min(*i + 1));
-    let segment = &records[t.segment_start..];
+    let turn = &records[turn_start..];
 
     let mut ex = Extraction {
         agent: t.agent,
@@ -256,13 +258,13 @@ pub(super) fn extract(t: &Transcript) -> Extraction {
         todos: tasks::current(records, t.task_files.as_ref(), t.checkpoint_state()),
         plan: None,
         files: Files::default(),
-        last_action: last_action(segment, &results, &rejected),
+        last_action: last_action(turn, &results, &rejected),
     };
     [ex.session_id, ex.cwd, ex.version, ex.git_branch] = t.newest.fields();
     if t.sub_agent.is_some() {
         ex.session_id.clone_from(&t.sub_agent);
     }
-    ex.files = files(&records[turn_start..], &results, ex.cwd.as_deref());
+    ex.files = files(turn, &results, ex.cwd.as_deref());
     if let Some(a) = &mut ex.last_action {
         a.summary = project_relative(&a.summary, ex.cwd.as_deref());
     }

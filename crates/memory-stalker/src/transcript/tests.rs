@@ -194,6 +194,22 @@ fn segment_scopes_files_and_last_action() {
 }
 
 #[test]
+fn a_compaction_mid_turn_keeps_the_turns_last_action() {
+    // Codex compacts between a tool call and the reply (../shared/codex-samples): the
+    // segment after the boundary holds only the reply, and the turn's work is before it.
+    let mut t = T::default();
+    t.prompt("run a shell command")
+        .call("c1", "Bash", json!({"command":"echo PROBE"}))
+        .result("c1", "PROBE", false);
+    t.boundary();
+    t.say("Done.");
+    let ex = t.extract();
+    assert_eq!(ex.last_prompt.unwrap().text, "run a shell command");
+    let last = ex.last_action.unwrap();
+    assert_eq!((last.tool.as_str(), last.ok), ("Bash", Some(true)));
+}
+
+#[test]
 fn prompt_and_tasks_are_found_before_the_boundary() {
     let mut t = T::default();
     t.prompt("a very old prompt");
