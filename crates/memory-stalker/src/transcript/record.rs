@@ -1208,6 +1208,29 @@ fn plan_file_title(
     Some(one_line(&redact_if(redact, &line), SUMMARY_CHARS))
 }
 
+/// A call on one file: the path as its summary, and `detail` of it (none without a path).
+pub(crate) fn file_call(path: String, detail: fn(String) -> ToolDetail) -> (String, ToolDetail) {
+    if path.is_empty() {
+        (path, ToolDetail::None)
+    } else {
+        (path.clone(), detail(path))
+    }
+}
+
+/// A task-list write (Claude Code's `TodoWrite`, Codex's `update_plan`): "N items, M
+/// open" as its summary, and the items.
+pub(crate) fn task_list_call(items: Vec<TodoInput>) -> (String, ToolDetail) {
+    let open = items.iter().filter(|t| t.status != "completed").count();
+    (
+        format!(
+            "{} item{}, {open} open",
+            items.len(),
+            if items.len() == 1 { "" } else { "s" }
+        ),
+        ToolDetail::TodoWrite(items),
+    )
+}
+
 /// A tool call's one-line summary and what extraction acts on, from its input.
 pub(crate) fn describe_tool(
     name: &str,
@@ -1219,30 +1242,11 @@ pub(crate) fn describe_tool(
     let file = s(inp.file_path).or_else(|| s(inp.notebook_path));
     let (summary, detail) = match name {
         "Edit" | "Write" | "MultiEdit" | "NotebookEdit" => {
-            let f = file.unwrap_or_default();
-            (
-                f.clone(),
-                if f.is_empty() {
-                    ToolDetail::None
-                } else {
-                    ToolDetail::Modifies(f)
-                },
-            )
+            file_call(file.unwrap_or_default(), ToolDetail::Modifies)
         }
-        "Read" => {
-            let f = file.unwrap_or_default();
-            (
-                f.clone(),
-                if f.is_empty() {
-                    ToolDetail::None
-                } else {
-                    ToolDetail::Reads(f)
-                },
-            )
-        }
-        "TodoWrite" => {
-            let items: Vec<TodoInput> = inp
-                .todos
+        "Read" => file_call(file.unwrap_or_default(), ToolDetail::Reads),
+        "TodoWrite" => task_list_call(
+            inp.todos
                 .and_then(|t| skim::decode::<Vec<Option<RawTodo>>>(t, cost))
                 .unwrap_or_default()
                 .into_iter()
@@ -1252,18 +1256,8 @@ pub(crate) fn describe_tool(
                     status: t.status.unwrap_or_else(|| "pending".into()),
                     active_form: t.active_form,
                 })
-                .collect();
-            let open = items.iter().filter(|t| t.status != "completed").count();
-            (
-                format!(
-                    "{} item{}, {} open",
-                    items.len(),
-                    if items.len() == 1 { "" } else { "s" },
-                    open
-                ),
-                ToolDetail::TodoWrite(items),
-            )
-        }
+                .collect(),
+        ),
         "TaskCreate" => {
             let subject = s(inp.subject).unwrap_or_default();
             (

@@ -91,9 +91,8 @@ pub(super) fn describe(
             shell_call(script, workdir.as_deref())
         }
         "apply_patch" => patch_call(&s(args.input, cost).unwrap_or_default()),
-        "update_plan" => {
-            let items: Vec<TodoInput> = args
-                .plan
+        "update_plan" => record::task_list_call(
+            args.plan
                 .and_then(|p| skim::decode::<Vec<Option<Step>>>(p, cost))
                 .unwrap_or_default()
                 .into_iter()
@@ -103,25 +102,10 @@ pub(super) fn describe(
                     status: s.status.unwrap_or_else(|| "pending".into()),
                     active_form: None,
                 })
-                .collect();
-            let open = items.iter().filter(|t| t.status != "completed").count();
-            (
-                format!(
-                    "{} item{}, {open} open",
-                    items.len(),
-                    if items.len() == 1 { "" } else { "s" }
-                ),
-                ToolDetail::TodoWrite(items),
-            )
-        }
+                .collect(),
+        ),
         "view_image" => {
-            let path = s(args.path, cost).unwrap_or_default();
-            let detail = if path.is_empty() {
-                ToolDetail::None
-            } else {
-                ToolDetail::Reads(path.clone())
-            };
-            (path, detail)
+            record::file_call(s(args.path, cost).unwrap_or_default(), ToolDetail::Reads)
         }
         _ => {
             // Another tool (an MCP server's): summarised as Claude Code's are.
