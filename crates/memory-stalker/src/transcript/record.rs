@@ -1240,30 +1240,7 @@ pub(crate) fn describe_tool(
                 },
             )
         }
-        "TodoWrite" => {
-            let items: Vec<TodoInput> = inp
-                .todos
-                .and_then(|t| skim::decode::<Vec<Option<RawTodo>>>(t, cost))
-                .unwrap_or_default()
-                .into_iter()
-                .flatten()
-                .map(|t| TodoInput {
-                    content: t.content.unwrap_or_default(),
-                    status: t.status.unwrap_or_else(|| "pending".into()),
-                    active_form: t.active_form,
-                })
-                .collect();
-            let open = items.iter().filter(|t| t.status != "completed").count();
-            (
-                format!(
-                    "{} item{}, {} open",
-                    items.len(),
-                    if items.len() == 1 { "" } else { "s" },
-                    open
-                ),
-                ToolDetail::TodoWrite(items),
-            )
-        }
+        "TodoWrite" => describe_todo_write(inp, cost),
         "TaskCreate" => {
             let subject = s(inp.subject).unwrap_or_default();
             (
@@ -1331,6 +1308,32 @@ pub(crate) fn describe_tool(
     let mut detail = detail;
     clean_detail(&mut detail, redact);
     (tool_summary(&summary, redact), detail)
+}
+
+/// A TodoWrite call's summary (how many items, how many open) and its task list.
+fn describe_todo_write(inp: &Input, cost: &mut Cost) -> (String, ToolDetail) {
+    let items: Vec<TodoInput> = inp
+        .todos
+        .and_then(|t| skim::decode::<Vec<Option<RawTodo>>>(t, cost))
+        .unwrap_or_default()
+        .into_iter()
+        .flatten()
+        .map(|t| TodoInput {
+            content: t.content.unwrap_or_default(),
+            status: t.status.unwrap_or_else(|| "pending".into()),
+            active_form: t.active_form,
+        })
+        .collect();
+    let open = items.iter().filter(|t| t.status != "completed").count();
+    (
+        format!(
+            "{} item{}, {} open",
+            items.len(),
+            if items.len() == 1 { "" } else { "s" },
+            open
+        ),
+        ToolDetail::TodoWrite(items),
+    )
 }
 
 /// A tool call's summary as a memory shows it: cleaned as untrusted text, redacted when
