@@ -18,7 +18,7 @@ use crate::agent::Agent;
 use crate::lang::Lang;
 use crate::memory::session::Listed;
 use crate::summary::Summary;
-use crate::transcript::{Extraction, TodoList};
+use crate::transcript::{Extraction, Files, Reply, TodoList};
 use crate::untrusted::{self, block, code, line};
 
 /// Version of the file format written in `memory_stalker:`.
@@ -397,7 +397,41 @@ impl MemoryDoc<'_> {
             l.title,
             display_time(&self.front.created)
         );
+        self.render_metadata(&mut out, l);
+        render_last_interaction(&mut out, ex, l);
 
+        let _ = writeln!(out, "## {}\n", l.tasks);
+        out.push_str(&task_list(ex.todos.as_ref(), lang));
+        out.push('\n');
+
+        if let Some(plan) = &ex.plan {
+            let _ = writeln!(out, "## {}\n", l.plan);
+            out.push_str(&block("markdown", &plan.text));
+            out.push('\n');
+        }
+
+        render_files(&mut out, &ex.files, l);
+        render_last_action(&mut out, ex, l, lang);
+        out.push_str(&self.facts.render(lang));
+        out.push_str("---\n\n");
+
+        out.push_str(&render_ai_summary(
+            self.summary,
+            &self.front.summary_source,
+            self.summary_note,
+            self.facts.listed(),
+            lang,
+        ));
+        if let Some(cs) = self.compaction_summary {
+            out.push('\n');
+            out.push_str(&render_compaction_summary(cs, lang, self.front.agent));
+        }
+        out
+    }
+
+    /// The metadata section: who, where, when, why the compaction, and with which agent.
+    fn render_metadata(&self, out: &mut String, l: &Labels) {
+        let ex = self.extraction;
         let _ = writeln!(out, "## {}\n", l.metadata);
         let _ = writeln!(out, "- {}: {}", l.session_id, code(&self.front.session_id));
         let _ = writeln!(out, "- {}: {}", l.project, code(&self.front.project));
@@ -433,145 +467,137 @@ impl MemoryDoc<'_> {
             let _ = writeln!(out, "- {}: {}", l.transcript, code(&self.front.transcript));
         }
         out.push('\n');
+    }
+}
 
-        let _ = writeln!(out, "## {}\n", l.last_interaction);
-        let _ = writeln!(out, "### {}\n", l.user_input);
-        match &ex.last_prompt {
-            Some(p) => {
-                out.push_str(&block("text", &p.text));
-                if let Some(ts) = &p.timestamp {
-                    let _ = writeln!(out, "\n_{}_", line(ts, 40));
-                }
-            }
-            None => {
-                let _ = writeln!(out, "{}", l.no_prompt);
-            }
-        }
-        if let Some(r) = &ex.request {
-            let _ = writeln!(out, "\n### {}\n", l.continues);
-            out.push_str(&block("text", &r.text));
-            if let Some(ts) = &r.timestamp {
+/// The last interaction section: the user's last prompt, the request it continues, and
+/// the assistant's reply to it.
+fn render_last_interaction(out: &mut String, ex: &Extraction, l: &Labels) {
+    let _ = writeln!(out, "## {}\n", l.last_interaction);
+    let _ = writeln!(out, "### {}\n", l.user_input);
+    match &ex.last_prompt {
+        Some(p) => {
+            out.push_str(&block("text", &p.text));
+            if let Some(ts) = &p.timestamp {
                 let _ = writeln!(out, "\n_{}_", line(ts, 40));
             }
         }
-        let _ = writeln!(out, "\n### {}\n", l.assistant_reply);
-        match &ex.reply {
-            Some(r) => {
-                if !r.text.is_empty() {
-                    out.push_str(&block("markdown", &r.text));
-                }
-                if !r.tool_calls.is_empty() {
-                    let _ = writeln!(
-                        out,
-                        "{}**{}** ({}):\n",
-                        if r.text.is_empty() { "" } else { "\n" },
-                        l.tool_calls,
-                        r.calls_total()
-                    );
-                    let skip = r.tool_calls.len().saturating_sub(MAX_LISTED_CALLS);
-                    let unlisted = skip + r.calls_not_listed;
-                    if unlisted > 0 {
-                        let _ = writeln!(out, "- … {unlisted} {}", l.earlier_calls);
-                    }
-                    for c in &r.tool_calls[skip..] {
-                        let outcome = if c.rejected {
-                            format!(" — {}", l.rejected)
-                        } else if c.failed {
-                            format!(" — {}", l.failed)
-                        } else {
-                            String::new()
-                        };
-                        let name = tool_name(&c.name);
-                        if c.summary.is_empty() {
-                            let _ = writeln!(out, "- {name}{outcome}");
-                        } else {
-                            let _ = writeln!(out, "- {name} {}{outcome}", code(&c.summary));
-                        }
-                    }
-                }
-            }
-            None => {
-                let _ = writeln!(out, "{}", l.no_reply);
-            }
+        None => {
+            let _ = writeln!(out, "{}", l.no_prompt);
         }
-        out.push('\n');
-
-        let _ = writeln!(out, "## {}\n", l.tasks);
-        out.push_str(&task_list(ex.todos.as_ref(), lang));
-        out.push('\n');
-
-        if let Some(plan) = &ex.plan {
-            let _ = writeln!(out, "## {}\n", l.plan);
-            out.push_str(&block("markdown", &plan.text));
-            out.push('\n');
-        }
-
-        let _ = writeln!(out, "## {}\n", l.files);
-        let (modified, read) = (&ex.files.modified, &ex.files.read);
-        let paths = |out: &mut String, label: &str, list: &[String], none: &str| {
-            let _ = writeln!(out, "### {label}\n");
-            if list.is_empty() {
-                let _ = writeln!(out, "{none}");
-            }
-            for f in list {
-                let _ = writeln!(out, "- {}", code(f));
-            }
-        };
-        paths(&mut out, l.modified, modified, l.none);
-        out.push('\n');
-        // Read files exclude modified ones (docs/design.md §3.8): with modified files, a
-        // bare "none" would deny reading what was read and then edited.
-        let read_none = if modified.is_empty() {
-            l.none
-        } else {
-            l.read_only_modified
-        };
-        paths(&mut out, l.read, read, read_none);
-        if !read.is_empty() && !modified.is_empty() {
-            let _ = writeln!(out, "\n{}", l.read_and_modified);
-        }
-        out.push('\n');
-
-        let _ = writeln!(out, "## {}\n", l.last_action);
-        match &ex.last_action {
-            Some(a) => {
-                let outcome = match a.ok {
-                    _ if a.rejected => l.rejected,
-                    Some(true) => l.ok,
-                    Some(false) => l.failed,
-                    None => l.no_result,
-                };
-                let tool = tool_name(&a.tool);
-                if a.summary.is_empty() {
-                    let _ = writeln!(out, "- {tool} — {outcome}");
-                } else {
-                    let _ = writeln!(out, "- {tool} {} — {outcome}", code(&a.summary));
-                }
-            }
-            None => {
-                let _ = writeln!(out, "{}", l.none);
-            }
-        }
-        if let Some(stop) = &ex.stopped {
-            let _ = writeln!(out, "- {}", crate::summary::offline::stop_line(stop, lang));
-        }
-        out.push('\n');
-        out.push_str(&self.facts.render(lang));
-        out.push_str("---\n\n");
-
-        out.push_str(&render_ai_summary(
-            self.summary,
-            &self.front.summary_source,
-            self.summary_note,
-            self.facts.listed(),
-            lang,
-        ));
-        if let Some(cs) = self.compaction_summary {
-            out.push('\n');
-            out.push_str(&render_compaction_summary(cs, lang, self.front.agent));
-        }
-        out
     }
+    if let Some(r) = &ex.request {
+        let _ = writeln!(out, "\n### {}\n", l.continues);
+        out.push_str(&block("text", &r.text));
+        if let Some(ts) = &r.timestamp {
+            let _ = writeln!(out, "\n_{}_", line(ts, 40));
+        }
+    }
+    let _ = writeln!(out, "\n### {}\n", l.assistant_reply);
+    match &ex.reply {
+        Some(r) => {
+            if !r.text.is_empty() {
+                out.push_str(&block("markdown", &r.text));
+            }
+            if !r.tool_calls.is_empty() {
+                render_tool_calls(out, r, l);
+            }
+        }
+        None => {
+            let _ = writeln!(out, "{}", l.no_reply);
+        }
+    }
+    out.push('\n');
+}
+
+/// The reply's tool calls, the last [`MAX_LISTED_CALLS`] listed with how each ended and
+/// the earlier ones counted.
+fn render_tool_calls(out: &mut String, r: &Reply, l: &Labels) {
+    let _ = writeln!(
+        out,
+        "{}**{}** ({}):\n",
+        if r.text.is_empty() { "" } else { "\n" },
+        l.tool_calls,
+        r.calls_total()
+    );
+    let skip = r.tool_calls.len().saturating_sub(MAX_LISTED_CALLS);
+    let unlisted = skip + r.calls_not_listed;
+    if unlisted > 0 {
+        let _ = writeln!(out, "- … {unlisted} {}", l.earlier_calls);
+    }
+    for c in &r.tool_calls[skip..] {
+        let outcome = if c.rejected {
+            format!(" — {}", l.rejected)
+        } else if c.failed {
+            format!(" — {}", l.failed)
+        } else {
+            String::new()
+        };
+        let name = tool_name(&c.name);
+        if c.summary.is_empty() {
+            let _ = writeln!(out, "- {name}{outcome}");
+        } else {
+            let _ = writeln!(out, "- {name} {}{outcome}", code(&c.summary));
+        }
+    }
+}
+
+/// The files section: the files modified, then those only read.
+fn render_files(out: &mut String, files: &Files, l: &Labels) {
+    let _ = writeln!(out, "## {}\n", l.files);
+    let (modified, read) = (&files.modified, &files.read);
+    let paths = |out: &mut String, label: &str, list: &[String], none: &str| {
+        let _ = writeln!(out, "### {label}\n");
+        if list.is_empty() {
+            let _ = writeln!(out, "{none}");
+        }
+        for f in list {
+            let _ = writeln!(out, "- {}", code(f));
+        }
+    };
+    paths(out, l.modified, modified, l.none);
+    out.push('\n');
+    // Read files exclude modified ones (docs/design.md §3.8): with modified files, a
+    // bare "none" would deny reading what was read and then edited.
+    let read_none = if modified.is_empty() {
+        l.none
+    } else {
+        l.read_only_modified
+    };
+    paths(out, l.read, read, read_none);
+    if !read.is_empty() && !modified.is_empty() {
+        let _ = writeln!(out, "\n{}", l.read_and_modified);
+    }
+    out.push('\n');
+}
+
+/// The last action section: the last tool call and how it ended, and that the user
+/// stopped the last turn when they did.
+fn render_last_action(out: &mut String, ex: &Extraction, l: &Labels, lang: Lang) {
+    let _ = writeln!(out, "## {}\n", l.last_action);
+    match &ex.last_action {
+        Some(a) => {
+            let outcome = match a.ok {
+                _ if a.rejected => l.rejected,
+                Some(true) => l.ok,
+                Some(false) => l.failed,
+                None => l.no_result,
+            };
+            let tool = tool_name(&a.tool);
+            if a.summary.is_empty() {
+                let _ = writeln!(out, "- {tool} — {outcome}");
+            } else {
+                let _ = writeln!(out, "- {tool} {} — {outcome}", code(&a.summary));
+            }
+        }
+        None => {
+            let _ = writeln!(out, "{}", l.none);
+        }
+    }
+    if let Some(stop) = &ex.stopped {
+        let _ = writeln!(out, "- {}", crate::summary::offline::stop_line(stop, lang));
+    }
+    out.push('\n');
 }
 
 /// The `## AI summary` section; `listed` says what the memory's Session so far lists,

@@ -1,5 +1,6 @@
 //! Saving a memory: read the transcript, summarise, render, redact, write.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -55,7 +56,6 @@ pub fn save_memory(
     config: &Config,
     log: &Log,
 ) -> Result<Saved, Error> {
-    let session_hint = req.session_id.as_deref().unwrap_or("");
     let store = config.store(&req.project);
     let choice = summary::choose(
         config,
@@ -65,6 +65,45 @@ pub fn save_memory(
     // Only a summary written here and now reads the tool outputs; a background one reads
     // the transcript again.
     let summary_here = matches!(choice, Choice::Model(_)) && !config.async_summary;
+    let (transcript, session_id) = read_transcript(req, config, &store, summary_here, log)?;
+    let note = summary_note(&choice, config, log);
+    make_writer_key(config, log);
+    let earlier = earlier_facts(&store, &session_id);
+    let memory = render_memory(
+        req,
+        config,
+        &transcript,
+        &session_id,
+        &now,
+        note.as_deref(),
+        &earlier,
+    );
+    let path = write_memory(req, config, &store, &memory, &now, &session_id, log)?;
+    if path.parent() == Some(store.dir()) {
+        index_and_register(&store, config, &req.project, log);
+    }
+    if let Choice::Model(backend) = choice {
+        summarise_by_model(backend, req, &path, &session_id, &transcript, config, log);
+    }
+    // Tens of thousands of records take milliseconds to free, and the hook's process
+    // ends right after: they are freed beside it, not before it can exit.
+    free_in_background(transcript);
+    Ok(Saved {
+        path,
+        extraction: memory.extraction,
+    })
+}
+
+/// Reads the transcript of `req` and the session's id (the hook's, else the
+/// transcript's), saying in the log what of it could not be read.
+fn read_transcript(
+    req: &SaveRequest,
+    config: &Config,
+    store: &MemoryStore,
+    summary_here: bool,
+    log: &Log,
+) -> Result<(Transcript, String), Error> {
+    let session_hint = req.session_id.as_deref().unwrap_or("");
     let mut transcript = Transcript::read(
         &req.transcript,
         ReadOptions {
@@ -103,17 +142,28 @@ pub fn save_memory(
             req.transcript.display()
         ));
     }
-    let note = match &choice {
+    Ok((transcript, session_id))
+}
+
+/// The note above the offline summary: that a model's is on its way, or why there is
+/// none (which the log also says).
+fn summary_note(choice: &Choice, config: &Config, log: &Log) -> Option<String> {
+    let note = match choice {
         Choice::Model(b) if config.async_summary => {
             Some(pending_note(&summary::source_name(*b, config), config.lang))
         }
         Choice::Model(_) => None,
         Choice::Offline(reason) => reason.as_deref().map(|r| offline_note(r, config.lang)),
     };
-    if let Choice::Offline(Some(reason)) = &choice {
+    if let Choice::Offline(Some(reason)) = choice {
         log.warn(reason);
     }
-    // The key that signs the memory as this user's (§4.10): made by the first save.
+    note
+}
+
+/// Makes the key that signs the memory as this user's (§4.10) on the first save; a
+/// memory saved without it still saves, and reads as foreign.
+fn make_writer_key(config: &Config, log: &Log) {
     if let Some(writer) = &config.writer
         && let Err(e) = writer.key_or_create()
     {
@@ -122,31 +172,37 @@ pub fn save_memory(
             writer.path().display()
         ));
     }
-    let earlier = earlier_facts(&store, &session_id);
-    let memory = render_memory(
-        req,
-        config,
-        &transcript,
-        &session_id,
-        &now,
-        note.as_deref(),
-        &earlier,
-    );
-    let short;
-    let content = if memory.text.len() as u64 > crate::memory::store::MAX_WRITTEN_BYTES {
+}
+
+/// What to write: the whole memory, or its short form when the whole one is over the
+/// size a memory may have.
+fn fitting_content<'a>(memory: &'a RenderedMemory, config: &Config, log: &Log) -> Cow<'a, str> {
+    if memory.text.len() as u64 > crate::memory::store::MAX_WRITTEN_BYTES {
         log.warn(&format!(
             "the memory came to {} bytes, over the {} a memory may have; its short form is saved",
             memory.text.len(),
             crate::memory::store::MAX_WRITTEN_BYTES
         ));
-        short = memory.brief(config);
-        &short
+        Cow::Owned(memory.brief(config))
     } else {
-        &memory.text
-    };
+        Cow::Borrowed(&memory.text)
+    }
+}
 
+/// Writes `memory` to the project's memories, else to its fallback directory, else its
+/// short form to either: a compaction never loses its memory while any of them fits.
+fn write_memory(
+    req: &SaveRequest,
+    config: &Config,
+    store: &MemoryStore,
+    memory: &RenderedMemory,
+    now: &DateTime<FixedOffset>,
+    session_id: &str,
+    log: &Log,
+) -> Result<PathBuf, Error> {
+    let content = &*fitting_content(memory, config, log);
     let primary = if req.project.is_dir() {
-        store.save_new(&now, &session_id, content)
+        store.save_new(now, session_id, content)
     } else {
         Err(Error::store(
             "the project directory does not exist:",
@@ -154,88 +210,94 @@ pub fn save_memory(
             std::io::Error::from(std::io::ErrorKind::NotFound),
         ))
     };
+    let primary = match primary {
+        Ok(p) => return Ok(p),
+        Err(e) => e,
+    };
     let fallback = config
         .store_at(&unsaved_dir(config, &req.project))
         .without_index();
-    let path = match primary {
-        Ok(p) => p,
-        Err(primary) => match fallback.save_new(&now, &session_id, content) {
-            Ok(p) => {
-                log.error(&format!(
-                    "{primary}; the memory was saved to {} instead",
-                    p.display()
-                ));
-                p
-            }
-            Err(second) => {
-                // Out of space or over a file-size limit: a short memory may still fit,
-                // and is better than none.
-                let brief = memory.brief(config);
-                let short = [&store, &fallback]
-                    .into_iter()
-                    .find_map(|s| s.save_new(&now, &session_id, &brief).ok());
-                match short {
-                    Some(p) => {
-                        log.error(&format!(
-                            "{primary}, and in the fallback directory ({second}); a shortened memory was saved to {}",
-                            p.display()
-                        ));
-                        p
-                    }
-                    None => {
-                        return Err(Error::NotSaved(format!(
-                            "{primary}, nor in the fallback directory ({second}), not even shortened"
-                        )));
-                    }
-                }
-            }
-        },
-    };
-    if path.parent() == Some(store.dir()) {
-        if let Err(e) = store.write_index() {
-            log.warn(&format!("{e}"));
-        }
-        if let Err(e) = crate::projects::register(&config.data_dir, &req.project) {
-            log.warn(&format!(
-                "cannot record the project in {}: {e}",
-                config.data_dir.display()
+    let second = match fallback.save_new(now, session_id, content) {
+        Ok(p) => {
+            log.error(&format!(
+                "{primary}; the memory was saved to {} instead",
+                p.display()
             ));
+            return Ok(p);
         }
+        Err(e) => e,
+    };
+    // Out of space or over a file-size limit: a short memory may still fit, and is
+    // better than none.
+    let brief = memory.brief(config);
+    let short = [store, &fallback]
+        .into_iter()
+        .find_map(|s| s.save_new(now, session_id, &brief).ok());
+    match short {
+        Some(p) => {
+            log.error(&format!(
+                "{primary}, and in the fallback directory ({second}); a shortened memory was saved to {}",
+                p.display()
+            ));
+            Ok(p)
+        }
+        None => Err(Error::NotSaved(format!(
+            "{primary}, nor in the fallback directory ({second}), not even shortened"
+        ))),
     }
+}
+
+/// After a memory is written to the project's own directory: its index is brought up to
+/// date and the project is recorded among the known ones (a failure of either is only
+/// logged: the memory is saved).
+fn index_and_register(store: &MemoryStore, config: &Config, project: &Path, log: &Log) {
+    if let Err(e) = store.write_index() {
+        log.warn(&format!("{e}"));
+    }
+    if let Err(e) = crate::projects::register(&config.data_dir, project) {
+        log.warn(&format!(
+            "cannot record the project in {}: {e}",
+            config.data_dir.display()
+        ));
+    }
+}
+
+/// Has the model's summary of the memory at `path` written: in the background when so
+/// configured, else here and now.
+fn summarise_by_model(
+    backend: crate::config::Backend,
+    req: &SaveRequest,
+    path: &Path,
+    session_id: &str,
+    transcript: &Transcript,
+    config: &Config,
+    log: &Log,
+) {
     let (_, size) = transcript.bytes_read();
-    if let Choice::Model(backend) = choice {
-        let job = SummaryJob {
-            memory: path.clone(),
-            transcript: req.transcript.clone(),
-            transcript_bytes: size,
-            session_id: session_id.clone(),
-            custom_instructions: req.custom_instructions.clone(),
-            backend,
-        };
-        if config.async_summary {
-            let spawned = std::env::current_exe().and_then(|exe| job.spawn(&exe));
-            match spawned {
-                Ok(()) => log.info(&format!(
-                    "the summary by {} is being written in the background",
-                    backend.name()
-                )),
-                Err(e) => log.error(&format!(
-                    "cannot start the background summary: {e}; the memory keeps the offline summary"
-                )),
-            }
-        } else {
-            // The memory is already on disk: if Claude Code's hook timeout stops us
-            // here, nothing is lost but the model's summary.
-            let _ = job.run(Some(&transcript), config, log);
+    let job = SummaryJob {
+        memory: path.to_path_buf(),
+        transcript: req.transcript.clone(),
+        transcript_bytes: size,
+        session_id: session_id.to_string(),
+        custom_instructions: req.custom_instructions.clone(),
+        backend,
+    };
+    if config.async_summary {
+        let spawned = std::env::current_exe().and_then(|exe| job.spawn(&exe));
+        match spawned {
+            Ok(()) => log.info(&format!(
+                "the summary by {} is being written in the background",
+                backend.name()
+            )),
+            Err(e) => log.error(&format!(
+                "cannot start the background summary: {e}; the memory keeps the offline summary"
+            )),
         }
+    } else {
+        // The memory is already on disk: if Claude Code's hook timeout stops us
+        // here, nothing is lost but the model's summary.
+        let _ = job.run(Some(transcript), config, log);
     }
-    // Tens of thousands of records take milliseconds to free, and the hook's process
-    // ends right after: they are freed beside it, not before it can exit.
-    free_in_background(transcript);
-    Ok(Saved {
-        path,
-        extraction: memory.extraction,
-    })
 }
 
 /// Drops `value` on a thread of its own (here, if no thread can be started). A process

@@ -228,6 +228,8 @@ impl Transcript {
         Transcript::read_lines(Path::new("<memory>"), lines, size, options, dialect, false)
     }
 
+    /// Reads `lines` back from the end of the file's first `size` bytes: the segment
+    /// after the last compaction boundary, then further only for what it lacks.
     fn read_lines<B: reverse::Blocks<Parsed: Into<PreParsed>>>(
         path: &Path,
         mut lines: ReverseLines<B>,
@@ -247,35 +249,16 @@ impl Transcript {
             .filter(|_| dialect.agent == Agent::ClaudeCode)
             .map(|d| tasks::load_task_files(d).redacted(options.redact))
             .filter(|f| !f.items.is_empty());
-        let mut scan = Scan::new(task_files.is_some());
-        let mut reversed = Vec::new();
-        let mut bad_lines = 0;
-        let mut boundary_at = None;
-        let mut checkpoint = None;
-        let mut budget_spent = false;
-        let mut cost = skim::Cost::default();
-        let mut newest = NewestMeta::default();
-        let mut records_read = 0;
-        while boundary_at.is_none() || scan.needs_more() {
-            if scan.tasks == TaskScan::Open {
-                let unread = lines.unread();
-                // Everything after the latest passed checkpoint has been read, and no
-                // task list was written there: the checkpoint's list is still current.
-                if let Some(c) = options
-                    .checkpoints
-                    .iter()
-                    .filter(|c| c.bytes >= unread && c.bytes <= size)
-                    .max_by_key(|c| c.bytes)
-                {
-                    scan.tasks = TaskScan::Done;
-                    checkpoint = Some((c.todos.clone(), reversed.len()));
-                    if boundary_at.is_some() && !scan.needs_more() {
-                        break;
-                    }
-                }
+        let mut read = Gathered::new(task_files.is_some());
+        while !read.complete() {
+            if read.scan.tasks == TaskScan::Open
+                && read.pass_checkpoint(&options.checkpoints, lines.unread(), size)
+                && read.complete()
+            {
+                break;
             }
             if size - lines.unread() > MAX_READ_BYTES {
-                budget_spent = true;
+                read.budget_spent = true;
                 break;
             }
             let Some(reverse::Line {
@@ -286,88 +269,30 @@ impl Transcript {
             else {
                 break;
             };
-            // Past the segment only the last request and the task list are looked for:
-            // other lines are skipped without being parsed.
-            if boundary_at.is_some()
-                && scan.prompt_found
-                && !((scan.tasks != TaskScan::Done && dialect.mentions_tasks(line))
-                    || (!scan.request_found && dialect.may_be_request(line)))
-            {
+            if read.skips(&dialect, line) {
                 continue;
             }
-            let line_options = options.line_options(!newest.complete(), sub_agent);
+            let line_options = options.line_options(!read.newest.complete(), sub_agent);
             let parsed = match parsed.map(Into::into) {
                 Some(PreParsed { record, json_bytes }) => {
-                    cost.json_bytes += json_bytes;
+                    read.cost.json_bytes += json_bytes;
                     Ok(record)
                 }
-                None => dialect.parse(line, &line_options, &mut cost),
+                None => dialect.parse(line, &line_options, &mut read.cost),
             };
-            let Ok(mut record) = parsed else {
-                bad_lines += 1;
+            let Ok(record) = parsed else {
+                read.bad_lines += 1;
                 continue;
             };
-            if boundary_at.is_none()
-                && matches!(record.entry, Entry::CompactBoundary)
-                && !record.meta.sidechain
-            {
-                if dialect.agent == Agent::Codex
-                    && !reversed
-                        .iter()
-                        .any(|r: &Record| codex::goes_on(r) || is_tool_record(r))
-                {
-                    // Codex writes `compacted` before PostCompact and SessionStart run:
-                    // with nothing of the conversation after it, it is the compaction
-                    // under way, and the segment is the one it closes.
-                    record.entry = Entry::Other;
-                } else {
-                    boundary_at = Some(reversed.len());
-                }
-            }
-            scan.observe(&record);
-            newest.observe(&record.meta);
-            records_read += 1;
-            // Records of no kind extraction reads (progress, file snapshots, hook and
-            // system notes: half of a long session) count, give their session fields,
-            // and are not kept.
-            if !matches!(record.entry, Entry::Other) {
-                // Kept for the extraction: only what it reads of a record (a segment
-                // can hold millions of them).
-                let dated = record.is_dated();
-                record.meta.slim(dated);
-                reversed.push(record);
-            }
+            read.take(record, dialect.agent);
         }
         if let Some(session) = &dialect.session {
             // A rollout names its session, and its version and branch, only on its
             // first line: what no later record said is taken from there.
-            newest.observe(session);
+            read.newest.observe(session);
         }
         let bytes_read = size - lines.unread();
-        let segment_start = boundary_at.map_or(0, |b| reversed.len() - b);
-        // Records read after the checkpoint was passed lie before it in the file.
-        let checkpoint = checkpoint.map(|(todos, after)| Checkpoint {
-            todos,
-            first_record_after: reversed.len() - after,
-        });
-        reversed.reverse();
-        Ok(Transcript {
-            agent: dialect.agent,
-            records: reversed,
-            segment_start,
-            bad_lines,
-            bytes_read,
-            size,
-            task_files,
-            checkpoint,
-            options,
-            budget_spent,
-            json_bytes: cost.json_bytes,
-            records_read,
-            newest,
-            prompts: OnceLock::new(),
-            sub_agent: None,
-        })
+        Ok(read.into_transcript(dialect.agent, bytes_read, size, task_files, options))
     }
 
     /// Bytes of the file that were decoded as JSON, as opposed to passed over: what a
@@ -505,6 +430,142 @@ impl Transcript {
 
     fn segment(&self) -> &[Record] {
         &self.records[self.segment_start..]
+    }
+}
+
+/// What [`Transcript::read_lines`] has gathered so far, reading back from the end.
+struct Gathered {
+    /// What is still looked for.
+    scan: Scan,
+    /// The records kept, newest first.
+    reversed: Vec<Record>,
+    bad_lines: usize,
+    /// How many of `reversed` were read before the last compaction boundary was.
+    boundary_at: Option<usize>,
+    /// The task list of the checkpoint passed, and how many of `reversed` were read
+    /// before it was.
+    checkpoint: Option<(Option<TodoList>, usize)>,
+    budget_spent: bool,
+    cost: skim::Cost,
+    newest: NewestMeta,
+    /// Records parsed, including those not kept.
+    records_read: usize,
+}
+
+impl Gathered {
+    fn new(task_files: bool) -> Gathered {
+        Gathered {
+            scan: Scan::new(task_files),
+            reversed: Vec::new(),
+            bad_lines: 0,
+            boundary_at: None,
+            checkpoint: None,
+            budget_spent: false,
+            cost: skim::Cost::default(),
+            newest: NewestMeta::default(),
+            records_read: 0,
+        }
+    }
+
+    /// Whether the segment and everything that outlives its compaction were found.
+    fn complete(&self) -> bool {
+        self.boundary_at.is_some() && !self.scan.needs_more()
+    }
+
+    /// Whether the reader, `unread` bytes from the start, has passed a checkpoint (the
+    /// latest one of those passed): everything after it has been read, and no task list
+    /// was written there, so the checkpoint's list is still current.
+    fn pass_checkpoint(&mut self, checkpoints: &[TaskCheckpoint], unread: u64, size: u64) -> bool {
+        let Some(c) = checkpoints
+            .iter()
+            .filter(|c| c.bytes >= unread && c.bytes <= size)
+            .max_by_key(|c| c.bytes)
+        else {
+            return false;
+        };
+        self.scan.tasks = TaskScan::Done;
+        self.checkpoint = Some((c.todos.clone(), self.reversed.len()));
+        true
+    }
+
+    /// Whether `line` is passed over unparsed: past the segment only the last request
+    /// and the task list are looked for.
+    fn skips(&self, dialect: &Dialect, line: &[u8]) -> bool {
+        self.boundary_at.is_some()
+            && self.scan.prompt_found
+            && !((self.scan.tasks != TaskScan::Done && dialect.mentions_tasks(line))
+                || (!self.scan.request_found && dialect.may_be_request(line)))
+    }
+
+    /// Takes in the next record back: notes the compaction boundary, what it tells of
+    /// what is still looked for and of the session, and keeps it if extraction reads it.
+    fn take(&mut self, mut record: Record, agent: Agent) {
+        if self.boundary_at.is_none()
+            && matches!(record.entry, Entry::CompactBoundary)
+            && !record.meta.sidechain
+        {
+            if agent == Agent::Codex
+                && !self
+                    .reversed
+                    .iter()
+                    .any(|r: &Record| codex::goes_on(r) || is_tool_record(r))
+            {
+                // Codex writes `compacted` before PostCompact and SessionStart run:
+                // with nothing of the conversation after it, it is the compaction
+                // under way, and the segment is the one it closes.
+                record.entry = Entry::Other;
+            } else {
+                self.boundary_at = Some(self.reversed.len());
+            }
+        }
+        self.scan.observe(&record);
+        self.newest.observe(&record.meta);
+        self.records_read += 1;
+        // Records of no kind extraction reads (progress, file snapshots, hook and
+        // system notes: half of a long session) count, give their session fields,
+        // and are not kept.
+        if !matches!(record.entry, Entry::Other) {
+            // Kept for the extraction: only what it reads of a record (a segment
+            // can hold millions of them).
+            let dated = record.is_dated();
+            record.meta.slim(dated);
+            self.reversed.push(record);
+        }
+    }
+
+    /// The transcript read, its records in file order.
+    fn into_transcript(
+        mut self,
+        agent: Agent,
+        bytes_read: u64,
+        size: u64,
+        task_files: Option<tasks::TaskFiles>,
+        options: ReadOptions,
+    ) -> Transcript {
+        let segment_start = self.boundary_at.map_or(0, |b| self.reversed.len() - b);
+        // Records read after the checkpoint was passed lie before it in the file.
+        let checkpoint = self.checkpoint.map(|(todos, after)| Checkpoint {
+            todos,
+            first_record_after: self.reversed.len() - after,
+        });
+        self.reversed.reverse();
+        Transcript {
+            agent,
+            records: self.reversed,
+            segment_start,
+            bad_lines: self.bad_lines,
+            bytes_read,
+            size,
+            task_files,
+            checkpoint,
+            options,
+            budget_spent: self.budget_spent,
+            json_bytes: self.cost.json_bytes,
+            records_read: self.records_read,
+            newest: self.newest,
+            prompts: OnceLock::new(),
+            sub_agent: None,
+        }
     }
 }
 

@@ -176,6 +176,151 @@ pub fn is_continuation(text: &str) -> bool {
     judge_continuation(t, &through_words(t, 9).to_lowercase())
 }
 
+/// Whole short prompts, in languages written without spaces (and "ok" among them), that
+/// only acknowledge: compared with the prompt's letters and digits alone.
+const CJK_ACKS: [&str; 12] = [
+    "好的",
+    "好",
+    "谢谢",
+    "是的",
+    "可以",
+    "行",
+    "没问题",
+    "开始吧",
+    "はい",
+    "ありがとう",
+    "お願いします",
+    "ok",
+];
+
+/// Starts of a short prompt written without spaces that asks to go on.
+const CJK_CONTINUES: [&str; 4] = ["继续", "続けて", "好的继续", "好继续"];
+
+/// First words of a prompt that may only continue: go on, agreement, thanks, praise.
+const OPENERS: [&str; 40] = [
+    "continue",
+    "continuing",
+    "go",
+    "proceed",
+    "keep",
+    "carry",
+    "resume",
+    "next",
+    "yes",
+    "yeah",
+    "yep",
+    "yup",
+    "y",
+    "ok",
+    "okay",
+    "k",
+    "sure",
+    "thanks",
+    "thank",
+    "thx",
+    "ty",
+    "great",
+    "excellent",
+    "perfect",
+    "nice",
+    "awesome",
+    "cool",
+    "good",
+    "lgtm",
+    "done",
+    "looks",
+    "sounds",
+    "do",
+    "please",
+    "pls",
+    "alright",
+    "right",
+    "fine",
+    "memory-stalker:resume",
+    "approved",
+];
+
+/// The only words that may follow an opener in a prompt that continues ("please continue
+/// with the plan", "do it", "go ahead"); any other makes it a task ("please add a cache").
+const FILLER: [&str; 73] = [
+    "continue",
+    "go",
+    "ahead",
+    "on",
+    "it",
+    "that",
+    "this",
+    "so",
+    "with",
+    "the",
+    "plan",
+    "implementation",
+    "until",
+    "all",
+    "are",
+    "is",
+    "done",
+    "work",
+    "working",
+    "going",
+    "proceed",
+    "thanks",
+    "thank",
+    "you",
+    "much",
+    "very",
+    "job",
+    "good",
+    "great",
+    "again",
+    "please",
+    "now",
+    "then",
+    "next",
+    "step",
+    "steps",
+    "task",
+    "tasks",
+    "one",
+    "ones",
+    "remaining",
+    "rest",
+    "of",
+    "them",
+    "those",
+    "these",
+    "to",
+    "and",
+    "!",
+    "yes",
+    "ok",
+    "okay",
+    "sure",
+    "lgtm",
+    "fine",
+    "me",
+    "looks",
+    "sounds",
+    "perfect",
+    "right",
+    "do",
+    "a",
+    "an",
+    "from",
+    "where",
+    "left",
+    "off",
+    "keep",
+    "up",
+    "nice",
+    "cool",
+    "awesome",
+    "excellent",
+];
+
+/// First words of a short question on earlier work ("did you push?", "status?").
+const CHECKS: [&str; 8] = ["did", "is", "are", "have", "has", "status", "done", "all"];
+
 /// [`is_continuation`] of the trimmed `t`, given the lowercase of (at least) its first
 /// nine words.
 fn judge_continuation(t: &str, lower: &str) -> bool {
@@ -188,155 +333,28 @@ fn judge_continuation(t: &str, lower: &str) -> bool {
     }
     // CJK prompts have no spaces: a short one is judged whole.
     if !lower.is_ascii() && t.chars().count() <= 12 {
-        const ACKS: [&str; 12] = [
-            "好的",
-            "好",
-            "谢谢",
-            "是的",
-            "可以",
-            "行",
-            "没问题",
-            "开始吧",
-            "はい",
-            "ありがとう",
-            "お願いします",
-            "ok",
-        ];
-        let bare: String = lower.chars().filter(|c| c.is_alphanumeric()).collect();
-        return ACKS.contains(&bare.as_str())
-            || ["继续", "続けて", "好的继续", "好继续"]
-                .iter()
-                .any(|c| bare.starts_with(c) && bare.chars().count() <= 10);
+        return is_cjk_continuation(lower);
     }
     if words.len() > 8 {
         return false;
     }
-    const OPENERS: [&str; 40] = [
-        "continue",
-        "continuing",
-        "go",
-        "proceed",
-        "keep",
-        "carry",
-        "resume",
-        "next",
-        "yes",
-        "yeah",
-        "yep",
-        "yup",
-        "y",
-        "ok",
-        "okay",
-        "k",
-        "sure",
-        "thanks",
-        "thank",
-        "thx",
-        "ty",
-        "great",
-        "excellent",
-        "perfect",
-        "nice",
-        "awesome",
-        "cool",
-        "good",
-        "lgtm",
-        "done",
-        "looks",
-        "sounds",
-        "do",
-        "please",
-        "pls",
-        "alright",
-        "right",
-        "fine",
-        "memory-stalker:resume",
-        "approved",
-    ];
-    const CHECKS: [&str; 8] = ["did", "is", "are", "have", "has", "status", "done", "all"];
     let first = words[0];
     if OPENERS.contains(&first) {
         // "please continue", "do it", "go ahead"; but "please add a cache" is a task.
-        let rest = &words[1..];
-        let filler = [
-            "continue",
-            "go",
-            "ahead",
-            "on",
-            "it",
-            "that",
-            "this",
-            "so",
-            "with",
-            "the",
-            "plan",
-            "implementation",
-            "until",
-            "all",
-            "are",
-            "is",
-            "done",
-            "work",
-            "working",
-            "going",
-            "proceed",
-            "thanks",
-            "thank",
-            "you",
-            "much",
-            "very",
-            "job",
-            "good",
-            "great",
-            "again",
-            "please",
-            "now",
-            "then",
-            "next",
-            "step",
-            "steps",
-            "task",
-            "tasks",
-            "one",
-            "ones",
-            "remaining",
-            "rest",
-            "of",
-            "them",
-            "those",
-            "these",
-            "to",
-            "and",
-            "!",
-            "yes",
-            "ok",
-            "okay",
-            "sure",
-            "lgtm",
-            "fine",
-            "me",
-            "looks",
-            "sounds",
-            "perfect",
-            "right",
-            "do",
-            "a",
-            "an",
-            "from",
-            "where",
-            "left",
-            "off",
-            "keep",
-            "up",
-            "nice",
-            "cool",
-            "awesome",
-            "excellent",
-        ];
-        return rest.iter().all(|w| filler.contains(w));
+        return words[1..].iter().all(|w| FILLER.contains(w));
     }
     // A short check on earlier work: "did you push?", "all done?", "status?".
     t.ends_with('?') && words.len() <= 5 && CHECKS.contains(&first)
+}
+
+/// Whether a short prompt written without spaces (Chinese, Japanese), given in lowercase,
+/// only acknowledges or asks to go on.
+fn is_cjk_continuation(lower: &str) -> bool {
+    let bare: String = lower.chars().filter(|c| c.is_alphanumeric()).collect();
+    CJK_ACKS.contains(&bare.as_str())
+        || CJK_CONTINUES
+            .iter()
+            .any(|c| bare.starts_with(c) && bare.chars().count() <= 10)
 }
 
 /// What [`is_continuation`] counts as part of a word.
