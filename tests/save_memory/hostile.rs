@@ -38,6 +38,8 @@ struct Run {
     stdout: String,
     stderr: String,
     took: Duration,
+    /// CPU time, user and system, of the binary (all its threads).
+    cpu: Duration,
     /// Peak resident memory, MiB.
     rss_mib: u64,
 }
@@ -48,7 +50,7 @@ struct Run {
 fn measure(s: &Sandbox, bin: &str, args: &[&str], stdin: Vec<u8>, shell: Option<&str>) -> Run {
     let rss_file = tempfile::NamedTempFile::new().unwrap();
     let mut cmd = Command::new("/usr/bin/time");
-    cmd.arg("-f").arg("%M").arg("-o").arg(rss_file.path());
+    cmd.arg("-f").arg("%U %S %M").arg("-o").arg(rss_file.path());
     match shell {
         Some(prefix) => {
             cmd.arg("/bin/sh")
@@ -90,16 +92,25 @@ fn measure(s: &Sandbox, bin: &str, args: &[&str], stdin: Vec<u8>, shell: Option<
     let report = fs::read_to_string(rss_file.path()).unwrap_or_default();
     // GNU time says "Command terminated by signal N" before the figure when one ended it.
     let signalled = report.contains("signal");
-    let rss_kib: u64 = report
+    let figures: Vec<&str> = report
         .lines()
         .last()
-        .and_then(|l| l.trim().parse().ok())
-        .unwrap_or(u64::MAX);
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect();
+    let (cpu, rss_kib) = match figures[..] {
+        [user, system, rss] => (
+            user.parse::<f64>().unwrap_or(f64::MAX) + system.parse::<f64>().unwrap_or(f64::MAX),
+            rss.parse().unwrap_or(u64::MAX),
+        ),
+        _ => (f64::MAX, u64::MAX),
+    };
     Run {
         code: if signalled { None } else { status.code() },
         stdout: out.join().unwrap(),
         stderr: err.join().unwrap(),
         took,
+        cpu: Duration::try_from_secs_f64(cpu).unwrap_or(Duration::MAX),
         rss_mib: rss_kib / 1024,
     }
 }
@@ -148,6 +159,9 @@ fn partial_files(dir: &Path) -> Vec<PathBuf> {
     found
 }
 
+/// How many times a row's CPU limit its wall time may take (see the check).
+const WALL_SLACK: u64 = 3;
+
 /// One hostile row: the input is set up by `setup`, which returns the hook's stdin.
 struct Row {
     name: &'static str,
@@ -156,6 +170,7 @@ struct Row {
     memory: Expect,
     /// A word the one stderr line must hold (what went wrong, said plainly).
     says: &'static str,
+    /// CPU seconds the hook may use (its wall time may take [`WALL_SLACK`] times more).
     max_secs: u64,
     max_rss_mib: u64,
 }
@@ -524,7 +539,7 @@ fn memories_under(dir: &Path) -> Vec<PathBuf> {
 #[test]
 fn hostile_inputs_never_break_a_compaction() {
     let mut report = String::from(
-        "row                                                 exit  secs  MiB  memory\n",
+        "row                                                 exit  secs   cpu  MiB  memory\n",
     );
     let mut failures = Vec::new();
     for row in rows() {
@@ -547,10 +562,11 @@ fn hostile_inputs_never_break_a_compaction() {
             }
         };
         report.push_str(&format!(
-            "{:<50} {:>5} {:>5.2} {:>4}  {got:?}\n",
+            "{:<50} {:>5} {:>5.2} {:>5.2} {:>4}  {got:?}\n",
             row.name,
             run.code.map_or("sig".into(), |c| c.to_string()),
             run.took.as_secs_f64(),
+            run.cpu.as_secs_f64(),
             run.rss_mib
         ));
         let mut fail = |what: String| failures.push(format!("{}: {what}\n{run:#?}", row.name));
@@ -572,8 +588,15 @@ fn hostile_inputs_never_break_a_compaction() {
         if (row.memory == Expect::None && lines != 1) || lines > 3 {
             fail(format!("{lines} stderr lines"));
         }
-        if run.took > Duration::from_secs(row.max_secs) {
-            fail(format!("took over {} s", row.max_secs));
+        // What the hook costs is its CPU time, which other work on the machine does not
+        // change; a hook that waits (on a FIFO, a lock) shows in its wall time, bounded
+        // loosely so that a loaded machine (a debug build on 2 busy cores ran the 50 MB
+        // prompt in 4.4 s of CPU and 15 s of wall time) does not fail a fast hook.
+        if run.cpu > Duration::from_secs(row.max_secs) {
+            fail(format!("used over {} s of CPU", row.max_secs));
+        }
+        if run.took > Duration::from_secs(row.max_secs * WALL_SLACK) {
+            fail(format!("took over {} s", row.max_secs * WALL_SLACK));
         }
         if run.rss_mib > row.max_rss_mib {
             fail(format!("used over {} MiB", row.max_rss_mib));
