@@ -255,6 +255,16 @@ fn headlines_conclusions_follow_ups_and_files_across_the_corpus() {
                 .map(|b| format!("{} {:?}", b.command, b.file)),
         );
         theirs.extend(t.compaction_summary().map(str::to_string));
+        // A slash command alone says what came of it (docs/design.md §5.9): the file it
+        // changed, or the change refused, in our words.
+        theirs.extend(
+            signals
+                .refusals
+                .iter()
+                .map(|r| format!("{} {}", r.tool, r.summary)),
+        );
+        theirs.extend(ex.files.modified.iter().cloned());
+        theirs.push("changed; was refused; was denied by the permission settings".into());
         let pool = key_words(&theirs.join("\n"));
         let words = key_words(h.trim_end_matches('…'));
         let own = words.iter().filter(|w| pool.contains(w)).count();

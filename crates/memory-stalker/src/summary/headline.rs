@@ -13,7 +13,7 @@
 
 use crate::lang::Lang;
 use crate::text::one_line;
-use crate::transcript::signals::{BashContext, PlanOutcome};
+use crate::transcript::signals::{BashContext, PlanOutcome, Refusal, RefusedBy};
 use crate::transcript::{Extraction, TodoList, is_continuation};
 
 /// Longest headline, in characters.
@@ -42,6 +42,10 @@ pub struct Sources<'a> {
     pub first_tasks: Option<&'a TodoList>,
     /// Claude Code's compaction summary at the start of the segment.
     pub compaction_summary: Option<&'a str>,
+    /// Calls refused or denied in the segment (what came of a bare `/init`).
+    pub refusals: &'a [Refusal],
+    /// The files the segment changed.
+    pub modified: &'a [String],
 }
 
 impl<'a> Sources<'a> {
@@ -53,6 +57,7 @@ impl<'a> Sources<'a> {
             requests,
             request: ex.request.as_ref().map(|r| r.text.as_str()),
             last_prompt: ex.last_prompt.as_ref().map(|p| p.text.as_str()),
+            modified: &ex.files.modified,
             ..Sources::default()
         }
     }
@@ -90,7 +95,12 @@ pub fn headline(s: &Sources, lang: Lang) -> String {
                 .filter(|t| approved.is_empty() && !t.is_empty())
                 .filter(|t| !t.starts_with("(plan kept") && !is_generic_plan(t))
         })
-        .or_else(|| first_request(s).map(|r| from_request(r, s.bash)))
+        .or_else(|| {
+            first_request(s).map(|r| match bare_command(r) {
+                Some(cmd) => what_came_of(cmd, s),
+                None => from_request(r, s.bash),
+            })
+        })
         .or_else(|| {
             s.first_tasks
                 .and_then(|t| t.items.first())
@@ -139,6 +149,34 @@ fn first_request<'a>(s: &Sources<'a>) -> Option<&'a str> {
     first
         .or(s.request)
         .or_else(|| s.requests.iter().map(String::as_str).find(substantive))
+}
+
+/// The command of a request that is a slash command alone (`/init`).
+fn bare_command(request: &str) -> Option<&str> {
+    let r = request.trim();
+    (r.starts_with('/') && !r.contains(char::is_whitespace)).then_some(r)
+}
+
+/// A bare command with what came of it: the file it changed first, or the change that
+/// was not allowed (`/init: Write CLAUDE.md was denied by the permission settings`).
+fn what_came_of(cmd: &str, s: &Sources) -> String {
+    let stopped = s
+        .refusals
+        .iter()
+        .find(|r| matches!(&*r.tool, "Write" | "Edit" | "MultiEdit" | "NotebookEdit"));
+    match (stopped, s.modified.first()) {
+        (Some(r), None) => {
+            let by = match r.by {
+                RefusedBy::User => "was refused",
+                RefusedBy::Permissions => "was denied by the permission settings",
+                RefusedBy::Unavailable => "could not run",
+            };
+            let file = r.summary.rsplit('/').next().unwrap_or(&r.summary);
+            format!("{cmd}: {} {file} {by}", r.tool)
+        }
+        (_, Some(file)) => format!("{cmd}: changed {file}"),
+        (None, None) => cmd.to_string(),
+    }
 }
 
 /// Whether a request only asks to look, read or explain, and for no change.
@@ -469,6 +507,9 @@ fn push(out: &mut Vec<String>, s: &str) {
 /// Whether a sentence only acknowledges or sets the scene ("Fair enough.", "Thanks!"):
 /// the next one says what is asked.
 fn is_scene_setting(sentence: &str) -> bool {
+    if tells_the_past(sentence) {
+        return true;
+    }
     let words = sentence.split_whitespace().count();
     let bare = sentence
         .trim_matches(|c: char| !c.is_alphanumeric())
@@ -485,6 +526,22 @@ fn is_scene_setting(sentence: &str) -> bool {
                     "thank you",
                 ]
                 .contains(&bare.as_str())))
+}
+
+/// Whether a sentence tells what happened before the session ("In a previous session we
+/// removed the web app."), which the request after it builds on.
+fn tells_the_past(sentence: &str) -> bool {
+    let lower = strip_preamble(sentence).to_lowercase();
+    [
+        "in a previous session",
+        "in the previous session",
+        "in an earlier session",
+        "in the last session",
+        "last time",
+        "previously",
+    ]
+    .iter()
+    .any(|p| lower.starts_with(p))
 }
 
 /// A sentence without the polite or scene-setting opening before what is asked; when a
@@ -669,6 +726,37 @@ mod tests {
             from("[engine lifecycle phase 4]: please plan and work on phase 4. only phase 4."),
             "Engine lifecycle phase 4: please plan and work on phase 4."
         );
+    }
+
+    #[test]
+    fn the_past_sets_the_scene_and_a_bare_command_says_what_came_of_it() {
+        assert_eq!(
+            from(
+                "yes, in a previous session we remove the react web app in favor of generating static PNG files. Can you update the README to reflect the current state of the app?"
+            ),
+            "Update the README to reflect the current state of the app"
+        );
+        let requests = vec!["/init".to_string()];
+        let denied = [Refusal {
+            tool: "Write".into(),
+            summary: "/p/Demo/CLAUDE.md".into(),
+            by: RefusedBy::Permissions,
+            reason: None,
+            source: Source::default(),
+        }];
+        let mut s = Sources {
+            requests: &requests,
+            refusals: &denied,
+            ..Sources::default()
+        };
+        assert_eq!(
+            headline(&s, Lang::En),
+            "/init: Write CLAUDE.md was denied by the permission settings"
+        );
+        let modified = ["CLAUDE.md".to_string()];
+        s.refusals = &[];
+        s.modified = &modified;
+        assert_eq!(headline(&s, Lang::En), "/init: changed CLAUDE.md");
     }
 
     #[test]

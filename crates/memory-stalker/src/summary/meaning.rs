@@ -9,8 +9,8 @@ use crate::memory::document::{FrontMatter, sections};
 use crate::memory::labels::Labels;
 use crate::text::one_line;
 use crate::transcript::signals::{
-    Answer, BashContext, Diagnosis, FailedRun, HookFeedback, PlanOutcome, Refusal, RefusedBy,
-    Signals, Source, TestEdit,
+    Answer, BashContext, Cause, Diagnosis, FailedRun, HookFeedback, PlanOutcome, Refusal,
+    RefusedBy, Signals, Source, TestEdit,
 };
 
 use super::instructions;
@@ -46,7 +46,9 @@ pub(crate) fn from_signals(s: &Signals, lang: Lang) -> Found {
             f.answers.push(plan(p, lang));
         }
     }
-    for r in &s.refusals {
+    // Refusing to wait on a background task's output ("check again") stops a wait, not
+    // an approach, and chooses nothing.
+    for r in s.refusals.iter().filter(|r| !waits(&r.tool)) {
         // Words the user typed for the work, not a pasted log nor "ok, go on": a rule
         // for the rest of the work ("use pnpm") is an instruction, anything else a
         // decision about this call.
@@ -85,6 +87,14 @@ pub(crate) fn from_signals(s: &Signals, lang: Lang) -> Found {
     for d in &s.diagnoses {
         f.decisions.push(diagnosis(d, lang));
     }
+    // A cause stated before a fix that a failing run already gave is said once.
+    for c in s
+        .causes
+        .iter()
+        .filter(|c| !s.diagnoses.iter().any(|d| d.cause == c.cause))
+    {
+        f.decisions.push(cause(c, lang));
+    }
     for b in &s.bash {
         f.context.push(bash(b, lang));
     }
@@ -97,13 +107,27 @@ pub(crate) fn from_signals(s: &Signals, lang: Lang) -> Found {
     f
 }
 
+/// Whether a tool only waits on the output of work already started.
+fn waits(tool: &str) -> bool {
+    matches!(tool, "TaskOutput" | "BashOutput" | "AgentOutputTool")
+}
+
 /// Whether words given after a refusal say something of the user's own: not pasted
 /// output (several lines, a prompt sign), not a mere go-ahead ("ok, continue").
 fn is_said(words: &str) -> bool {
+    !is_pasted(words) && !crate::transcript::is_continuation(words) && !goes_on_zh(words)
+}
+
+/// Whether words given after a refusal look pasted: several lines, a prompt sign.
+fn is_pasted(words: &str) -> bool {
     let first = words.split(" ⏎ ").next().unwrap_or(words).trim_start();
-    words.matches(" ⏎ ").count() < 3
-        && !first.starts_with(['>', '$', '#'])
-        && !crate::transcript::is_continuation(words)
+    words.matches(" ⏎ ").count() >= 3 || first.starts_with(['>', '$', '#'])
+}
+
+/// Whether short Chinese words tell Claude to go on ("可以正常启动，继续后面的任务吧": it
+/// starts fine, carry on with the next tasks): a go-ahead, as "ok, continue" is.
+fn goes_on_zh(words: &str) -> bool {
+    words.chars().count() <= 24 && ["继续", "接着"].iter().any(|w| words.contains(w))
 }
 
 /// `text (source)`.
@@ -228,12 +252,17 @@ fn refused_with(r: &Refusal, reason: &str, lang: Lang) -> String {
 }
 
 fn refusal(r: &Refusal, lang: Lang) -> String {
-    // Pasted output after a refusal is the user's, but only its first line says why.
+    // Pasted output after a refusal is the user's: its error line says why, else its
+    // first line.
     let reason = r.reason.as_ref().map(|w| {
-        if is_said(w) {
+        if !is_pasted(w) {
             w.clone()
         } else {
-            w.split(" ⏎ ").next().unwrap_or(w).to_string() + " …"
+            let lines = w.replace(" ⏎ ", "\n");
+            crate::transcript::signals::named_error(&lines).map_or_else(
+                || w.split(" ⏎ ").next().unwrap_or(w).to_string() + " …",
+                |e| format!("… {e}"),
+            )
         }
     });
     let text = match (r.by, lang, &reason) {
@@ -249,6 +278,10 @@ fn refusal(r: &Refusal, lang: Lang) -> String {
         }
         (RefusedBy::User, Lang::Zh, None) => format!("{} 被用户拒绝", call(r)),
         (RefusedBy::Permissions, Lang::Zh, _) => format!("{} 被权限设置拒绝", call(r)),
+        (RefusedBy::Unavailable, Lang::En, _) => {
+            format!("{} could not run: the tool is not available", r.tool)
+        }
+        (RefusedBy::Unavailable, Lang::Zh, _) => format!("{} 无法运行：该工具不可用", r.tool),
     };
     sourced(&text, &r.source, lang)
 }
@@ -318,6 +351,15 @@ fn diagnosis(d: &Diagnosis, lang: Lang) -> String {
         Lang::Zh => format!("`{}` 失败时找到的根因：{cause}", d.command),
     };
     sourced(&text, &d.source, lang)
+}
+
+fn cause(c: &Cause, lang: Lang) -> String {
+    let cause = one_line(&c.cause, PART_CHARS);
+    let text = match lang {
+        Lang::En => format!("Cause found and fixed in {}: {cause}", c.file),
+        Lang::Zh => format!("找到并在 {} 中修复的原因：{cause}", c.file),
+    };
+    sourced(&text, &c.source, lang)
 }
 
 fn bash(b: &BashContext, lang: Lang) -> String {
@@ -454,6 +496,45 @@ mod tests {
                 "use pnpm (Bash, 2026-02-12 20:58)",
                 "always use conventional commits (your # note, 2026-02-12 20:58)"
             ]
+        );
+    }
+
+    #[test]
+    fn a_go_ahead_is_no_decision_and_a_wait_refused_is_no_approach() {
+        let refusal = |tool: &str, reason: &str| Refusal {
+            tool: tool.into(),
+            summary: "x".into(),
+            by: RefusedBy::User,
+            reason: Some(reason.into()),
+            source: source(tool),
+        };
+        let signals = Signals {
+            refusals: vec![
+                refusal("Bash", "可以正常启动，继续后面的任务吧"),
+                refusal("TaskOutput", "check again"),
+            ],
+            ..Signals::default()
+        };
+        let pasted = Signals {
+            refusals: vec![refusal(
+                "Bash",
+                "> frontend@0.0.0 build ⏎ > vite build ⏎ ✗ Build failed in 1.60s ⏎ error during build: ⏎ [vite:load-fallback] Could not load src/x.vue: ENOENT",
+            )],
+            ..Signals::default()
+        };
+        assert_eq!(
+            from_signals(&pasted, Lang::En).failed,
+            [
+                "Bash x was refused by you: “… error during build: [vite:load-fallback] Could not load src/x.vue: ENOENT” (Bash, 2026-02-12 20:58)"
+            ]
+        );
+        let f = from_signals(&signals, Lang::Zh);
+        assert!(f.decisions.is_empty(), "{:?}", f.decisions);
+        assert_eq!(f.failed.len(), 1, "{:?}", f.failed);
+        assert!(
+            f.failed[0].starts_with("Bash x 被用户拒绝"),
+            "{:?}",
+            f.failed
         );
     }
 

@@ -153,6 +153,7 @@ pub fn summarize_with(
     sources.previous = previous;
     sources.plans = &signals.plans;
     sources.bash = &signals.bash;
+    sources.refusals = &signals.refusals;
     sources.first_tasks = ex.todos.as_ref();
     sources.compaction_summary = t.compaction_summary();
     Summary {

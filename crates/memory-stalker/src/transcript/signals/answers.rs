@@ -62,14 +62,17 @@ pub(super) fn find(view: &View) -> Vec<Answer> {
 /// The user's replies to a question Claude ended its turn with ("Which dev server would
 /// you prefer? Or shall I just go with Vite?" → "ok, fine, let's do vite"): the
 /// question, and the prompt typed next. A reply of one or two words ("yes") says
-/// nothing on its own and is left out.
+/// nothing on its own and is left out, and so is one that asks a question back ("what
+/// is left of phase 7?"): it starts a new exchange.
 pub(super) fn replies(view: &View) -> Vec<Answer> {
     let mut out = Vec::new();
     let mut after = view.start;
     for (at, prompt) in view.prompts.iter().filter(|(i, _)| *i >= view.start) {
         let from = after;
         after = at + 1;
-        if prompt.starts_with('/') || prompt.split_whitespace().count() < 3 {
+        // A prompt that asks something back is a new question, not an answer.
+        let asks = super::first_sentence(prompt, TEXT_CHARS).ends_with(['?', '？']);
+        if prompt.starts_with('/') || prompt.split_whitespace().count() < 3 || asks {
             continue;
         }
         let Some(question) = closing_question(view, from, *at) else {

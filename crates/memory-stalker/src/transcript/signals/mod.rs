@@ -10,6 +10,7 @@
 
 mod answers;
 mod bash;
+mod causes;
 mod hooks;
 mod notes;
 mod plans;
@@ -23,6 +24,7 @@ use super::record::{Entry, KeyMap, Record, ToolCall, ToolResult, UserMsg};
 
 pub use answers::Answer;
 pub use bash::BashContext;
+pub use causes::Cause;
 pub use hooks::HookFeedback;
 pub use notes::MemoryNote;
 pub use plans::PlanOutcome;
@@ -87,6 +89,9 @@ pub struct Signals {
     pub test_edits: Vec<TestEdit>,
     /// Causes stated while a command failed, before a change made it pass.
     pub diagnoses: Vec<Diagnosis>,
+    /// Causes Claude stated right before the change that fixed them.
+    #[serde(default)]
+    pub causes: Vec<Cause>,
     /// Commands the user ran in bash mode (`!`), with the end of their output.
     pub bash: Vec<BashContext>,
     /// What hooks (a Stop hook, a blocking PreToolUse hook) required.
@@ -105,6 +110,7 @@ impl Signals {
             && self.failed_runs.is_empty()
             && self.test_edits.is_empty()
             && self.diagnoses.is_empty()
+            && self.causes.is_empty()
             && self.bash.is_empty()
             && self.hooks.is_empty()
             && self.notes.is_empty()
@@ -122,6 +128,7 @@ pub(crate) fn find(t: &Transcript) -> Signals {
         failed_runs: runs::failed_runs(&view),
         test_edits: runs::test_edits(&view),
         diagnoses: runs::diagnoses(&view),
+        causes: causes::find(&view),
         bash: bash::find(&view),
         hooks: hooks::find(&view),
         notes: notes::find(&view),

@@ -1,7 +1,8 @@
 //! Tool calls that did not run because the user refused them at Claude Code's
 //! permission prompt, or because the permission settings denied them; with the reason
 //! the user gave, or the words they typed right after. `ExitPlanMode` refusals are
-//! plans ([`super::plans`]).
+//! plans ([`super::plans`]). A call of a tool the session does not have is listed too:
+//! what Claude meant to do that way has to be done another way.
 
 use serde::{Deserialize, Serialize};
 
@@ -11,6 +12,8 @@ use crate::transcript::record::ToolDetail;
 
 /// Longest reason kept.
 const CHARS: usize = 300;
+/// Longest prompt typed after a refusal kept (it may be a pasted log).
+const PASTED_CHARS: usize = 2000;
 
 /// Who stopped a call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -20,6 +23,8 @@ pub enum RefusedBy {
     User,
     /// The permission settings (Claude Code asked for a permission it did not have).
     Permissions,
+    /// Claude Code: the tool does not exist in this session (`No such tool available`).
+    Unavailable,
 }
 
 /// One call that was not allowed to run.
@@ -55,6 +60,8 @@ pub(super) fn find(view: &View) -> Vec<Refusal> {
             RefusedBy::User
         } else if result.is_error && is_denial(result.text.head()) {
             RefusedBy::Permissions
+        } else if result.is_error && result.text.head().contains("No such tool available") {
+            RefusedBy::Unavailable
         } else {
             continue;
         };
@@ -64,7 +71,8 @@ pub(super) fn find(view: &View) -> Vec<Refusal> {
             (by == RefusedBy::User)
                 .then(|| view.prompt_after(at, next_call))
                 .flatten()
-                .map(|p| one_line(p, CHARS))
+                // Pasted output keeps its error line, which may come late.
+                .map(|p| one_line(p, PASTED_CHARS))
         });
         out.push(Refusal {
             tool: c.call.name.to_string(),

@@ -144,6 +144,8 @@ struct Run {
     tried: Vec<Change>,
     /// Changes since the last failure.
     pending: Vec<Change>,
+    /// Whether the last failure said the command could not find what it was pointed at.
+    missed_target: bool,
     /// The record of the last failure's result (its time is kept: [`Record::is_dated`]).
     ///
     /// [`Record::is_dated`]: crate::transcript::record::Record::is_dated
@@ -213,6 +215,9 @@ pub(super) fn failed_runs(view: &View) -> Vec<FailedRun> {
                     }
                     run.tried.extend(pending);
                     run.failed_at = call.result.map_or(call.at, |(at, _, _)| at);
+                    run.missed_target = call
+                        .result
+                        .is_some_and(|(_, r, _)| missed_target(r.text.head()));
                     if run.failures == 0 {
                         run.command = call.call.summary.to_string();
                         run.error = call.result.and_then(|(_, r, _)| error_line(r.text.head()));
@@ -221,7 +226,29 @@ pub(super) fn failed_runs(view: &View) -> Vec<FailedRun> {
                 } else if call.succeeded() {
                     let run = std::mem::take(run);
                     let changed = !run.tried.is_empty() || !run.pending.is_empty();
-                    if run.failures >= MIN_FAILURES && changed {
+                    // The same program pointed another way, with nothing changed
+                    // between, after it could not find its target: the failed way is the
+                    // approach (a relative path from the wrong directory, then the
+                    // absolute one). Other arguments that pass may only test another case.
+                    let other = shown_command(&call.call.summary);
+                    // A heredoc (a commit message) hides what differed.
+                    let heredoc = |c: &str| c.contains("<<");
+                    if run.failures >= MIN_FAILURES
+                        && !changed
+                        && run.missed_target
+                        && other != shown_command(&run.command)
+                        && !heredoc(&run.command)
+                        && !heredoc(&call.call.summary)
+                    {
+                        out.push(FailedRun {
+                            command: shown_command(&run.command),
+                            failures: run.failures,
+                            error: run.error,
+                            tried: Vec::new(),
+                            worked: Some(format!("`{other}`")),
+                            source: Source::of("Bash", &view.all()[run.failed_at]),
+                        });
+                    } else if run.failures >= MIN_FAILURES && changed {
                         let skip = run.tried.len().saturating_sub(MAX_TRIED);
                         out.push(FailedRun {
                             command: shown_command(&run.command),
@@ -483,6 +510,27 @@ fn shown_command(command: &str) -> String {
     one_line(step, 100)
 }
 
+/// Whether a failed command's output says it could not find what it was pointed at (a
+/// file, a module, a directory, a task).
+fn missed_target(output: &str) -> bool {
+    let head = crate::text::prefix_chars(output, 2000).to_lowercase();
+    [
+        "not found",
+        "no such file",
+        "no such directory",
+        "could not resolve",
+        "cannot find",
+        "can't find",
+        "could not find",
+        "does not exist",
+        "unknown revision",
+        "no such task",
+        "not exist",
+    ]
+    .iter()
+    .any(|m| head.contains(m))
+}
+
 /// Whether a command runs tests.
 fn is_test_command(command: &str) -> bool {
     let c = command.to_lowercase();
@@ -533,7 +581,7 @@ pub(crate) fn named_error(output: &str) -> Option<String> {
 }
 
 fn telling_line(output: &str, named_only: bool) -> Option<String> {
-    const STRONG: [&str; 13] = [
+    const STRONG: [&str; 12] = [
         "error:",
         "error[",
         "error ",
@@ -546,7 +594,6 @@ fn telling_line(output: &str, named_only: bool) -> Option<String> {
         "panicked",
         "Exception",
         "fatal:",
-        "failed",
     ];
     // A hook's message passed on JSON-escaped keeps its `\n`s as text.
     let output = output.replace("\\n", "\n");
@@ -556,14 +603,34 @@ fn telling_line(output: &str, named_only: bool) -> Option<String> {
         .filter(|l| !l.is_empty() && !l.starts_with("Exit code"))
         .filter(|l| !l.starts_with("<tool_use_error>") || l.len() > 20)
         .collect();
-    let at = lines
-        .iter()
-        .position(|l| STRONG.iter().any(|s| l.contains(s)))
-        .or((!named_only).then_some(0))?;
+    // Why a call failed, named: a line naming the error says more than one that only
+    // says something failed ("✗ Build failed in 1.60s" before "error during build: …").
+    // A run's first telling line keeps the order of the output.
+    let named = |l: &&str| STRONG.iter().any(|s| l.contains(s));
+    let failed = |l: &&str| l.contains("failed");
+    let at = if named_only {
+        lines
+            .iter()
+            .position(named)
+            .or_else(|| lines.iter().position(failed))
+    } else {
+        lines.iter().position(|l| named(l) || failed(l)).or(Some(0))
+    }?;
     let first = lines.get(at)?;
-    // "Pre-commit validation failed:" says what by its next line.
-    let line = match lines.get(at + 1) {
-        Some(next) if first.ends_with(':') => format!("{first} {next}"),
+    // "Pre-commit validation failed:" says what by its next line, and so does a bare
+    // "Error".
+    let bare = first
+        .trim_matches(|c: char| !c.is_alphanumeric())
+        .split_whitespace()
+        .count()
+        <= 1;
+    // The next line that says something: not a rule of dashes, not a build tool's
+    // `[INFO]` chatter.
+    let said = |l: &&&str| {
+        !l.starts_with("[INFO]") && l.chars().filter(|c| c.is_alphanumeric()).count() >= 3
+    };
+    let line = match lines.iter().skip(at + 1).find(said) {
+        Some(next) if first.ends_with(':') || bare => format!("{first} {next}"),
         _ => (*first).to_string(),
     };
     let line = line
@@ -628,6 +695,14 @@ mod tests {
             Some("something odd")
         );
         assert_eq!(error_line("Exit code 2\n"), None);
+        assert_eq!(
+            error_line("[INFO] Scanning\n[ERROR] COMPILATION ERROR :\n[INFO] -------------\n[ERROR] /p/A.java:[3,5] cannot find symbol").as_deref(),
+            Some("[ERROR] COMPILATION ERROR : [ERROR] /p/A.java:[3,5] cannot find symbol")
+        );
+        assert_eq!(
+            error_line("Exit code 1\nError\nmodule 'app' has no attribute 'run'").as_deref(),
+            Some("Error module 'app' has no attribute 'run'")
+        );
         assert_eq!(
             error_line("Pre-commit validation failed:\\n\\n[FORMAT] Code is not formatted.")
                 .as_deref(),

@@ -65,7 +65,113 @@ fn a_question_the_tool_could_not_ask_gives_no_answer() {
         "<tool_use_error>Error: No such tool available: AskUserQuestion</tool_use_error>",
         true,
     );
-    assert!(signals(&t).answers.is_empty());
+    let s = signals(&t);
+    assert!(s.answers.is_empty());
+    assert_eq!(
+        s.refusals.len(),
+        1,
+        "the tool was not there: asked another way"
+    );
+    assert_eq!(s.refusals[0].by, RefusedBy::Unavailable);
+}
+
+#[test]
+fn a_cause_stated_right_before_a_fix_is_found_and_a_guess_is_not() {
+    let mut t = T::default();
+    t.prompt("The server does not start");
+    t.say("The issue might be the logger. Let me check:");
+    t.call("r1", "Read", json!({"file_path":"/proj/src/db.ts"}));
+    t.result("r1", "1 import sqlite3", false);
+    t.say("The issue is on line 42. `sqlite3.verbose()` is being called incorrectly. Let me fix this:");
+    t.call(
+        "e1",
+        "Edit",
+        json!({"file_path":"/proj/src/db.ts","old_string":"a","new_string":"b"}),
+    );
+    t.result("e1", "The file /proj/src/db.ts has been updated.", false);
+    let s = signals(&t);
+    assert_eq!(s.causes.len(), 1, "{:?}", s.causes);
+    assert_eq!(
+        s.causes[0].cause,
+        "The issue is on line 42. `sqlite3.verbose()` is being called incorrectly."
+    );
+    assert_eq!(s.causes[0].file, "src/db.ts");
+    // Said before more looking around, a cause is not yet found.
+    let mut t = T::default();
+    t.prompt("The server does not start");
+    t.say("I see the issue - the logger is exported as a function, not an instance.");
+    t.call("r1", "Read", json!({"file_path":"/proj/src/log.ts"}));
+    t.result("r1", "1 export function createLogger", false);
+    t.call(
+        "e1",
+        "Edit",
+        json!({"file_path":"/proj/src/log.ts","old_string":"a","new_string":"b"}),
+    );
+    t.result("e1", "The file /proj/src/log.ts has been updated.", false);
+    assert!(signals(&t).causes.is_empty());
+    // A fix the next run refutes was a guess.
+    let mut t = T::default();
+    t.prompt("The server does not start");
+    t.say("I see the issue. The logger is exported as a function but used as an instance.");
+    t.call(
+        "e1",
+        "Edit",
+        json!({"file_path":"/proj/src/log.ts","old_string":"a","new_string":"b"}),
+    );
+    t.result("e1", "The file /proj/src/log.ts has been updated.", false);
+    t.call("b1", "Bash", json!({"command":"npm start"}));
+    t.result(
+        "b1",
+        "Exit code 1\nTypeError: Class constructors cannot be invoked without 'new'",
+        true,
+    );
+    assert!(signals(&t).causes.is_empty());
+}
+
+#[test]
+fn a_command_that_passed_when_run_another_way_is_a_failed_approach() {
+    let mut t = T::default();
+    t.prompt("Run the e2e test");
+    t.call(
+        "b1",
+        "Bash",
+        json!({"command":"./gradlew connectedDebugAndroidTest"}),
+    );
+    t.result(
+        "b1",
+        "Exit code 1\nFAILURE: Build failed with an exception.\nTask 'connectedDebugAndroidTest' not found in root project",
+        true,
+    );
+    t.call(
+        "b2",
+        "Bash",
+        json!({"command":"./gradlew :app:connectedDebugAndroidTest"}),
+    );
+    t.result("b2", "BUILD SUCCESSFUL in 3m", false);
+    // Another case that passes is no approach replaced.
+    t.call("b5", "Bash", json!({"command":"mytool"}));
+    t.result("b5", "Exit code 1\nNo PR for the current branch", true);
+    t.call("b6", "Bash", json!({"command":"mytool 2"}));
+    t.result("b6", "PR 2", false);
+    // Run again unchanged, a command that passes is no approach.
+    t.call("b3", "Bash", json!({"command":"npm test"}));
+    t.result("b3", "Exit code 1\nError: flaky", true);
+    t.call("b4", "Bash", json!({"command":"npm test"}));
+    t.result("b4", "ok", false);
+    let s = signals(&t);
+    assert_eq!(s.failed_runs.len(), 1, "{:?}", s.failed_runs);
+    assert_eq!(
+        s.failed_runs[0].command,
+        "./gradlew connectedDebugAndroidTest"
+    );
+    assert_eq!(
+        s.failed_runs[0].worked.as_deref(),
+        Some("`./gradlew :app:connectedDebugAndroidTest`")
+    );
+    assert_eq!(
+        s.failed_runs[0].error.as_deref(),
+        Some("FAILURE: Build failed with an exception.")
+    );
 }
 
 #[test]
@@ -357,6 +463,8 @@ fn a_reply_to_the_question_a_turn_ended_with_is_an_answer() {
     t.call("b", "Bash", json!({"command":"ls"}));
     t.result("b", "a", false);
     t.prompt("no, just push the branch");
+    t.say("Phase 9 is planned. What would you like to prioritize?");
+    t.prompt("what is left of the phase 7 work?");
     let s = signals(&t);
     assert_eq!(s.replies.len(), 1, "{:#?}", s.replies);
     assert_eq!(
