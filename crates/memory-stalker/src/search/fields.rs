@@ -69,9 +69,11 @@ impl Field {
 
     /// The column's weight in the ranking (BM25): what a memory is *about* (its
     /// headline, requests, decisions, files) counts more than words that only occur in
-    /// its verbatim reply. Mildly: on the retrieval benchmark's questions, which ask
-    /// about what sessions did, the reply's words find the session as often as the
-    /// requests' do, and strong weights ranked worse (docs/design.md §7.10).
+    /// its verbatim reply and tool calls. Mildly: on the retrieval benchmark's
+    /// questions, which ask about what sessions did, the reply's words find the session
+    /// often, and strong weights on the other fields ranked worse; the body at 0.6
+    /// (against 1.0) ranked one more dev question first and none worse
+    /// (docs/design.md §7.10, docs/performance.md).
     pub fn weight(self) -> f64 {
         match self {
             Field::Headline => 1.5,
@@ -81,7 +83,8 @@ impl Field {
             | Field::Failures
             | Field::Files => 1.2,
             Field::Tasks => 1.1,
-            Field::Plan | Field::Summary | Field::Body => 1.0,
+            Field::Plan | Field::Summary => 1.0,
+            Field::Body => 0.6,
         }
     }
 
