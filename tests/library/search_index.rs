@@ -319,3 +319,122 @@ fn saves_and_searches_at_once_lose_nothing() {
         }
     }
 }
+
+/// How many times the schema of the index of `dir` was built (`meta.built`).
+fn builds(dir: &Path) -> i64 {
+    let conn = rusqlite::Connection::open(db(dir)).unwrap();
+    conn.query_row("SELECT value FROM meta WHERE key = 'built'", [], |r| {
+        r.get(0)
+    })
+    .unwrap()
+}
+
+/// `OPENERS` stores (as separate processes are) open the index of `dir` at the same
+/// moment, each then saving memories and searching between the saves; none may fail
+/// or lose an entry. Returns the memories saved.
+fn open_at_once(dir: &Path, round: usize) -> Vec<String> {
+    const OPENERS: usize = 6;
+    const EACH: usize = 4;
+    let start = std::sync::Barrier::new(OPENERS);
+    std::thread::scope(|s| {
+        for w in 0..OPENERS {
+            let start = &start;
+            s.spawn(move || {
+                let opts = SearchOptions {
+                    group_sessions: false,
+                    limit: 1000,
+                    ..SearchOptions::default()
+                };
+                start.wait();
+                let store = MemoryStore::new(dir);
+                // The first thing each does opens the index: half search, half save.
+                if w % 2 == 0 {
+                    store.search("okapi", &opts).unwrap();
+                }
+                for i in 0..EACH {
+                    let sid = format!("{round:02x}{w:02x}{i:04x}-aaaa-4bbb-8ccc-000000000000");
+                    let at = chrono::Local::now().fixed_offset();
+                    let text = memory_text(
+                        &sid,
+                        &at.to_rfc3339(),
+                        "Racing",
+                        &format!("okapi round{round} opener{w} save{i}"),
+                    );
+                    store.save_new(&at, &sid, &text).unwrap();
+                    store.search("okapi", &opts).unwrap();
+                }
+            });
+        }
+    });
+    (0..OPENERS)
+        .flat_map(|w| (0..EACH).map(move |i| format!("round{round} opener{w} save{i}")))
+        .collect()
+}
+
+#[test]
+fn processes_opening_a_missing_or_old_index_at_once_build_it_once() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = memories(root.path());
+    fs::create_dir_all(&dir).unwrap();
+    for i in 0..40 {
+        let sid = format!("0ld{i:05x}-aaaa-4bbb-8ccc-000000000000");
+        fs::write(
+            dir.join(format!(
+                "20261120_10{:02}{:02}_{}.md",
+                i / 60,
+                i % 60,
+                &sid[..8]
+            )),
+            memory_text(
+                &sid,
+                &format!("2026-11-20T10:{:02}:{:02}+01:00", i / 60, i % 60),
+                "Before",
+                &format!("okapi written{i} before"),
+            ),
+        )
+        .unwrap();
+    }
+    let every = |saved: &[String]| {
+        let opts = SearchOptions {
+            group_sessions: false,
+            limit: 1000,
+            ..SearchOptions::default()
+        };
+        let hits = MemoryStore::new(&dir).search("okapi", &opts).unwrap();
+        assert_eq!(hits.len(), 40 + saved.len());
+        for term in (0..40)
+            .map(|i| format!("written{i} before"))
+            .chain(saved.iter().cloned())
+        {
+            assert_eq!(found(&dir, &format!("\"{term}\"")).len(), 1, "{term}");
+        }
+    };
+
+    // No index yet: one of them builds it, the others wait for it and use it.
+    let mut saved = open_at_once(&dir, 1);
+    every(&saved);
+    assert_eq!(builds(&dir), 1, "the schema was built more than once");
+
+    // An index of an older schema: rebuilt once, not by each opener in turn.
+    let conn = rusqlite::Connection::open(db(&dir)).unwrap();
+    conn.execute("UPDATE meta SET value = 7 WHERE key = 'schema'", [])
+        .unwrap();
+    drop(conn);
+    saved.extend(open_at_once(&dir, 2));
+    every(&saved);
+    assert_eq!(builds(&dir), 2, "the old schema was rebuilt more than once");
+    // The count of rows `meta` keeps (what listings show as the total) is the count.
+    let conn = rusqlite::Connection::open(db(&dir)).unwrap();
+    let kept: i64 = conn
+        .query_row("SELECT value FROM meta WHERE key = 'rows'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    let counted: i64 = conn
+        .query_row("SELECT count(*) FROM memories", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(
+        (kept, counted),
+        (40 + saved.len() as i64, 40 + saved.len() as i64)
+    );
+}

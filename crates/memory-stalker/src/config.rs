@@ -119,6 +119,9 @@ pub struct Config {
     pub writer: Option<std::sync::Arc<crate::memory::provenance::Writer>>,
     /// Problems found while reading the configuration.
     pub warnings: Vec<String>,
+    /// Whether this process is a hook: its stores open the search index as a hook must
+    /// (a short wait for a lock, a bounded catch-up, no checkpoint on close; §7.10).
+    pub in_hook: bool,
 }
 
 /// Public Anthropic API.
@@ -237,6 +240,7 @@ impl Config {
             path_var: env.var("PATH"),
             writer,
             warnings: env.warnings,
+            in_hook: false,
         }
     }
 
@@ -267,7 +271,8 @@ impl Config {
             }
             None => crate::memory::MemoryStore::for_project(project),
         };
-        store.with_writer(self.writer.clone())
+        let store = store.with_writer(self.writer.clone());
+        if self.in_hook { store.in_hook() } else { store }
     }
 
     /// The store of the memories in `dir` (the fallback directory, or the directory of a

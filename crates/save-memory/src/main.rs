@@ -192,7 +192,10 @@ fn run_hook() -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    let config = Config::from_env();
+    let config = Config {
+        in_hook: true,
+        ..Config::from_env()
+    };
     // Claude Code kills a hook at its timeout; leaving on our own first keeps the exit
     // code 0 and the log honest. Until the event is known, the shortest budget holds.
     let started = Instant::now();

@@ -41,7 +41,7 @@ pub const INDEX_DB: &str = "search.sqlite3";
 
 /// Version of the schema and of what is indexed (fields, tokenizer, CJK pairs): an index
 /// of another version is rebuilt.
-const SCHEMA_VERSION: i64 = 8;
+const SCHEMA_VERSION: i64 = 9;
 
 /// What the index's owner MAC is over ([`Index::owner`]).
 const OWNER_TAG: &str = "memory-stalker search index";
@@ -90,6 +90,11 @@ pub struct OpenOptions {
     /// back; more is [`IndexError::Behind`]. `None`: no limit (a person is waiting and
     /// told so; a hook must not wait that long).
     pub max_catch_up: Option<usize>,
+    /// Whether closing the connection copies what the write-ahead log holds into the
+    /// database (a checkpoint: two `fsync`s). A hook leaves that to the next reader
+    /// that checkpoints, or to SQLite's automatic checkpoint once the log reaches 1,000
+    /// pages (about 4 MB).
+    pub checkpoint_on_close: bool,
 }
 
 impl OpenOptions {
@@ -97,11 +102,13 @@ impl OpenOptions {
     pub const HOOK: OpenOptions = OpenOptions {
         busy: Duration::from_millis(300),
         max_catch_up: Some(400),
+        checkpoint_on_close: false,
     };
     /// For a command a person runs, and the MCP server.
     pub const INTERACTIVE: OpenOptions = OpenOptions {
         busy: Duration::from_secs(5),
         max_catch_up: None,
+        checkpoint_on_close: true,
     };
 }
 
@@ -219,7 +226,7 @@ impl Index {
     }
 
     /// WAL (readers never wait for a writer), then the schema: created when absent,
-    /// dropped and created again when of another version.
+    /// dropped and created again when of another version or owner.
     fn prepare(&mut self) -> Result<(), IndexError> {
         let db = self.db.clone();
         let sqlite = |source| IndexError::Sqlite {
@@ -232,28 +239,9 @@ impl Index {
         self.conn
             .pragma_update(None, "synchronous", "NORMAL")
             .map_err(sqlite)?;
-        let meta = |key: &str| {
-            self.conn
-                .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| {
-                    r.get::<_, rusqlite::types::Value>(0)
-                })
-                .optional()
-                .or_else(|e| match e {
-                    // No meta table: a new database.
-                    rusqlite::Error::SqliteFailure(_, Some(ref m))
-                        if m.contains("no such table") =>
-                    {
-                        Ok(None)
-                    }
-                    e => Err(e),
-                })
-        };
-        let version = meta("schema").map_err(sqlite)?;
-        let owner = meta("owner").map_err(sqlite)?;
-        // Of another version, or made under another key (which memories are the user's
-        // is recorded in it), or not made here at all (an index committed to the
-        // repository): made anew from the files.
-        if version != Some(SCHEMA_VERSION.into()) || owner != Some(self.owner().into()) {
+        // Read first without a lock (the usual case: the schema is ours and current);
+        // `create_schema` looks again under the write lock.
+        if !schema_is_current(&self.conn, &self.owner()).map_err(sqlite)? {
             self.create_schema()?;
         }
         Ok(())
@@ -267,11 +255,53 @@ impl Index {
             .map_or_else(|| "none".to_string(), |k| k.mac(OWNER_TAG, ""))
     }
 
+    /// Creates the schema, dropping an old one, unless it is current by the time the
+    /// write lock is held: two processes that both found no index (or one of an old
+    /// version) must not both build it, the second dropping what the first indexed
+    /// meanwhile. The second waits for the first's lock, then finds its schema and
+    /// uses it. `meta.built` counts the builds of this database file.
     fn create_schema(&mut self) -> Result<(), IndexError> {
+        let owner = self.owner();
+        let db = self.db.clone();
+        let sqlite = |source| IndexError::Sqlite {
+            path: db.clone(),
+            source,
+        };
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(sqlite)?;
+        if schema_is_current(&tx, &owner).map_err(sqlite)? {
+            return tx.commit().map_err(sqlite);
+        }
+        // Version 8 differs only by its session index (on the id as written, which the
+        // case-insensitive session filter could not use) and the count of rows in
+        // `meta`: both made in place, well under a second at 100,000 memories, where a
+        // rebuild takes minutes.
+        if meta_value(&tx, "schema").map_err(sqlite)? == Some(8.into())
+            && meta_value(&tx, "owner").map_err(sqlite)? == Some(owner.clone().into())
+        {
+            tx.execute_batch(&format!(
+                "DROP INDEX IF EXISTS memories_session;
+                 CREATE INDEX memories_session ON memories(lower(session_id));
+                 INSERT OR REPLACE INTO meta (key, value)
+                     VALUES ('rows', (SELECT count(*) FROM memories));
+                 UPDATE meta SET value = {SCHEMA_VERSION} WHERE key = 'schema';"
+            ))
+            .map_err(sqlite)?;
+            return tx.commit().map_err(sqlite);
+        }
+        let built = meta_value(&tx, "built")
+            .map_err(sqlite)?
+            .and_then(|v| match v {
+                rusqlite::types::Value::Integer(n) => Some(n),
+                _ => None,
+            })
+            .unwrap_or(0)
+            .saturating_add(1);
         let columns: Vec<&str> = Field::ALL.iter().map(|f| f.column()).collect();
         let sql = format!(
-            "BEGIN IMMEDIATE;
-             DROP TABLE IF EXISTS meta;
+            "DROP TABLE IF EXISTS meta;
              DROP TABLE IF EXISTS memories;
              DROP TABLE IF EXISTS skipped;
              DROP TABLE IF EXISTS memory_text;
@@ -304,22 +334,22 @@ impl Index {
              CREATE INDEX memories_order ON memories(order_ns DESC);
              CREATE INDEX memories_newest ON memories(order_ns DESC, precise DESC,
                  substr(file, 1, 15) DESC, suffix DESC, mtime_ns DESC, file DESC);
-             CREATE INDEX memories_session ON memories(session_id);
+             CREATE INDEX memories_session ON memories(lower(session_id));
              CREATE TABLE skipped (file TEXT PRIMARY KEY, reason TEXT NOT NULL) WITHOUT ROWID;
              CREATE VIRTUAL TABLE memory_text USING fts5({}, content='', contentless_delete=1,
                  tokenize='porter unicode61 remove_diacritics 2');
              INSERT INTO meta (key, value) VALUES ('schema', {SCHEMA_VERSION});
-             INSERT INTO meta (key, value) VALUES ('owner', '{}');
-             COMMIT;",
+             INSERT INTO meta (key, value) VALUES ('built', {built});
+             INSERT INTO meta (key, value) VALUES ('rows', 0);",
             columns.join(", "),
-            self.owner()
         );
-        self.conn
-            .execute_batch(&sql)
-            .map_err(|source| IndexError::Sqlite {
-                path: self.db.clone(),
-                source,
-            })
+        tx.execute_batch(&sql).map_err(sqlite)?;
+        tx.execute(
+            "INSERT INTO meta (key, value) VALUES ('owner', ?1)",
+            [&owner],
+        )
+        .map_err(sqlite)?;
+        tx.commit().map_err(sqlite)
     }
 
     fn sqlite(&self, source: rusqlite::Error) -> IndexError {
@@ -383,13 +413,12 @@ impl Index {
             });
         }
         let changed = pending.len();
-        self.index_files(&pending, &gone, Some(&listed.skipped))?;
+        // The time taken before listing: a change made while this ran moves the
+        // directory's time past it, and the next open looks again.
+        self.index_files(&pending, &gone, Some(&listed.skipped), Some(before))?;
         if changed >= CHUNK {
             self.compact()?;
         }
-        // The time taken before listing: a change made while this ran moves the
-        // directory's time past it, and the next open looks again.
-        self.set_synced(Some(before))?;
         Ok(changed)
     }
 
@@ -430,7 +459,7 @@ impl Index {
             return Ok(0);
         }
         let n = stale.len();
-        self.index_files(&stale, &[], None)?;
+        self.index_files(&stale, &[], None, None)?;
         Ok(n)
     }
 
@@ -455,7 +484,7 @@ impl Index {
         if stale.is_empty() {
             return Ok(false);
         }
-        self.index_files(&stale, &[], None)?;
+        self.index_files(&stale, &[], None, None)?;
         Ok(true)
     }
 
@@ -477,26 +506,16 @@ impl Index {
         .map_err(|e| self.sqlite(e))
     }
 
-    fn set_synced(&mut self, mtime: Option<i64>) -> Result<(), IndexError> {
-        let r = match mtime {
-            Some(m) => self.conn.execute(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES ('dir_mtime', ?1)",
-                [m],
-            ),
-            None => self
-                .conn
-                .execute("DELETE FROM meta WHERE key = 'dir_mtime'", []),
-        };
-        r.map(|_| ()).map_err(|e| self.sqlite(e))
-    }
-
     /// Reads `names` (in chunks, on every core) and replaces their rows; deletes the
-    /// rows `gone`; replaces the skipped files' list when given.
+    /// rows `gone`; replaces the skipped files' list when given; records `synced` as the
+    /// directory's time the index matches, in the last transaction (one commit for a
+    /// save's change, not two).
     fn index_files(
         &mut self,
         names: &[String],
         gone: &[i64],
         skipped: Option<&[(String, String)]>,
+        synced: Option<i64>,
     ) -> Result<(), IndexError> {
         let dir = self.dir.clone();
         let mut first = true;
@@ -525,6 +544,13 @@ impl Index {
             }
             for (name, doc) in chunk.iter().zip(docs) {
                 put_doc(&tx, name, doc).map_err(|e| sqlite_at(&self.db, e))?;
+            }
+            if let Some(m) = synced.filter(|_| chunks.peek().is_none()) {
+                tx.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('dir_mtime', ?1)",
+                    [m],
+                )
+                .map_err(|e| sqlite_at(&self.db, e))?;
             }
             tx.commit().map_err(|e| sqlite_at(&self.db, e))?;
             first = false;
@@ -559,6 +585,14 @@ impl Index {
     /// How many memories `filter` keeps.
     pub fn count(&self, filter: &RowFilter) -> Result<usize, IndexError> {
         let (cond, args) = filter.sql();
+        // Every row: the count kept in `meta` (a save asks twice; counting 100,000 rows
+        // takes milliseconds each time).
+        if args.is_empty() && cond == "1" {
+            let kept = meta_value(&self.conn, "rows").map_err(|e| self.sqlite(e))?;
+            if let Some(rusqlite::types::Value::Integer(n)) = kept {
+                return Ok(usize::try_from(n).unwrap_or(0));
+            }
+        }
         let sql = format!("SELECT count(*) FROM memories m WHERE {cond}");
         self.conn
             .query_row(&sql, rusqlite::params_from_iter(args), |r| {
@@ -697,6 +731,13 @@ fn connect(db: &Path, how: OpenOptions, create: bool) -> Result<Connection, Inde
     };
     let conn = Connection::open_with_flags(db, flags).map_err(sqlite)?;
     conn.busy_timeout(how.busy).map_err(sqlite)?;
+    if !how.checkpoint_on_close {
+        conn.set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+            true,
+        )
+        .map_err(sqlite)?;
+    }
     // Memories are private: so is what is derived from them (the directory is 0700
     // too). The WAL and shared-memory files take the database's mode.
     use std::os::unix::fs::PermissionsExt;
@@ -846,7 +887,14 @@ impl RowFilter {
             );
         }
         if let Some(s) = self.session.as_ref().filter(|s| !s.is_empty()) {
-            add("instr(lower(m.session_id), ?) = 1", s.to_lowercase().into());
+            // A prefix is a range of the index `memories_session`: a session's few
+            // memories are found without reading every row (a save asks twice).
+            let prefix = s.to_lowercase();
+            add("lower(m.session_id) >= ?", prefix.clone().into());
+            if let Some(end) = after_prefix(&prefix) {
+                add("lower(m.session_id) < ?", end.into());
+            }
+            add("instr(lower(m.session_id), ?) = 1", prefix.into());
         }
         if let Some(t) = self.since_ns {
             add("m.order_ns >= ?", t.into());
@@ -891,6 +939,19 @@ impl RowFilter {
         }
         (cond.join(" AND "), args)
     }
+}
+
+/// The least text above every text that starts with `prefix` (in SQLite's binary order,
+/// which is that of code points); `None` when there is none.
+fn after_prefix(prefix: &str) -> Option<String> {
+    let mut chars: Vec<char> = prefix.chars().collect();
+    while let Some(last) = chars.pop() {
+        if let Some(next) = (u32::from(last) + 1..=u32::from(char::MAX)).find_map(char::from_u32) {
+            chars.push(next);
+            return Some(chars.into_iter().collect());
+        }
+    }
+    None
 }
 
 #[derive(Debug)]
@@ -961,6 +1022,28 @@ fn is_corrupt(e: &IndexError) -> bool {
         if matches!(f.code, rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase))
 }
 
+/// A value of the `meta` table; `None` when absent, or when there is no such table (a
+/// new database).
+fn meta_value(conn: &Connection, key: &str) -> rusqlite::Result<Option<rusqlite::types::Value>> {
+    conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+        .optional()
+        .or_else(|e| match e {
+            rusqlite::Error::SqliteFailure(_, Some(ref m)) if m.contains("no such table") => {
+                Ok(None)
+            }
+            e => Err(e),
+        })
+}
+
+/// Whether the database holds this version's schema, made under `owner`. Of another
+/// version, or made under another key (which memories are the user's is recorded in
+/// it), or not made here at all (an index committed to the repository): it is made
+/// anew from the files.
+fn schema_is_current(conn: &Connection, owner: &str) -> rusqlite::Result<bool> {
+    Ok(meta_value(conn, "schema")? == Some(SCHEMA_VERSION.into())
+        && meta_value(conn, "owner")? == Some(owner.to_string().into()))
+}
+
 /// Deletes the index's files (the database, its WAL and shared memory).
 pub(crate) fn remove_db(dir: &Path) {
     let d = dir.join(INDEX_DIR);
@@ -971,7 +1054,9 @@ pub(crate) fn remove_db(dir: &Path) {
 
 fn delete_row(tx: &rusqlite::Transaction<'_>, id: i64) -> rusqlite::Result<()> {
     tx.execute("DELETE FROM memory_text WHERE rowid = ?1", [id])?;
-    tx.execute("DELETE FROM memories WHERE id = ?1", [id])?;
+    if tx.execute("DELETE FROM memories WHERE id = ?1", [id])? > 0 {
+        tx.execute("UPDATE meta SET value = value - 1 WHERE key = 'rows'", [])?;
+    }
     Ok(())
 }
 
@@ -1064,6 +1149,7 @@ fn put_doc(tx: &rusqlite::Transaction<'_>, name: &str, doc: Doc) -> rusqlite::Re
             d.written_at,
         ],
     )?;
+    tx.execute("UPDATE meta SET value = value + 1 WHERE key = 'rows'", [])?;
     let columns: Vec<&str> = Field::ALL.iter().map(|f| f.column()).collect();
     let placeholders: Vec<String> = (2..=Field::ALL.len() + 1)
         .map(|i| format!("?{i}"))
@@ -1233,14 +1319,31 @@ impl Index {
             })
             .collect();
         let names: Vec<String> = changed.iter().map(|s| s.to_string()).collect();
-        self.index_files(&names, &gone, None)?;
-        if was_synced {
-            let now = dir_mtime(&self.dir).map_err(|source| IndexError::Io {
+        let now = if was_synced {
+            Some(dir_mtime(&self.dir).map_err(|source| IndexError::Io {
                 path: self.dir.clone(),
                 source,
-            })?;
-            self.set_synced(Some(now))?;
+            })?)
+        } else {
+            None
+        };
+        self.index_files(&names, &gone, None, now)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::after_prefix;
+
+    #[test]
+    fn the_end_of_a_prefix_range() {
+        assert_eq!(after_prefix("5e55").as_deref(), Some("5e56"));
+        assert_eq!(after_prefix("ab\u{d7ff}").as_deref(), Some("ab\u{e000}"));
+        assert_eq!(after_prefix("a\u{10ffff}").as_deref(), Some("b"));
+        assert_eq!(after_prefix("\u{10ffff}"), None);
+        // Every text with the prefix is in the range, and the end is not.
+        for text in ["5e55", "5e55b0a7-x", "5e55\u{10ffff}\u{10ffff}"] {
+            assert!(text >= "5e55" && text < after_prefix("5e55").unwrap().as_str());
         }
-        Ok(())
     }
 }
