@@ -385,11 +385,16 @@ impl Index {
         if self.synced_mtime()? == Some(before) {
             return Ok(0);
         }
+        // What the index holds is read before the directory is listed: a memory another
+        // process writes and indexes in between is then listed but not known (indexed
+        // again, harmless), never known but not listed, which would drop its row as
+        // removed — and the directory's time, which the file's creation may leave where
+        // it was (coarse file-system clocks), would keep the next open from looking again.
+        let known = self.known_files()?;
         let listed = list_dir(&self.dir).map_err(|source| IndexError::Io {
             path: self.dir.clone(),
             source,
         })?;
-        let known = self.known_files()?;
         let mut pending = Vec::new();
         for (name, ino) in &listed.memories {
             if known.get(name).is_none_or(|k| k.ino != *ino as i64) {
@@ -525,7 +530,15 @@ impl Index {
             let chunk = chunks.next().unwrap_or_default();
             let docs = read_docs(&dir, chunk, self.key.as_ref());
             let db = self.db.clone();
-            let tx = self.conn.transaction().map_err(|e| sqlite_at(&db, e))?;
+            // IMMEDIATE: the write lock is taken (waiting the busy timeout) before the
+            // first read. A deferred transaction reads first, and its upgrade to a
+            // writer fails at once, without waiting, when another connection wrote in
+            // between (WAL mode's snapshot rule): searches racing saves got "database is
+            // locked" (6 openers × 4 saves, 8 of 60 runs under load).
+            let tx = self
+                .conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                .map_err(|e| sqlite_at(&db, e))?;
             if first {
                 for id in gone {
                     delete_row(&tx, *id).map_err(|e| sqlite_at(&self.db, e))?;
