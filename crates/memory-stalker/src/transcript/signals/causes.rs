@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Call, Source, View};
 use crate::text::one_line;
-use crate::transcript::record::{Entry, ToolDetail};
+use crate::transcript::record::ToolDetail;
 
 /// Longest cause kept.
 const CHARS: usize = 220;
@@ -109,22 +109,11 @@ fn after(c: &Call) -> usize {
 
 /// The cause stated in the assistant's last text between records `from` and `to`.
 fn stated(view: &View, from: usize, to: usize) -> Option<String> {
-    let text = view
-        .all()
-        .get(from..to)?
-        .iter()
-        .rev()
-        .filter(|r| !r.meta.sidechain)
-        .find_map(|r| match &r.entry {
-            Entry::Assistant(a) if !a.synthetic => a
-                .texts
-                .iter()
-                .rev()
-                .map(|t| t.trim())
-                .find(|t| !t.is_empty()),
-            _ => None,
-        })?;
-    cause_in(text)
+    // Two calls of one record share its index: nothing lies between them.
+    if from >= to {
+        return None;
+    }
+    cause_in(view.narration_before(to - 1, from)?)
 }
 
 /// The sentence of `text` that states a cause, with the one after it when the cue
