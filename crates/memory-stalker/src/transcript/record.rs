@@ -921,6 +921,12 @@ fn result_text(raw: Option<&[u8]>, outputs: bool, cost: &mut Cost) -> Clipped {
         }
         Some(())
     });
+    output_parts(&parts, outputs)
+}
+
+/// A tool output's parts (texts, `[image]`…) as one text: kept whole when outputs are
+/// (its head and tail), else its head only.
+pub(crate) fn output_parts(parts: &[String], outputs: bool) -> Clipped {
     let text = parts.join("\n");
     if outputs {
         Clipped::new(&text, RESULT_KEEP_CHARS)

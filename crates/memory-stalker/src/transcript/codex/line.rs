@@ -13,7 +13,7 @@ use super::super::record::{
     ToolCall, UserMsg, kept_text,
 };
 use super::super::skim::{self, Cost, Cursor};
-use super::tools::{self, CallInput};
+use super::tools::{self, CallInput, Item};
 
 /// Line types read; a line of any other (`world_state`, `token_usage_record`, a type
 /// of a newer Codex) is counted and dropped without its payload being walked.
@@ -314,25 +314,12 @@ fn message(p: &Payload, compaction_output: bool, redact: bool, cost: &mut Cost) 
         if content.starts_with(b"\"") {
             texts.extend(record::string(Some(content), cost));
         } else {
-            Cursor::new(content).array(|c| {
-                let (mut kind, mut text) = (None, None);
-                c.object(|c, key| {
-                    match key {
-                        b"type" => kind = Some(c.raw()?),
-                        b"text" => text = Some(c.raw()?),
-                        _ => {}
-                    }
-                    Some(())
-                })?;
-                match record::string(kind, cost).as_deref() {
-                    Some("input_text" | "output_text" | "text") => {
-                        texts.extend(record::string(text, cost));
-                    }
-                    Some("input_image") => attachment = Some("image"),
-                    _ => {}
+            for item in tools::content_items(content, cost) {
+                match item {
+                    Item::Text(t) => texts.push(t),
+                    Item::Image => attachment = Some("image"),
                 }
-                Some(())
-            });
+            }
         }
     }
     if role.as_deref() == Some("assistant") {

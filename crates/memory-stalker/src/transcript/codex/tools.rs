@@ -305,7 +305,28 @@ fn clip(raw: &[u8], outputs: bool, cost: &mut Cost) -> Clipped {
 
 /// A list of content items (`input_text`, `input_image`) as one text.
 fn items(raw: &[u8], outputs: bool, cost: &mut Cost) -> Clipped {
-    let mut parts: Vec<String> = Vec::new();
+    let parts: Vec<String> = content_items(raw, cost)
+        .into_iter()
+        .map(|item| match item {
+            Item::Text(t) => t,
+            Item::Image => "[image]".into(),
+        })
+        .collect();
+    record::output_parts(&parts, outputs)
+}
+
+/// One item of a message's or an output's content list.
+pub(super) enum Item {
+    /// `input_text`, `output_text` or `text`.
+    Text(String),
+    /// `input_image` or `image`.
+    Image,
+}
+
+/// The text and image items of a content list (`[{"type": …, "text": …}, …]`), in
+/// order; other kinds are skipped.
+pub(super) fn content_items(raw: &[u8], cost: &mut Cost) -> Vec<Item> {
+    let mut items = Vec::new();
     Cursor::new(raw).array(|c| {
         let (mut kind, mut text) = (None, None);
         c.object(|c, key| {
@@ -317,21 +338,15 @@ fn items(raw: &[u8], outputs: bool, cost: &mut Cost) -> Clipped {
             Some(())
         })?;
         match record::string(kind, cost).as_deref() {
-            Some("input_text" | "output_text" | "text") => parts.extend(record::string(text, cost)),
-            Some("input_image" | "image") => parts.push("[image]".into()),
+            Some("input_text" | "output_text" | "text") => {
+                items.extend(record::string(text, cost).map(Item::Text));
+            }
+            Some("input_image" | "image") => items.push(Item::Image),
             _ => {}
         }
         Some(())
     });
-    let text = parts.join("\n");
-    if outputs {
-        Clipped::new(&text, RESULT_KEEP_CHARS)
-    } else {
-        Clipped::new(
-            crate::text::prefix_chars(&text, RESULT_HEAD_CHARS),
-            RESULT_KEEP_CHARS,
-        )
-    }
+    items
 }
 
 #[cfg(test)]
