@@ -96,6 +96,27 @@ pub fn strip_ansi(text: &str) -> String {
     out
 }
 
+/// The sentences of one line, cut after sentence punctuation (`.`, `!`, `?` before a
+/// space or the end; `。！？` anywhere), trimmed, empty ones left out.
+pub fn line_sentences(line: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut chars = line.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let ends = matches!(c, '。' | '！' | '？')
+            || (matches!(c, '.' | '!' | '?')
+                && chars.peek().is_none_or(|(_, n)| n.is_whitespace()));
+        if ends {
+            let end = i + c.len_utf8();
+            out.push(line[start..end].trim());
+            start = end;
+        }
+    }
+    out.push(line[start..].trim());
+    out.retain(|s| !s.is_empty());
+    out
+}
+
 /// The longest prefix of `text` with at most `max` characters.
 pub fn prefix_chars(text: &str, max: usize) -> &str {
     match text.char_indices().nth(max) {

@@ -478,30 +478,10 @@ fn command_args(text: &str) -> Option<&str> {
 
 /// Sentences of a text, on its lines and sentence punctuation.
 fn split_sentences(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
-        let mut start = 0;
-        let mut chars = line.char_indices().peekable();
-        while let Some((i, c)) = chars.next() {
-            let ends = matches!(c, '。' | '！' | '？')
-                || (matches!(c, '.' | '!' | '?')
-                    && chars.peek().is_none_or(|(_, n)| n.is_whitespace()));
-            if ends {
-                let end = i + c.len_utf8();
-                push(&mut out, &line[start..end]);
-                start = end;
-            }
-        }
-        push(&mut out, &line[start..]);
-    }
-    out
-}
-
-fn push(out: &mut Vec<String>, s: &str) {
-    let s = s.trim();
-    if !s.is_empty() {
-        out.push(s.to_string());
-    }
+    text.lines()
+        .flat_map(crate::text::line_sentences)
+        .map(String::from)
+        .collect()
 }
 
 /// Whether a sentence only acknowledges or sets the scene ("Fair enough.", "Thanks!"):

@@ -496,20 +496,9 @@ pub(crate) fn sentences(text: &str) -> Vec<String> {
             .trim()
             .trim_start_matches(['-', '*', '•', '>', '#'])
             .trim_start();
-        let line = strip_ordinal(line);
-        let mut start = 0;
-        let mut chars = line.char_indices().peekable();
-        while let Some((i, c)) = chars.next() {
-            let ends = matches!(c, '。' | '！' | '？')
-                || (matches!(c, '.' | '!' | '?')
-                    && chars.peek().is_none_or(|(_, n)| n.is_whitespace()));
-            if ends {
-                let end = i + c.len_utf8();
-                push_sentence(&mut out, &line[start..end]);
-                start = end;
-            }
+        for sentence in crate::text::line_sentences(strip_ordinal(line)) {
+            push_sentence(&mut out, sentence);
         }
-        push_sentence(&mut out, &line[start..]);
     }
     out
 }
