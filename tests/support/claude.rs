@@ -224,46 +224,57 @@ impl World {
 
     /// Runs a program with the world's environment, killed after two minutes.
     pub fn run(&self, program: &Path, args: &[&str], cwd: &Path) -> ClaudeRun {
-        let mut child = Command::new(program)
-            .args(args)
-            .current_dir(cwd)
-            .env_clear()
-            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
-        let drain = |mut r: Box<dyn Read + Send>| {
-            std::thread::spawn(move || {
-                let mut v = Vec::new();
-                let _ = r.read_to_end(&mut v);
-                v
-            })
-        };
-        let stdout = drain(Box::new(child.stdout.take().unwrap()));
-        let stderr = drain(Box::new(child.stderr.take().unwrap()));
-        let deadline = Instant::now() + Duration::from_secs(120);
-        let status = loop {
-            if let Some(s) = child.try_wait().unwrap() {
-                break s;
-            }
-            if Instant::now() > deadline {
-                let _ = child.kill();
-                panic!(
-                    "{} {args:?} ran for more than two minutes",
-                    program.display()
-                );
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        ClaudeRun {
-            out: Output {
-                status,
-                stdout: stdout.join().unwrap(),
-                stderr: stderr.join().unwrap(),
-            },
+        run_isolated(&self.env, program, args, cwd)
+    }
+}
+
+/// Runs `program` in `cwd` with the environment `env` only (nothing inherited), its
+/// output collected; killed, failing the test, after two minutes.
+pub fn run_isolated(
+    env: &[(String, String)],
+    program: &Path,
+    args: &[&str],
+    cwd: &Path,
+) -> ClaudeRun {
+    let mut child = Command::new(program)
+        .args(args)
+        .current_dir(cwd)
+        .env_clear()
+        .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            let _ = r.read_to_end(&mut v);
+            v
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
         }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!(
+                "{} {args:?} ran for more than two minutes",
+                program.display()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    ClaudeRun {
+        out: Output {
+            status,
+            stdout: stdout.join().unwrap(),
+            stderr: stderr.join().unwrap(),
+        },
     }
 }
 
