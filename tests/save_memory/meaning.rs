@@ -9,8 +9,9 @@
 //! the offline one.
 //!
 //! - `meaning_report` (ignored; `scripts/meaning-report`) scores the final memory of each
-//!   session per field (precision, recall) and the headlines, for the `dev` and
-//!   `heldout` parts, with the binary `SAVE_MEMORY` names (this build's by default), so
+//!   session per field (precision, recall) and the headlines, for the `dev`, `heldout`
+//!   and `fresh` parts (the last annotated after three rounds of tuning, measured only),
+//!   with the binary `SAVE_MEMORY` names (this build's by default), so
 //!   two builds can be compared. `MEANING_SPLIT=dev` scores one part only (tuning looks
 //!   at `dev` alone); `MEANING_VERBOSE=1` prints every line and item.
 //! - `meaning_memories` snapshots what a memory says the session meant (headline,
@@ -316,7 +317,7 @@ fn meaning_report() {
     let bin = binary();
     let only = std::env::var("MEANING_SPLIT").ok();
     let verbose = std::env::var("MEANING_VERBOSE").is_ok_and(|v| v == "1");
-    let splits: Vec<&str> = ["dev", "heldout"]
+    let splits: Vec<&str> = ["dev", "heldout", "fresh"]
         .into_iter()
         .filter(|s| only.as_deref().is_none_or(|o| o == *s))
         .collect();
@@ -339,9 +340,7 @@ fn meaning_report() {
                 r.restores.last().map_or("", |x| x)
             );
         }
-        let h = heads
-            .entry(if s.split == "dev" { "dev" } else { "heldout" })
-            .or_default();
+        let h = heads.entry(s.split.as_str()).or_default();
         for (n, m) in r.memories.iter().enumerate() {
             let check = score::check_headline(&headline(m), s, &source);
             if verbose {
