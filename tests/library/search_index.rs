@@ -438,3 +438,76 @@ fn processes_opening_a_missing_or_old_index_at_once_build_it_once() {
         (40 + saved.len() as i64, 40 + saved.len() as i64)
     );
 }
+
+/// The directory's modification time in nanoseconds, as the index records it.
+fn dir_mtime_ns(dir: &Path) -> i64 {
+    use std::os::unix::fs::MetadataExt;
+    let m = fs::metadata(dir).unwrap();
+    m.mtime() * 1_000_000_000 + m.mtime_nsec()
+}
+
+#[test]
+fn a_save_the_index_could_not_take_in_is_found_though_another_writer_recorded_its_time() {
+    // Two writers within one tick of a coarse file-system clock: the second's memory
+    // leaves the directory's time where the first then records it as matched, and the
+    // second cannot tell the index (the first holds the write lock past the hook's
+    // short wait). Here the lock holder records the directory's time as it is once the
+    // second memory exists: the same state, made on purpose.
+    let root = tempfile::tempdir().unwrap();
+    let dir = memories(root.path());
+    let store = MemoryStore::new(&dir);
+    let at = chrono::DateTime::parse_from_rfc3339("2026-11-20T10:00:00+01:00").unwrap();
+    let text = memory_text(SESSION, "2026-11-20T10:00:00+01:00", "First", "walrus");
+    store.save_new(&at, SESSION, &text).unwrap();
+    assert_eq!(
+        found(&dir, "walrus").len(),
+        1,
+        "the index is built and matches"
+    );
+
+    let second = "5e551011-bbbb-4bbb-8ccc-000000000002";
+    let later = chrono::DateTime::parse_from_rfc3339("2026-11-20T11:00:00+01:00").unwrap();
+    let held = std::sync::Barrier::new(2);
+    std::thread::scope(|s| {
+        let holder = s.spawn(|| {
+            let mut conn = rusqlite::Connection::open(db(&dir)).unwrap();
+            let tx = conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                .unwrap();
+            held.wait();
+            // The second memory is in the directory; its note now waits for the lock.
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+            while !fs::read_dir(&dir).unwrap().flatten().any(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .ends_with(&format!("{}.md", &second[..8]))
+            }) {
+                assert!(std::time::Instant::now() < deadline, "the second save ran");
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            tx.execute(
+                "UPDATE meta SET value = ?1 WHERE key = 'dir_mtime'",
+                [dir_mtime_ns(&dir)],
+            )
+            .unwrap();
+            // Held past the hook's wait (300 ms), so the second note fails.
+            std::thread::sleep(std::time::Duration::from_millis(1500));
+            tx.commit().unwrap();
+        });
+        held.wait();
+        let hook = MemoryStore::new(&dir).in_hook();
+        let text = memory_text(second, "2026-11-20T11:00:00+01:00", "Second", "narwhal");
+        hook.save_new(&later, second, &text).unwrap();
+        assert!(
+            !hook.take_warnings().is_empty(),
+            "the second save could not tell the index"
+        );
+        holder.join().unwrap();
+    });
+    assert_eq!(
+        found(&dir, "narwhal").len(),
+        1,
+        "the second memory is found by the next search"
+    );
+}

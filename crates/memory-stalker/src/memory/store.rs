@@ -182,11 +182,36 @@ impl MemoryStore {
     /// Tells the search index that this store changed the directory (see
     /// [`note_change`]); a failure is kept as a warning: the index catches up later.
     pub(crate) fn note_change(&self, before: Option<i64>, changed: &[&str], removed: &[&str]) {
-        let noted = self.with_index_as_is(|index| Ok(index.note(before, changed, removed)?));
-        if let Err(e) = noted
+        let noted = self.with_index_as_is(|index| {
+            index.note(before, changed, removed)?;
+            Ok(index.is_on_disk())
+        });
+        if let Err(e) = &noted
             && let Ok(mut w) = self.warnings.lock()
         {
             w.push(format!("{e}; it will catch up when next read"));
+        }
+        if self.indexed && !matches!(noted, Ok(Some(true))) {
+            self.mark_dir_changed();
+        }
+    }
+
+    /// Makes sure the next open of the index on disk catches up with a change it did not
+    /// take in (docs/design.md §7.10). The directory's time normally says so, but not
+    /// always: with a coarse file-system clock, another writer's change in the same tick
+    /// leaves the directory at the time that writer then records as matched, and this
+    /// change would stay unindexed until the directory changed again. The directory's
+    /// time is set to the fine clock's now, which no index has recorded.
+    fn mark_dir_changed(&self) {
+        let set = fs::File::open(&self.dir)
+            .and_then(|d| d.set_times(std::fs::FileTimes::new().set_modified(SystemTime::now())));
+        if let Err(e) = set
+            && let Ok(mut w) = self.warnings.lock()
+        {
+            w.push(format!(
+                "cannot mark {} as changed for the search index: {e}",
+                crate::untrusted::path(&self.dir)
+            ));
         }
     }
 

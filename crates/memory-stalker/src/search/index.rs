@@ -364,6 +364,12 @@ impl Index {
         &self.dir
     }
 
+    /// Whether this index is the file on disk that other processes read (not one built
+    /// in memory for this process alone).
+    pub fn is_on_disk(&self) -> bool {
+        self.db.as_os_str() != ":memory:"
+    }
+
     /// The directory's modification time the index was last known to match.
     fn synced_mtime(&self) -> Result<Option<i64>, IndexError> {
         self.conn
