@@ -975,3 +975,54 @@ fn a_project_switched_off_gets_no_memory_and_no_recall() {
         assert_eq!(w.memory_files().len(), 2, "{v}");
     });
 }
+
+/// Every memory file under `dir`, at any depth (a memories directory in a subdirectory
+/// of the project is a memory lost to the project).
+fn memories_below(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    walk(dir)
+        .into_iter()
+        .filter(|p| {
+            p.parent().is_some_and(|d| d.ends_with(".claude/memories"))
+                && p.extension().is_some_and(|e| e == "md")
+                && !p.ends_with("INDEX.md")
+        })
+        .collect()
+}
+
+#[test]
+fn a_compaction_after_claude_went_into_a_subdirectory_saves_in_the_project() {
+    for_each_version(|c| {
+        let mut w = World::new(c, Hooks::All, SAVE_MEMORY);
+        w.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "100000");
+        w.set("MEMORY_STALKER_SUMMARIZER", "offline");
+        fs::create_dir_all(w.project().join("frontend")).unwrap();
+        w.api.push([
+            Turn::tool(
+                "Bash",
+                json!({"command": "cd frontend && pwd", "description": "go to the frontend"}),
+            )
+            .tokens(5_000),
+            Turn::tool("Bash", json!({"command": "pwd", "description": "where"})).tokens(990_000),
+            Turn::text("All done.").tokens(5_000),
+        ]);
+        w.claude_p(&["--dangerously-skip-permissions", "Run the frontend checks"])
+            .assert_ok();
+        let v = &c.version;
+        assert!(
+            !w.api.compaction_requests().is_empty(),
+            "{v}: no compaction"
+        );
+        let mut all = memories_below(&w.project());
+        all.sort();
+        assert!(!all.is_empty(), "{v}: no memory at all");
+        assert_eq!(
+            w.memory_files(),
+            all,
+            "{v}: every memory in the project's own directory"
+        );
+        assert!(
+            !w.project().join("frontend/.claude").exists(),
+            "{v}: nothing of ours in the subdirectory"
+        );
+    });
+}

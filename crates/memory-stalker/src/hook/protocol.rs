@@ -1,7 +1,7 @@
 //! Claude Code's side of a hook: the JSON it writes on the hook's stdin, the events,
 //! and what the hook may print on stdout for each (docs/design.md §2).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -67,13 +67,25 @@ impl HookInput {
         Ok(input)
     }
 
-    /// The project directory: `cwd`, else `CLAUDE_PROJECT_DIR`, whichever exists. A
-    /// relative `cwd` is taken from the hook's own working directory.
+    /// The project directory (docs/design.md §2.2): `CLAUDE_PROJECT_DIR` when `cwd` lies
+    /// in it, else `cwd`, else `CLAUDE_PROJECT_DIR`, whichever exists. Claude Code's `cwd`
+    /// is the session's current directory, which a `cd` in a Bash call moves: a memory
+    /// saved in `frontend/.claude/memories/` would be lost to the next session, which
+    /// starts in the project. A relative `cwd` is taken from the hook's own working
+    /// directory.
     pub fn project(&self, config: &Config) -> Option<PathBuf> {
-        self.cwd_path()
-            .into_iter()
-            .chain(config.project_dir.clone())
-            .find(|p| p.is_dir())
+        let cwd = self.cwd_path();
+        let root = config.project_dir.as_ref().filter(|p| p.is_dir());
+        let contains = |root: &PathBuf| {
+            cwd.as_ref().is_none_or(|c| {
+                let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+                c.starts_with(root) || canonical(c).starts_with(canonical(root))
+            })
+        };
+        root.filter(|r| contains(r))
+            .cloned()
+            .or_else(|| cwd.filter(|c| c.is_dir()))
+            .or_else(|| root.cloned())
     }
 
     /// `cwd` as an absolute path.
@@ -214,5 +226,61 @@ impl Output {
             })
             .unwrap_or_default(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(project_dir: Option<&Path>) -> Config {
+        let dir = project_dir.map(|p| p.to_string_lossy().into_owned());
+        Config::from_lookup(move |k| (k == "CLAUDE_PROJECT_DIR").then(|| dir.clone()).flatten())
+    }
+
+    fn input(cwd: Option<&Path>) -> HookInput {
+        HookInput {
+            cwd: cwd.map(|c| c.to_string_lossy().into_owned()),
+            ..HookInput::default()
+        }
+    }
+
+    #[test]
+    fn the_project_is_claude_codes_when_the_session_went_into_a_subdirectory() {
+        let root = tempfile::tempdir().unwrap();
+        let project = root.path().join("project");
+        let sub = project.join("frontend");
+        let elsewhere = root.path().join("elsewhere");
+        for d in [&sub, &elsewhere] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let with = config(Some(&project));
+        assert_eq!(input(Some(&sub)).project(&with), Some(project.clone()));
+        assert_eq!(input(Some(&project)).project(&with), Some(project.clone()));
+        assert_eq!(input(None).project(&with), Some(project.clone()));
+        // A directory outside the project is not taken for part of it; without
+        // CLAUDE_PROJECT_DIR (Codex) the session's directory is the project.
+        assert_eq!(
+            input(Some(&elsewhere)).project(&with),
+            Some(elsewhere.clone())
+        );
+        assert_eq!(input(Some(&sub)).project(&config(None)), Some(sub.clone()));
+        // A project directory that is gone gives way to the session's.
+        let gone = config(Some(&root.path().join("gone")));
+        assert_eq!(input(Some(&sub)).project(&gone), Some(sub));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_to_the_project_is_the_project() {
+        let root = tempfile::tempdir().unwrap();
+        let project = root.path().join("project");
+        std::fs::create_dir_all(project.join("src")).unwrap();
+        let link = root.path().join("link");
+        std::os::unix::fs::symlink(&project, &link).unwrap();
+        assert_eq!(
+            input(Some(&project.join("src"))).project(&config(Some(&link))),
+            Some(link)
+        );
     }
 }
