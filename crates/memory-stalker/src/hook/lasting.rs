@@ -44,7 +44,7 @@ pub(super) fn decisions_and_failures(out: &mut String, facts: &SessionFacts) {
     bullets(
         out,
         "- Approaches that failed in this session:",
-        &facts.failed,
+        &not_restated(&facts.failed, &facts.decisions),
     );
     bullets(
         out,
@@ -61,6 +61,20 @@ pub(super) fn decisions_and_failures(out: &mut String, facts: &SessionFacts) {
         "- Approaches that failed, as a model's summary found them:",
         &facts.model_failed,
     );
+}
+
+/// The failed approaches that do not restate a decision. A call the user refused with
+/// words of their own is both ("You refused Edit x.rs: “…” (Edit, …)" and "Edit x.rs
+/// was refused by you: “…” (Edit, …)"): the memory keeps it under both headings, the
+/// restore says it once, among the decisions.
+fn not_restated(failed: &[String], decisions: &[String]) -> Vec<String> {
+    let quoted = |item: &str| item.find('“').map(|at| item[at..].to_string());
+    let said: Vec<String> = decisions.iter().filter_map(|d| quoted(d)).collect();
+    failed
+        .iter()
+        .filter(|f| quoted(f).is_none_or(|q| !said.contains(&q)))
+        .cloned()
+        .collect()
 }
 
 /// A titled list of one-line items (nothing when there are none).
@@ -235,5 +249,35 @@ mod tests {
             out,
             "- The user's standing instructions in this session (their words):\n  - use pnpm (Bash, 2025-11-18 00:03)\n- Decisions a model's summary found:\n  - Use SQLite\n"
         );
+    }
+
+    #[test]
+    fn a_refusal_the_decisions_give_is_not_said_again_among_the_failures() {
+        let facts = SessionFacts {
+            decisions: vec![
+                "You refused Edit src/a.rs: “keep the old name” (Edit, 2025-07-14 23:12)".into(),
+            ],
+            failed: vec![
+                "Edit src/a.rs was refused by you: “keep the old name” (Edit, 2025-07-14 23:12)"
+                    .into(),
+                "Edit src/b.rs was refused by you: “not this file” (Edit, 2025-07-14 23:20)".into(),
+                "`cargo test` failed 2 times (error[E0425]) until: editing src/a.rs".into(),
+            ],
+            ..SessionFacts::default()
+        };
+        let mut out = String::new();
+        decisions_and_failures(&mut out, &facts);
+        assert_eq!(
+            out,
+            "- Decisions taken in this session:\n  - You refused Edit src/a.rs: “keep the old name” (Edit, 2025-07-14 23:12)\n- Approaches that failed in this session:\n  - Edit src/b.rs was refused by you: “not this file” (Edit, 2025-07-14 23:20)\n  - `cargo test` failed 2 times (error[E0425]) until: editing src/a.rs\n"
+        );
+        // Every failure a decision restates: no heading left pointing at nothing.
+        let only = SessionFacts {
+            failed: facts.failed[..1].to_vec(),
+            ..facts
+        };
+        let mut out = String::new();
+        decisions_and_failures(&mut out, &only);
+        assert!(!out.contains("Approaches that failed"), "{out}");
     }
 }

@@ -324,15 +324,13 @@ fn follow_ups(ex: &Extraction) -> Vec<String> {
         if trimmed.is_empty() {
             continue;
         }
-        let item = strip_ordinal(
-            trimmed
-                .trim_start_matches(['-', '*', '•', '>', '#'])
-                .trim_start(),
-        );
-        let is_item = trimmed.starts_with(['-', '*', '•']) || item.len() < trimmed.len() - 1;
+        let unmarked = without_marker(trimmed);
+        let item = strip_ordinal(unmarked);
+        let is_item = (unmarked.len() < trimmed.len() && !trimmed.starts_with(['#', '>']))
+            || item.len() < unmarked.len();
         let lower = item.to_lowercase();
         let lower = lower.trim_start_matches("**");
-        let heading = FOLLOW_UP_HEADINGS.iter().any(|h| lower.starts_with(h));
+        let heading = is_follow_up_heading(lower);
         if heading {
             under_heading = true;
             // "Remaining: the README section" carries its item on the same line.
@@ -363,6 +361,19 @@ fn follow_ups(ex: &Extraction) -> Vec<String> {
     }
     out.truncate(tasks.max(MAX_FOLLOW_UPS));
     out
+}
+
+/// Whether a (lower-cased) line opens a list of what is left: a heading word as a whole
+/// word, plural or not ("Next steps:", "TODO"), never the start of another word (the
+/// tool list's "**TodoWrite** - Manage task lists" is no heading, and the tools after
+/// it no follow-ups). Chinese headings have no word boundary to look for.
+fn is_follow_up_heading(lower: &str) -> bool {
+    FOLLOW_UP_HEADINGS.iter().any(|h| {
+        lower.strip_prefix(h).is_some_and(|rest| {
+            let rest = rest.strip_prefix('s').unwrap_or(rest);
+            !h.is_ascii() || !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_')
+        })
+    })
 }
 
 fn push_follow_up(out: &mut Vec<String>, item: &str, tasks: usize) {
@@ -465,10 +476,27 @@ fn list_items(paragraph: &str) -> String {
         .all(is_item);
     paragraph
         .lines()
-        .map(|l| strip_ordinal(l.trim().trim_start_matches(['-', '*', '•']).trim()).to_string())
+        .map(|l| strip_ordinal(without_marker(l.trim())).trim().to_string())
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join(if list { "; " } else { " " })
+}
+
+/// A line without its list, quote or heading marker (`- `, `* `, `• `, `> `, `## `):
+/// only a marker followed by a space, so that the `**` opening bold text stays with
+/// its closing one ("**Yes, it works** in print mode", not "Yes, it works** in …").
+fn without_marker(line: &str) -> &str {
+    let t = line.trim_start();
+    for marker in ["- ", "* ", "• ", "> "] {
+        if let Some(rest) = t.strip_prefix(marker) {
+            return rest.trim_start();
+        }
+    }
+    let unhashed = t.trim_start_matches('#');
+    if unhashed.len() < t.len() && (unhashed.is_empty() || unhashed.starts_with(' ')) {
+        return unhashed.trim_start();
+    }
+    t
 }
 
 /// The text with fenced code blocks removed.
@@ -492,10 +520,7 @@ pub(crate) fn prose(text: &str) -> String {
 pub(crate) fn sentences(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for line in prose(text).lines() {
-        let line = line
-            .trim()
-            .trim_start_matches(['-', '*', '•', '>', '#'])
-            .trim_start();
+        let line = without_marker(line.trim());
         for sentence in crate::text::line_sentences(strip_ordinal(line)) {
             push_sentence(&mut out, sentence);
         }
@@ -569,6 +594,43 @@ mod tests {
                 "I'll sign the webhooks with HMAC-SHA256, since the receivers already verify Stripe-style signatures.",
                 "So I'll enter plan mode because this is a substantial change.",
             ]
+        );
+    }
+
+    #[test]
+    fn a_list_of_tools_is_no_list_of_follow_ups() {
+        let mut ex = Extraction::empty();
+        let text = "Here are all the tools available to me:\n\n## Planning\n- **TodoWrite** - Manage task lists\n- **EnterPlanMode** - Transition to planning mode\n- **Skill** - Invoke skills\n\n## Next steps\n- Wire the CI job\n\nTODO: document the flag";
+        ex.reply = Some(crate::transcript::Reply {
+            text: text.into(),
+            tool_calls: Vec::new(),
+            calls_not_listed: 0,
+            closing_at: Some(0),
+        });
+        assert_eq!(
+            follow_ups(&ex),
+            vec!["Wire the CI job", "TODO: document the flag"]
+        );
+        assert!(is_follow_up_heading("下一步计划："));
+        assert!(!is_follow_up_heading("todowrite** - manage task lists"));
+        assert!(!is_follow_up_heading("remainingly"));
+    }
+
+    #[test]
+    fn bold_text_keeps_both_its_marks_and_list_markers_go() {
+        assert_eq!(
+            conclusion("**Yes, WebSearch is available** in print mode.\n").as_deref(),
+            Some("**Yes, WebSearch is available** in print mode.")
+        );
+        assert_eq!(
+            conclusion("Done:\n- **One** thing\n* two\n").as_deref(),
+            Some("**One** thing; two")
+        );
+        assert_eq!(without_marker("### Heading"), "Heading");
+        assert_eq!(without_marker("#hashtag"), "#hashtag");
+        assert_eq!(
+            sentences("> A quoted sentence here. **Bold** words at the end."),
+            vec!["A quoted sentence here.", "**Bold** words at the end."]
         );
     }
 

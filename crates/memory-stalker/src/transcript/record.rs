@@ -53,8 +53,8 @@ impl Record {
     /// be a prompt (no tool result in it), a queued prompt, or a task-list write (whose
     /// time is compared with the task files'); and the records a structural signal names
     /// as its source (docs/design.md §3.12): a failed or refused call's result, the
-    /// user's answers, a plan's approval, an edit of a test file. Few in any session,
-    /// unlike the calls that worked, whose records stay undated.
+    /// user's answers, a plan's approval, a change to a file. Few in any session next
+    /// to the reads, searches and commands that worked, whose records stay undated.
     pub(crate) fn is_dated(&self) -> bool {
         match &self.entry {
             Entry::User(u) => {
@@ -71,7 +71,9 @@ impl Record {
             Entry::Queued(_) => true,
             Entry::Assistant(a) => a.tool_calls.iter().any(|c| match &c.detail {
                 ToolDetail::TodoWrite(_) => true,
-                ToolDetail::Modifies(path) => crate::transcript::signals::is_test_file(path),
+                // A change to a file may be the fix a stated cause names (§3.12), and a
+                // test file's the test changed to fit the code.
+                ToolDetail::Modifies(_) => true,
                 _ => false,
             }),
             _ => false,

@@ -32,7 +32,7 @@ pub(crate) use plans::title_of as plan_title;
 pub(crate) use refusals::reason as refusal_reason;
 pub use refusals::{Refusal, RefusedBy};
 pub use runs::{Diagnosis, FailedRun, TestEdit};
-pub(crate) use runs::{command_key, error_line, is_test_file, named_error};
+pub(crate) use runs::{command_key, error_line, named_error};
 
 /// Where a signal was read.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
