@@ -996,10 +996,21 @@ fn a_compaction_after_claude_went_into_a_subdirectory_saves_in_the_project() {
         w.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "100000");
         w.set("MEMORY_STALKER_SUMMARIZER", "offline");
         fs::create_dir_all(w.project().join("frontend")).unwrap();
+        let project = w.project();
         w.api.push([
             Turn::tool(
                 "Bash",
                 json!({"command": "cd frontend && pwd", "description": "go to the frontend"}),
+            )
+            .tokens(5_000),
+            Turn::tool(
+                "Write",
+                json!({"file_path": project.join("frontend/app.js"), "content": "go()\n"}),
+            )
+            .tokens(5_000),
+            Turn::tool(
+                "Write",
+                json!({"file_path": project.join("NOTES.md"), "content": "notes\n"}),
             )
             .tokens(5_000),
             Turn::tool("Bash", json!({"command": "pwd", "description": "where"})).tokens(990_000),
@@ -1023,6 +1034,19 @@ fn a_compaction_after_claude_went_into_a_subdirectory_saves_in_the_project() {
         assert!(
             !w.project().join("frontend/.claude").exists(),
             "{v}: nothing of ours in the subdirectory"
+        );
+        // The files by their place in the project, not in the session's directory.
+        let memory = fs::read_to_string(&all[0]).unwrap();
+        let modified = memory
+            .split("### Modified")
+            .nth(1)
+            .and_then(|m| m.split("\n#").next())
+            .unwrap_or_default();
+        assert!(modified.contains("- `frontend/app.js`"), "{v}: {modified}");
+        assert!(modified.contains("- `NOTES.md`"), "{v}: {modified}");
+        assert!(
+            !modified.contains(&*project.to_string_lossy()),
+            "{v}: {modified}"
         );
     });
 }

@@ -150,7 +150,10 @@ fn read_extraction(req: &SaveRequest, config: &Config, memory: &Path) -> Extract
         output_heads_only: true,
     };
     let mut ex = crate::transcript::Transcript::read(&req.transcript, opts)
-        .map(|t| t.extraction())
+        .map(|mut t| {
+            t.in_project(&req.project);
+            t.extraction()
+        })
         .unwrap_or_else(|_| Extraction::empty());
     if let Some(todos) = recorded {
         ex.todos = todos;

@@ -115,6 +115,7 @@ fn read_transcript(
             output_heads_only: !summary_here,
         },
     )?;
+    transcript.in_project(&req.project);
     let from_transcript = transcript.session_id();
     let session_id = req
         .session_id

@@ -264,9 +264,10 @@ pub(super) fn extract(t: &Transcript) -> Extraction {
     if t.sub_agent.is_some() {
         ex.session_id.clone_from(&t.sub_agent);
     }
-    ex.files = files(turn, &results, ex.cwd.as_deref());
+    let root = t.root();
+    ex.files = files(turn, &results, root.as_deref());
     if let Some(a) = &mut ex.last_action {
-        a.summary = project_relative(&a.summary, ex.cwd.as_deref());
+        a.summary = project_relative(&a.summary, root.as_deref());
     }
 
     let prompt_at = |(idx, text): &(usize, String)| Prompt {
@@ -279,7 +280,7 @@ pub(super) fn extract(t: &Transcript) -> Extraction {
         ex.reply = reply(&records[last.0 + 1..], &results, &rejected);
         if let Some(r) = &mut ex.reply {
             for c in &mut r.tool_calls {
-                c.summary = project_relative(&c.summary, ex.cwd.as_deref());
+                c.summary = project_relative(&c.summary, root.as_deref());
             }
         }
         ex.stopped = stopped(&records[last.0 + 1..]);

@@ -112,6 +112,9 @@ pub struct Transcript {
     prompts: OnceLock<Vec<(usize, String)>>,
     /// The sub-agent's id when this is a sub-agent's transcript ([`sub_agent_id`]).
     sub_agent: Option<String>,
+    /// The project the session belongs to, when the caller knows it
+    /// ([`Transcript::in_project`]).
+    project: Option<PathBuf>,
 }
 
 /// The id of the sub-agent whose transcript `path` is, from its name: Claude Code
@@ -321,6 +324,26 @@ impl Transcript {
     /// Which agent wrote the transcript (Claude Code or Codex).
     pub fn agent(&self) -> Agent {
         self.agent
+    }
+
+    /// Says which project the session belongs to: paths in it are then shown relative
+    /// to it rather than to the session's current directory, which a `cd` moves (after
+    /// `cd test`, a file of the project's `src/` was shown by its absolute path and one
+    /// of `test/` by its bare name).
+    pub fn in_project(&mut self, project: &Path) {
+        self.project = Some(project.to_path_buf());
+    }
+
+    /// What paths are shown relative to: the project when the session's directory lies
+    /// in it, else the session's directory.
+    pub(crate) fn root(&self) -> Option<String> {
+        let cwd = self.newest.fields()[1].clone();
+        match (&self.project, &cwd) {
+            (Some(p), Some(c)) if Path::new(c).starts_with(p) => {
+                Some(p.to_string_lossy().into_owned())
+            }
+            _ => cwd,
+        }
     }
 
     /// The session id of the newest main-chain record that has one.
@@ -565,6 +588,7 @@ impl Gathered {
             newest: self.newest,
             prompts: OnceLock::new(),
             sub_agent: None,
+            project: None,
         }
     }
 }

@@ -1077,3 +1077,47 @@ fn a_sub_agent_transcript_read_by_hand_is_a_session_of_its_own() {
         assert_eq!(sub_agent_id(Path::new(not_agent)), None, "{not_agent}");
     }
 }
+
+#[test]
+fn paths_are_shown_relative_to_the_project_when_the_session_went_into_a_subdirectory() {
+    let mut t = T::default();
+    t.prompt("Fix the frontend tests and the README");
+    let in_frontend = |t: &mut T, v: serde_json::Value| {
+        let mut v = v;
+        v["cwd"] = json!("/proj/frontend");
+        t.push(v);
+    };
+    in_frontend(
+        &mut t,
+        json!({"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"e1","name":"Edit","input":{"file_path":"/proj/frontend/app.test.js","old_string":"a","new_string":"b"}}]}}),
+    );
+    in_frontend(
+        &mut t,
+        json!({"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"e1","content":"ok"}]}}),
+    );
+    in_frontend(
+        &mut t,
+        json!({"type":"assistant","message":{"id":"m2","role":"assistant","content":[{"type":"tool_use","id":"e2","name":"Edit","input":{"file_path":"/proj/README.md","old_string":"a","new_string":"b"}}]}}),
+    );
+    in_frontend(
+        &mut t,
+        json!({"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"e2","content":"ok"}]}}),
+    );
+    // Relative to the session's directory, a file of the project's root is absolute
+    // and one of the subdirectory looks like the root's.
+    let alone = t.extract();
+    assert_eq!(alone.files.modified, vec!["/proj/README.md", "app.test.js"]);
+    let mut tr = t.read(ReadOptions::default());
+    tr.in_project(Path::new("/proj"));
+    let ex = tr.extraction();
+    assert_eq!(ex.files.modified, vec!["README.md", "frontend/app.test.js"]);
+    assert_eq!(
+        ex.cwd.as_deref(),
+        Some("/proj/frontend"),
+        "the cwd is still said"
+    );
+    // A project the session's directory is not in changes nothing.
+    let mut other = t.read(ReadOptions::default());
+    other.in_project(Path::new("/elsewhere"));
+    assert_eq!(other.extraction().files.modified, alone.files.modified);
+}

@@ -191,11 +191,11 @@ impl<'a> View<'a> {
             start: t.segment_start,
             results,
             prompts: t.prompts(),
-            cwd: t.newest.fields()[1].clone(),
+            cwd: t.root(),
         }
     }
 
-    /// The session's working directory.
+    /// What paths are shown relative to: the project, else the session's directory.
     pub fn cwd(&self) -> Option<&str> {
         self.cwd.as_deref()
     }
