@@ -23,12 +23,45 @@ const SENTENCE_CHARS: usize = 400;
 /// The instructions in the requests the user typed (oldest first, without repeats).
 pub(crate) fn from_prompts(requests: &[String]) -> Vec<String> {
     let mut out = Vec::new();
-    for r in requests {
-        for s in typed_sentences(r) {
-            out.extend(instruction(&s, false));
+    for (i, r) in requests.iter().enumerate() {
+        let sentences = typed_sentences(r);
+        // A first request of one sentence is the task itself ("Use the Explore agent to
+        // give me an overview of the code"), not a rule for the rest of the work: a rule
+        // taken from it must be a part of it ("…, the frontend has shared components to
+        // use"), not all of it, unless it says it lasts ("Always answer in French").
+        let the_task =
+            (i == 0 && sentences.len() == 1 && !lasts(&sentences[0])).then(|| sentences[0].trim());
+        for s in &sentences {
+            out.extend(instruction(s, false).filter(|rule| Some(rule.trim()) != the_task));
         }
     }
     newest_wins(out)
+}
+
+/// Whether a sentence says that what it asks lasts beyond the task at hand.
+fn lasts(sentence: &str) -> bool {
+    const LASTING: [&str; 10] = [
+        "always",
+        "never",
+        "from now on",
+        "every time",
+        "whenever",
+        "don't",
+        "do not",
+        "make sure",
+        "总是",
+        "不要",
+    ];
+    let lower = sentence.to_lowercase();
+    LASTING.iter().any(|w| {
+        lower.match_indices(w).any(|(at, _)| {
+            !w.is_ascii()
+                || !lower[..at]
+                    .chars()
+                    .next_back()
+                    .is_some_and(char::is_alphanumeric)
+        })
+    })
 }
 
 /// The instructions in words the user gave outside a prompt: the reason typed when
@@ -451,6 +484,11 @@ mod tests {
         from_prompts(&[text.to_string()])
     }
 
+    /// The rules of `text` typed after the request that set the task.
+    fn found_later(text: &str) -> Vec<String> {
+        from_prompts(&["Fix the failing build".to_string(), text.to_string()])
+    }
+
     /// Rules users really typed (corpus sessions), kept in their words.
     #[test]
     fn rules_users_typed_are_found() {
@@ -491,15 +529,39 @@ mod tests {
             vec!["we don't need to transpile to use typescript."]
         );
         assert_eq!(
-            found("let's make it cross-browser"),
+            found_later("let's make it cross-browser"),
             vec!["let's make it cross-browser"]
         );
-        assert_eq!(found("用mvn clean compile"), vec!["用mvn clean compile"]);
+        assert_eq!(
+            found_later("用mvn clean compile"),
+            vec!["用mvn clean compile"]
+        );
         assert_eq!(
             found(
                 "/speec-workflow \"帮我实现灰度区域管理功能，主要字段包括区域名称，前端有公用的组件可以使用\""
             ),
             vec!["前端有公用的组件可以使用"]
+        );
+    }
+
+    /// The issue's definition: a standing instruction is not the request itself
+    /// restated. A first request of one sentence is the task; a rule inside it stays.
+    #[test]
+    fn a_one_sentence_first_request_is_the_task_not_a_rule() {
+        let task = "Use the Explore task in sub-agents with Haiku model to give me an overview of the code organization";
+        assert!(found(task).is_empty(), "{:?}", found(task));
+        assert_eq!(found("let's make it cross-browser"), Vec::<String>::new());
+        assert_eq!(
+            found("Always answer in French."),
+            vec!["Always answer in French."]
+        );
+        assert_eq!(found_later("let's make it cross-browser").len(), 1);
+        assert_eq!(
+            from_prompts(&[
+                "Fix the login page".to_string(),
+                "Always use thiserror for the new error variants.".to_string()
+            ]),
+            vec!["Always use thiserror for the new error variants."]
         );
     }
 
