@@ -93,7 +93,7 @@ impl SummaryJob {
         log: &Log,
     ) -> Result<String, SummaryError> {
         let store = config.store_at(self.memory.parent().unwrap_or(Path::new(".")));
-        let owned;
+        let mut owned;
         let transcript = match transcript {
             Some(t) => t,
             None => {
@@ -112,6 +112,12 @@ impl SummaryJob {
                     log.error(&format!("background summary: {e}"));
                     SummaryError::Input(e.to_string())
                 })?;
+                // Paths as the memory shows them: relative to its project (§3.8).
+                if let Some(fm) = crate::memory::store::read_front_matter(&self.memory)
+                    && !fm.project.is_empty()
+                {
+                    owned.in_project(Path::new(&fm.project));
+                }
                 &owned
             }
         };
