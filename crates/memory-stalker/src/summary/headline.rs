@@ -13,7 +13,7 @@
 
 use crate::lang::Lang;
 use crate::text::one_line;
-use crate::transcript::signals::{BashContext, PlanOutcome, Refusal, RefusedBy};
+use crate::transcript::signals::{BashContext, IssueTitle, PlanOutcome, Refusal, RefusedBy};
 use crate::transcript::{Extraction, TodoList, is_continuation};
 
 /// Longest headline, in characters.
@@ -46,6 +46,8 @@ pub struct Sources<'a> {
     pub refusals: &'a [Refusal],
     /// The files the segment changed.
     pub modified: &'a [String],
+    /// Issues the segment looked up in a tracker, with their titles.
+    pub issues: &'a [IssueTitle],
 }
 
 impl<'a> Sources<'a> {
@@ -98,7 +100,7 @@ pub fn headline(s: &Sources, lang: Lang) -> String {
         .or_else(|| {
             first_request(s).map(|r| match bare_command(r) {
                 Some(cmd) => what_came_of(cmd, s),
-                None => from_request(r, s.bash),
+                None => with_issue_title(from_request(r, s.bash), s.issues),
             })
         })
         .or_else(|| {
@@ -149,6 +151,26 @@ fn first_request<'a>(s: &Sources<'a>) -> Option<&'a str> {
     first
         .or(s.request)
         .or_else(|| s.requests.iter().map(String::as_str).find(substantive))
+}
+
+/// A short request that names an issue by its id alone ("Work on bead spotter-a0y.")
+/// with the title the tracker gave it in the session: "Work on bead spotter-a0y: Live
+/// session status with tail workers".
+fn with_issue_title(headline: String, issues: &[IssueTitle]) -> String {
+    let words: Vec<&str> = headline.split_whitespace().collect();
+    let named = issues.iter().find(|i| {
+        words
+            .iter()
+            .any(|w| w.trim_end_matches(['.', ',', '!', ':', ';']) == i.id)
+    });
+    match named {
+        Some(issue) if words.len() <= 8 && !headline.contains(&issue.title) => fit(&format!(
+            "{}: {}",
+            headline.trim_end_matches(['.', '!', ':']),
+            issue.title
+        )),
+        _ => headline,
+    }
 }
 
 /// The command of a request that is a slash command alone (`/init`).
@@ -759,6 +781,39 @@ mod tests {
         assert!(!is_exploration(
             "Read src/main.py and add a docstring to the top."
         ));
+    }
+
+    #[test]
+    fn an_issue_named_by_its_id_alone_gets_the_title_the_tracker_gave() {
+        let requests = vec![
+            "Work on bead spotter-dov. Run bd show spotter-dov to see the issue details."
+                .to_string(),
+        ];
+        let issues = [IssueTitle {
+            id: "spotter-dov".into(),
+            title: "Unified transcript visualization and debug parity for session + subagent"
+                .into(),
+        }];
+        let mut s = Sources {
+            requests: &requests,
+            issues: &issues,
+            ..Sources::default()
+        };
+        assert_eq!(
+            headline(&s, Lang::En),
+            "Work on bead spotter-dov: Unified transcript visualization and debug parity for session + subagent"
+        );
+        // A request that says what it is about keeps its words; without a title, the
+        // id alone stays.
+        let long = vec![
+            "Fix the race in spotter-dov where the tail worker drops the first line of every new transcript"
+                .to_string(),
+        ];
+        s.requests = &long;
+        assert_eq!(headline(&s, Lang::En), long[0]);
+        s.requests = &requests;
+        s.issues = &[];
+        assert_eq!(headline(&s, Lang::En), "Work on bead spotter-dov.");
     }
 
     #[test]

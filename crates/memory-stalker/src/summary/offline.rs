@@ -154,6 +154,7 @@ pub fn summarize_with(
     sources.plans = &signals.plans;
     sources.bash = &signals.bash;
     sources.refusals = &signals.refusals;
+    sources.issues = &signals.issues;
     sources.first_tasks = ex.todos.as_ref();
     sources.compaction_summary = t.compaction_summary();
     Summary {

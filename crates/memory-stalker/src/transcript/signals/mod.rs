@@ -12,6 +12,7 @@ mod answers;
 mod bash;
 mod causes;
 mod hooks;
+mod issues;
 mod notes;
 mod plans;
 mod refusals;
@@ -26,6 +27,7 @@ pub use answers::Answer;
 pub use bash::BashContext;
 pub use causes::Cause;
 pub use hooks::HookFeedback;
+pub use issues::IssueTitle;
 pub use notes::MemoryNote;
 pub use plans::PlanOutcome;
 pub(crate) use plans::title_of as plan_title;
@@ -98,6 +100,9 @@ pub struct Signals {
     pub hooks: Vec<HookFeedback>,
     /// Notes the user saved to memory with `#`.
     pub notes: Vec<MemoryNote>,
+    /// Issues looked up in a tracker, with the titles it printed.
+    #[serde(default)]
+    pub issues: Vec<IssueTitle>,
 }
 
 impl Signals {
@@ -114,6 +119,7 @@ impl Signals {
             && self.bash.is_empty()
             && self.hooks.is_empty()
             && self.notes.is_empty()
+            && self.issues.is_empty()
     }
 }
 
@@ -132,6 +138,7 @@ pub(crate) fn find(t: &Transcript) -> Signals {
         bash: bash::find(&view),
         hooks: hooks::find(&view),
         notes: notes::find(&view),
+        issues: issues::find(&view),
     }
 }
 

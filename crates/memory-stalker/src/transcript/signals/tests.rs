@@ -517,3 +517,26 @@ fn the_cause_stated_before_a_failing_command_passes_is_a_root_cause() {
         "The issue is clear: x/net v0.49.0 requires Go 1.24.0 while CI runs Go 1.23."
     );
 }
+
+#[test]
+fn an_issue_looked_up_in_a_tracker_gives_its_title() {
+    let mut t = T::default();
+    t.prompt("Work on bead spotter-dov. Run bd show spotter-dov to see the issue details.");
+    t.call("b1", "Bash", json!({"command":"bd show spotter-dov"}));
+    t.result(
+        "b1",
+        "○ spotter-dov [EPIC] · Unified transcript visualization   [● P1 · OPEN]\nOwner: M · Type: epic",
+        false,
+    );
+    // A failed lookup says nothing of the issue.
+    t.call("b2", "Bash", json!({"command":"bd show spotter-xyz"}));
+    t.result("b2", "spotter-xyz: no such issue here", true);
+    let s = signals(&t);
+    assert_eq!(
+        s.issues,
+        vec![IssueTitle {
+            id: "spotter-dov".into(),
+            title: "Unified transcript visualization".into()
+        }]
+    );
+}
