@@ -226,25 +226,26 @@ pub(super) fn failed_runs(view: &View) -> Vec<FailedRun> {
                 } else if call.succeeded() {
                     let run = std::mem::take(run);
                     let changed = !run.tried.is_empty() || !run.pending.is_empty();
-                    // The same program pointed another way, with nothing changed
-                    // between, after it could not find its target: the failed way is the
-                    // approach (a relative path from the wrong directory, then the
-                    // absolute one). Other arguments that pass may only test another case.
+                    // The same program pointed another way after it could not find its
+                    // target: the failed way is the approach (a relative path from the
+                    // wrong directory, then the absolute one), whatever was edited
+                    // meanwhile — an edit does not make a missing path appear. Other
+                    // arguments that pass may only test another case.
                     let other = shown_command(&call.call.summary);
                     // A heredoc (a commit message) hides what differed.
                     let heredoc = |c: &str| c.contains("<<");
                     if run.failures >= MIN_FAILURES
-                        && !changed
                         && run.missed_target
-                        && other != shown_command(&run.command)
+                        && pointed_at(&other) != pointed_at(&shown_command(&run.command))
                         && !heredoc(&run.command)
                         && !heredoc(&call.call.summary)
                     {
+                        let skip = run.tried.len().saturating_sub(MAX_TRIED);
                         out.push(FailedRun {
                             command: shown_command(&run.command),
                             failures: run.failures,
                             error: run.error,
-                            tried: Vec::new(),
+                            tried: run.tried[skip..].iter().map(Change::describe).collect(),
                             worked: Some(format!("`{other}`")),
                             source: Source::of("Bash", &view.all()[run.failed_at]),
                         });
@@ -508,6 +509,16 @@ fn shown_command(command: &str) -> String {
         .last()
         .unwrap_or(first);
     one_line(step, 100)
+}
+
+/// What a command is pointed at: the command without where its output goes (`2>&1`,
+/// `| head -50`, `> log`): `npm start 2>&1 | head -50` runs what `npm start` ran.
+fn pointed_at(command: &str) -> String {
+    let run = command.split('|').next().unwrap_or(command);
+    run.split_whitespace()
+        .filter(|w| !w.starts_with("2>") && !w.starts_with("1>") && *w != ">" && *w != "&>")
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Whether a failed command's output says it could not find what it was pointed at (a

@@ -540,3 +540,51 @@ fn an_issue_looked_up_in_a_tracker_gives_its_title() {
         }]
     );
 }
+
+#[test]
+fn a_command_that_missed_its_target_worked_when_pointed_another_way_whatever_was_edited() {
+    let mut t = T::default();
+    t.prompt("Add a test for the combined link");
+    t.call(
+        "r1",
+        "Bash",
+        json!({"command":"uv run pytest test/test_link.py -v"}),
+    );
+    t.result(
+        "r1",
+        "ERROR: file or directory not found: test/test_link.py",
+        true,
+    );
+    t.say("The test is looking for the literal variable name in the HTML.");
+    t.call("e1", "Edit", json!({"file_path":"/proj/test/test_link.py"}));
+    t.result("e1", "updated", false);
+    t.call(
+        "r2",
+        "Bash",
+        json!({"command":"uv run pytest /proj/test/test_link.py -v"}),
+    );
+    t.result("r2", "1 passed", false);
+    // A module that is missing is made by an edit: the same command, its output piped,
+    // passing after it is no other way.
+    t.call("n1", "Bash", json!({"command":"npm start"}));
+    t.result(
+        "n1",
+        "Error [ERR_MODULE_NOT_FOUND]: Cannot find module '/proj/src/config.js'",
+        true,
+    );
+    t.say("I'll export the config from src/config.ts instead.");
+    t.call("e2", "Edit", json!({"file_path":"/proj/src/index.ts"}));
+    t.result("e2", "updated", false);
+    t.call("n2", "Bash", json!({"command":"npm start 2>&1 | head -50"}));
+    t.result("n2", "listening on 3000", false);
+    let s = signals(&t);
+    let worked: Vec<_> = s.failed_runs.iter().map(|r| r.worked.as_deref()).collect();
+    assert_eq!(
+        worked,
+        vec![
+            Some("`uv run pytest /proj/test/test_link.py -v`"),
+            Some("I'll export the config from src/config.ts instead. (src/index.ts)"),
+        ],
+        "{s:#?}"
+    );
+}
