@@ -9,8 +9,8 @@ use crate::memory::document::{FrontMatter, sections};
 use crate::memory::labels::Labels;
 use crate::text::one_line;
 use crate::transcript::signals::{
-    Answer, BashContext, Cause, Diagnosis, FailedRun, HookFeedback, PlanOutcome, Refusal,
-    RefusedBy, Signals, Source, TestEdit,
+    Abandoned, Answer, BashContext, Cause, Diagnosis, FailedRun, HookFeedback, PlanOutcome,
+    Refusal, RefusedBy, Signals, Source, TestEdit,
 };
 
 use super::instructions;
@@ -80,6 +80,9 @@ pub(crate) fn from_signals(s: &Signals, lang: Lang) -> Found {
     }
     for run in &s.failed_runs {
         f.failed.push(failed_run(run, lang));
+    }
+    for a in &s.abandoned {
+        f.failed.push(abandoned(a, lang));
     }
     for e in &s.test_edits {
         f.decisions.push(test_edit(e, lang));
@@ -241,6 +244,23 @@ fn plan(p: &PlanOutcome, lang: Lang) -> String {
 /// What a refused call would have done: `Bash npm install`.
 fn call(r: &Refusal) -> String {
     one_line(format!("{} {}", r.tool, r.summary).trim(), PART_CHARS)
+}
+
+fn abandoned(a: &Abandoned, lang: Lang) -> String {
+    let error = a
+        .error
+        .as_deref()
+        .map(|e| format!(" ({})", one_line(e, PART_CHARS)))
+        .unwrap_or_default();
+    let text = match lang {
+        Lang::En => format!(
+            "`{}` failed{error} and was given up: {}",
+            a.command,
+            quote(&a.why)
+        ),
+        Lang::Zh => format!("`{}` 失败{error}，已放弃：{}", a.command, quote(&a.why)),
+    };
+    sourced(&text, &a.source, lang)
 }
 
 fn refused_with(r: &Refusal, reason: &str, lang: Lang) -> String {

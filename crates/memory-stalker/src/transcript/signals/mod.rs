@@ -8,6 +8,7 @@
 //! memory can say where a fact came from. Only the segment's main-chain records are
 //! read: earlier segments' signals are carried by the session's earlier memories.
 
+mod abandoned;
 mod answers;
 mod bash;
 mod causes;
@@ -23,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use super::Transcript;
 use super::record::{Entry, KeyMap, Record, ToolCall, ToolResult, UserMsg};
 
+pub use abandoned::Abandoned;
 pub use answers::Answer;
 pub use bash::BashContext;
 pub use causes::Cause;
@@ -87,6 +89,9 @@ pub struct Signals {
     pub refusals: Vec<Refusal>,
     /// Commands that failed more than once before a change made them pass.
     pub failed_runs: Vec<FailedRun>,
+    /// Commands that failed and whose way Claude then gave up.
+    #[serde(default)]
+    pub abandoned: Vec<Abandoned>,
     /// Existing test files edited while their tests were failing.
     pub test_edits: Vec<TestEdit>,
     /// Causes stated while a command failed, before a change made it pass.
@@ -113,6 +118,7 @@ impl Signals {
             && self.plans.is_empty()
             && self.refusals.is_empty()
             && self.failed_runs.is_empty()
+            && self.abandoned.is_empty()
             && self.test_edits.is_empty()
             && self.diagnoses.is_empty()
             && self.causes.is_empty()
@@ -132,6 +138,7 @@ pub(crate) fn find(t: &Transcript) -> Signals {
         plans: plans::find(&view, t.options.plans_dir.as_deref()),
         refusals: refusals::find(&view),
         failed_runs: runs::failed_runs(&view),
+        abandoned: abandoned::find(&view),
         test_edits: runs::test_edits(&view),
         diagnoses: runs::diagnoses(&view),
         causes: causes::find(&view),

@@ -588,3 +588,55 @@ fn a_command_that_missed_its_target_worked_when_pointed_another_way_whatever_was
         "{s:#?}"
     );
 }
+
+#[test]
+fn a_way_given_up_after_a_failure_is_an_abandoned_approach() {
+    let mut t = T::default();
+    t.prompt("Add rate limiting to the upload endpoint");
+    t.say("Checking whether a Redis token bucket is an option.");
+    t.call(
+        "p1",
+        "Bash",
+        json!({"command":"./scripts/probe_redis.sh 127.0.0.1:6379"}),
+    );
+    t.result(
+        "p1",
+        "Exit code 1\nCould not connect to Redis at 127.0.0.1:6379: Connection refused",
+        true,
+    );
+    // Claude Code 2.1 loads a deferred tool before the next call: no work of its own.
+    t.call("s1", "ToolSearch", json!({"query":"select:TodoWrite"}));
+    t.result("s1", "TodoWrite", false);
+    t.say("Redis isn't reachable from the upload service, so a Redis token bucket is out.");
+    // A way given up, then made to work after all, was not given up.
+    t.call(
+        "k1",
+        "Bash",
+        json!({"command":"./scripts/kafka_produce.sh events"}),
+    );
+    t.result("k1", "KafkaError: TOPIC_AUTHORIZATION_FAILED", true);
+    t.say("Kafka is not an option without the ACL.");
+    t.call(
+        "k2",
+        "Bash",
+        json!({"command":"./scripts/kafka_produce.sh events"}),
+    );
+    t.result("k2", "produced 1 message", false);
+    // A failure followed by anything but giving up is no abandoned approach.
+    t.call("c1", "Bash", json!({"command":"cargo test"}));
+    t.result("c1", "error[E0425]: cannot find value `x`", true);
+    t.say("Let me look at the handler.");
+    let s = signals(&t);
+    assert_eq!(s.abandoned.len(), 1, "{s:#?}");
+    let a = &s.abandoned[0];
+    assert_eq!(a.command, "./scripts/probe_redis.sh 127.0.0.1:6379");
+    assert_eq!(
+        a.error.as_deref(),
+        Some("Could not connect to Redis at 127.0.0.1:6379: Connection refused")
+    );
+    assert_eq!(
+        a.why,
+        "Redis isn't reachable from the upload service, so a Redis token bucket is out."
+    );
+    assert_eq!(a.source.tool, "Bash");
+}
