@@ -211,6 +211,7 @@ fn input(values: &[String], agent: Agent) -> Input {
         model_decisions: vec![v.take()],
         model_failed: vec![v.take()],
         earlier_files: vec![v.take()],
+        earlier_tasks: vec![v.take()],
         previous_headline: v.some(),
     };
     let front = FrontMatter {

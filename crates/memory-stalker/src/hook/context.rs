@@ -189,6 +189,11 @@ pub fn restore_context(ex: &Extraction, memory: &Path, facts: &SessionFacts) -> 
     let mut out = heading(ex, memory);
     requests(&mut out, ex, facts);
     tasks(&mut out, ex);
+    lasting::bullets(
+        &mut out,
+        "- Tasks done earlier in this session (no longer on the task list):",
+        &facts.earlier_tasks,
+    );
     lasting::users_words(&mut out, facts);
     closing_words(&mut out, ex);
     // What the reply may claim is only as true as its calls: say which did not work.

@@ -185,6 +185,7 @@ pub struct Labels {
     /// either: a pointer to an empty section would mislead.
     pub none_found: &'static str,
     pub earlier_files: &'static str,
+    pub earlier_tasks: &'static str,
     pub nothing_lasting: &'static str,
     pub ai_summary: &'static str,
     pub task_summary: &'static str,
@@ -250,6 +251,7 @@ const EN: Labels = Labels {
     model_failed: "Approaches that failed (from a model's summary)",
     none_found: "(none found)",
     earlier_files: "Files changed earlier in this session",
+    earlier_tasks: "Tasks done earlier in this session",
     nothing_lasting: "(no request, standing instruction, answer, decision or failed approach found yet)",
     ai_summary: "AI summary",
     task_summary: "Task summary",
@@ -315,6 +317,7 @@ const ZH: Labels = Labels {
     model_failed: "失败的尝试（来自模型摘要）",
     none_found: "（未发现）",
     earlier_files: "本会话更早修改的文件",
+    earlier_tasks: "本会话更早完成的任务",
     nothing_lasting: "（尚未发现请求、长期要求、回答、决策或失败的尝试）",
     ai_summary: "AI 生成摘要",
     task_summary: "任务摘要",

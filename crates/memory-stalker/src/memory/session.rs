@@ -40,11 +40,13 @@ pub enum Kind {
     ModelFailed,
     /// Files changed before this memory's segment (its own are under Files).
     EarlierFiles,
+    /// Tasks completed before this memory's segment (its own are its task list).
+    EarlierTasks,
 }
 
 impl Kind {
     /// Every kind, in the order Session so far lists them.
-    pub const ALL: [Kind; 11] = [
+    pub const ALL: [Kind; 12] = [
         Kind::Requests,
         Kind::Constraints,
         Kind::Answers,
@@ -56,6 +58,7 @@ impl Kind {
         Kind::ModelDecisions,
         Kind::ModelFailed,
         Kind::EarlierFiles,
+        Kind::EarlierTasks,
     ];
 
     /// The `###` heading of the kind's list.
@@ -72,6 +75,7 @@ impl Kind {
             Kind::ModelDecisions => l.model_decisions,
             Kind::ModelFailed => l.model_failed,
             Kind::EarlierFiles => l.earlier_files,
+            Kind::EarlierTasks => l.earlier_tasks,
         }
     }
 
@@ -92,7 +96,7 @@ impl Kind {
             Kind::Constraints | Kind::Answers => 12,
             Kind::Context | Kind::Requirements => 6,
             Kind::Failed | Kind::ModelPreferences | Kind::ModelDecisions | Kind::ModelFailed => 8,
-            Kind::EarlierFiles => 20,
+            Kind::EarlierFiles | Kind::EarlierTasks => 20,
         }
     }
 }
@@ -122,6 +126,8 @@ pub struct SessionFacts {
     pub model_failed: Vec<String>,
     /// Files changed before this memory's segment (its own are under Files).
     pub earlier_files: Vec<String>,
+    /// Tasks completed before this memory's segment.
+    pub earlier_tasks: Vec<String>,
     /// The headline of the memory these facts were carried from (not part of Session
     /// so far: its front matter's), which the next memory keeps unless the work changed.
     pub previous_headline: Option<String>,
@@ -142,6 +148,7 @@ impl SessionFacts {
             Kind::ModelDecisions => &self.model_decisions,
             Kind::ModelFailed => &self.model_failed,
             Kind::EarlierFiles => &self.earlier_files,
+            Kind::EarlierTasks => &self.earlier_tasks,
         }
     }
 
@@ -159,6 +166,7 @@ impl SessionFacts {
             Kind::ModelDecisions => &mut self.model_decisions,
             Kind::ModelFailed => &mut self.model_failed,
             Kind::EarlierFiles => &mut self.earlier_files,
+            Kind::EarlierTasks => &mut self.earlier_tasks,
         }
     }
 

@@ -417,9 +417,20 @@ pub fn render_memory(
         earlier.previous_headline.as_deref(),
         config.lang,
     );
+    let tasks: Vec<String> = extraction
+        .todos
+        .iter()
+        // As the memory's task list shows them (one line each), to compare with those
+        // an earlier memory showed.
+        .flat_map(|t| {
+            t.items
+                .iter()
+                .map(|i| crate::untrusted::line(&i.content, 1_000))
+        })
+        .collect();
     let facts = segment_facts
         .with(&extraction, &signals, config.lang)
-        .after(earlier, &extraction.files.modified);
+        .after(earlier, &extraction.files.modified, &tasks);
     let mut front = front_matter(
         req,
         config,

@@ -107,8 +107,14 @@ impl SegmentFacts {
 
 impl SessionFacts {
     /// These facts after `earlier` (from the session's previous memory), without
-    /// repeats; `modified` (this memory's own files) is left out of the earlier files.
-    pub fn after(self, earlier: &SessionFacts, modified: &[String]) -> SessionFacts {
+    /// repeats; `modified` (this memory's own files) is left out of the earlier files,
+    /// and `tasks` (this memory's task list) out of the tasks done earlier.
+    pub fn after(
+        self,
+        earlier: &SessionFacts,
+        modified: &[String],
+        tasks: &[String],
+    ) -> SessionFacts {
         let mut out = SessionFacts::default();
         for kind in Kind::ALL {
             let new = self.list(kind).to_vec();
@@ -118,6 +124,13 @@ impl SessionFacts {
                     files.retain(|f| !modified.contains(f));
                     let start = files.len().saturating_sub(kind.max());
                     files.split_off(start)
+                }
+                // A task still on the list is said there, done or not.
+                Kind::EarlierTasks => {
+                    let mut done = merge(&earlier.earlier_tasks, new, usize::MAX);
+                    done.retain(|t| !tasks.iter().any(|c| c.trim() == t.trim()));
+                    let start = done.len().saturating_sub(kind.max());
+                    done.split_off(start)
                 }
                 // A newer rule replaces the older one it restates or revises.
                 Kind::Constraints => {
@@ -173,10 +186,21 @@ impl SessionFacts {
     fn read(text: &str, with_modified: bool) -> SessionFacts {
         let mut facts = SessionFacts::default();
         let mut modified = Vec::new();
+        let mut done = Vec::new();
         for span in sections(text) {
             let body = &text[span.range.clone()];
             match span.section {
                 Section::Session => facts.read_lists(body),
+                // The tasks the memory's list shows as done: the next memory's "done
+                // earlier" once they leave the list.
+                Section::Tasks if with_modified => {
+                    done.extend(
+                        body.lines()
+                            .filter_map(|l| l.strip_prefix("- [x] "))
+                            .map(|t| t.trim().to_string())
+                            .filter(|t| !t.is_empty()),
+                    );
+                }
                 Section::Files if with_modified => {
                     // Only the Modified list: the first sub-list of the section.
                     modified.extend(
@@ -191,8 +215,9 @@ impl SessionFacts {
                 _ => {}
             }
         }
-        // The memory's own files are newer than those it carried.
+        // The memory's own files and tasks are newer than those it carried.
         facts.earlier_files.extend(modified);
+        facts.earlier_tasks.extend(done);
         facts
     }
 }
@@ -251,6 +276,7 @@ mod tests {
             model_decisions: vec!["Round half to even".into()],
             model_failed: vec!["A Redis token bucket".into()],
             earlier_files: vec!["src/billing/clock.rs".into(), "a `tick`.rs".into()],
+            earlier_tasks: vec!["Reproduce the one-cent discrepancy".into()],
             previous_headline: None,
         }
     }
@@ -290,7 +316,7 @@ mod tests {
             ..SessionFacts::default()
         };
         now.decisions = (0..12).map(|i| format!("decided {i}")).collect();
-        let merged = now.after(&earlier, &["src/billing/clock.rs".into()]);
+        let merged = now.after(&earlier, &["src/billing/clock.rs".into()], &[]);
         assert_eq!(
             merged.constraints,
             [
@@ -314,5 +340,41 @@ mod tests {
             ["src/a.rs", "src/b.rs"]
         );
         assert!(SessionFacts::from_memory(doc).earlier_files.is_empty());
+    }
+
+    #[test]
+    fn tasks_done_in_a_memory_are_done_earlier_once_they_leave_the_list() {
+        let doc = "## Current task list\n\n- [x] Reproduce the one-cent discrepancy\n- [ ] **in progress**: Add a regression test\n- [x] Load limits from config\n\n## Files\n\n(none)\n";
+        let carried = SessionFacts::carried_from(doc);
+        assert_eq!(
+            carried.earlier_tasks,
+            [
+                "Reproduce the one-cent discrepancy",
+                "Load limits from config"
+            ]
+        );
+        assert!(SessionFacts::from_memory(doc).earlier_tasks.is_empty());
+        // Still on the next memory's list: said there, not among those done earlier.
+        let next = SessionFacts::default().after(
+            &carried,
+            &[],
+            &[
+                "Load limits from config".to_string(),
+                "Return 429".to_string(),
+            ],
+        );
+        assert_eq!(next.earlier_tasks, ["Reproduce the one-cent discrepancy"]);
+        let rendered = next.render(Lang::En);
+        assert!(
+            rendered.contains(
+                "### Tasks done earlier in this session\n\n- Reproduce the one-cent discrepancy\n"
+            ),
+            "{rendered}"
+        );
+        // And read back from the memory that lists them.
+        assert_eq!(
+            SessionFacts::from_memory(&rendered).earlier_tasks,
+            ["Reproduce the one-cent discrepancy"]
+        );
     }
 }
