@@ -149,14 +149,20 @@ fn given_up(text: &str) -> Option<String> {
         .map(|s| first_sentence(s, WHY_CHARS))
 }
 
-/// Whether `lower` holds `phrase` as whole words ("is out", not "is outdated").
+/// Whether `lower` holds `phrase` as whole words ("is out", not "is outdated"); "is
+/// out" only where it ends a clause ("… a Redis token bucket is out."), not "is out of
+/// range".
 fn has_phrase(lower: &str, phrase: &str) -> bool {
     lower.match_indices(phrase).any(|(at, _)| {
         let before = lower[..at].chars().next_back();
-        let after = lower[at + phrase.len()..].chars().next();
-        !phrase.is_ascii()
-            || (!before.is_some_and(char::is_alphanumeric)
-                && !after.is_some_and(char::is_alphanumeric))
+        let rest = &lower[at + phrase.len()..];
+        let after = rest.chars().next();
+        if !phrase.is_ascii() {
+            return true;
+        }
+        let whole =
+            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric);
+        whole && (phrase != "is out" || !after.is_some_and(char::is_whitespace))
     })
 }
 
@@ -183,6 +189,10 @@ mod tests {
             None
         );
         assert_eq!(given_up("Does the mock not work here?"), None);
+        assert_eq!(
+            given_up("The index is out of range for an empty page."),
+            None
+        );
         assert_eq!(given_up("Let me look at the handler."), None);
     }
 }
