@@ -136,6 +136,25 @@ fn key_words(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Whether `text` holds `phrase` as whole words: not inside a longer word ("is out" is
+/// not in "is outdated", "never" not in "nevertheless"). A phrase with no ASCII letters
+/// (Chinese, which has no spaces) is found as a substring.
+pub fn has_words(text: &str, phrase: &str) -> bool {
+    if !phrase.is_ascii() {
+        return text.contains(phrase);
+    }
+    text.match_indices(phrase).any(|(at, _)| {
+        !text[..at]
+            .chars()
+            .next_back()
+            .is_some_and(char::is_alphanumeric)
+            && !text[at + phrase.len()..]
+                .chars()
+                .next()
+                .is_some_and(char::is_alphanumeric)
+    })
+}
+
 /// Whether `summary_lower` mentions `item`: it contains it, or at least 70 % of its
 /// key words and all its numbers (as whole words; CJK, which has no spaces, as
 /// substrings).
@@ -182,6 +201,15 @@ pub fn session_key(session: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn whole_words_only() {
+        assert!(has_words("a redis token bucket is out.", "is out"));
+        assert!(!has_words("the dependency is outdated", "is out"));
+        assert!(!has_words("nevertheless it runs", "never"));
+        assert!(has_words("never touch it", "never"));
+        assert!(has_words("不要修改接口", "不要"));
+    }
     use super::*;
 
     /// `one_line` as it was written first, a character at a time: the reference the

@@ -244,19 +244,8 @@ fn is_exploration(request: &str) -> bool {
         "upgrade",
     ];
     let lower = strip_preamble(request).to_lowercase();
-    let has = |w: &str| {
-        lower.match_indices(w).any(|(at, _)| {
-            !lower[..at]
-                .chars()
-                .next_back()
-                .is_some_and(char::is_alphanumeric)
-                && !lower[at + w.len()..]
-                    .chars()
-                    .next()
-                    .is_some_and(char::is_alphanumeric)
-        })
-    };
-    LOOK.iter().any(|w| lower.starts_with(w)) && !CHANGE.iter().any(|w| has(w))
+    LOOK.iter().any(|w| lower.starts_with(w))
+        && !CHANGE.iter().any(|w| crate::text::has_words(&lower, w))
 }
 
 /// Whether a plan's title says nothing of its own ("Refactoring Plan", "Implementation

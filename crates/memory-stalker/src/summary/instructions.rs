@@ -53,15 +53,7 @@ fn lasts(sentence: &str) -> bool {
         "不要",
     ];
     let lower = sentence.to_lowercase();
-    LASTING.iter().any(|w| {
-        lower.match_indices(w).any(|(at, _)| {
-            !w.is_ascii()
-                || !lower[..at]
-                    .chars()
-                    .next_back()
-                    .is_some_and(char::is_alphanumeric)
-        })
-    })
+    LASTING.iter().any(|w| crate::text::has_words(&lower, w))
 }
 
 /// The instructions in words the user gave outside a prompt: the reason typed when

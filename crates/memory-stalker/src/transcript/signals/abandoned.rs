@@ -149,20 +149,19 @@ fn given_up(text: &str) -> Option<String> {
         .map(|s| first_sentence(s, WHY_CHARS))
 }
 
-/// Whether `lower` holds `phrase` as whole words ("is out", not "is outdated"); "is
-/// out" only where it ends a clause ("… a Redis token bucket is out."), not "is out of
-/// range".
+/// Whether `lower` holds `phrase` as whole words; "is out" only where it ends a clause
+/// ("… a Redis token bucket is out."), not "is out of range".
 fn has_phrase(lower: &str, phrase: &str) -> bool {
+    if phrase != "is out" {
+        return crate::text::has_words(lower, phrase);
+    }
     lower.match_indices(phrase).any(|(at, _)| {
-        let before = lower[..at].chars().next_back();
-        let rest = &lower[at + phrase.len()..];
-        let after = rest.chars().next();
-        if !phrase.is_ascii() {
-            return true;
-        }
-        let whole =
-            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric);
-        whole && (phrase != "is out" || !after.is_some_and(char::is_whitespace))
+        let after = lower[at + phrase.len()..].chars().next();
+        !lower[..at]
+            .chars()
+            .next_back()
+            .is_some_and(char::is_alphanumeric)
+            && !after.is_some_and(|c| c.is_alphanumeric() || c.is_whitespace())
     })
 }
 
