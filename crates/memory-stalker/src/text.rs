@@ -201,6 +201,7 @@ pub fn session_key(session: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     #[test]
     fn whole_words_only() {
@@ -210,7 +211,6 @@ mod tests {
         assert!(has_words("never touch it", "never"));
         assert!(has_words("不要修改接口", "不要"));
     }
-    use super::*;
 
     /// `one_line` as it was written first, a character at a time: the reference the
     /// faster one must match.

@@ -416,7 +416,7 @@ pub fn task_list(todos: Option<&TodoList>, lang: Lang) -> String {
     };
     let mut out = String::new();
     for t in todos.items.iter().take(MAX_TASKS_SHOWN) {
-        let _ = writeln!(out, "{}", t.line(style, 1_000));
+        let _ = writeln!(out, "{}", t.line(style, TASK_CHARS));
     }
     let rest = todos.items.len().saturating_sub(MAX_TASKS_SHOWN);
     if rest > 0 {
@@ -428,6 +428,21 @@ pub fn task_list(todos: Option<&TodoList>, lang: Lang) -> String {
 /// Most tasks a memory's task list shows; a longer list ends with a count of the rest,
 /// so a memory stays within what the tools read (docs/design.md §4.2).
 const MAX_TASKS_SHOWN: usize = 200;
+/// Longest task a memory's task list shows.
+const TASK_CHARS: usize = 1_000;
+
+/// A task as a memory's task list shows it (one line), as [`done_tasks`] reads it back.
+pub fn task_text(content: &str) -> String {
+    crate::untrusted::line(content, TASK_CHARS)
+}
+
+/// The tasks a memory's task list (the body of its section) shows done.
+pub fn done_tasks(list: &str) -> impl Iterator<Item = &str> {
+    list.lines()
+        .filter_map(|l| l.strip_prefix("- [x] "))
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+}
 
 #[cfg(test)]
 mod tests {

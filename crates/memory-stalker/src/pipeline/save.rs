@@ -420,12 +420,12 @@ pub fn render_memory(
     let tasks: Vec<String> = extraction
         .todos
         .iter()
-        // As the memory's task list shows them (one line each), to compare with those
-        // an earlier memory showed.
+        // As the memory's task list shows them, to compare with those an earlier
+        // memory showed.
         .flat_map(|t| {
             t.items
                 .iter()
-                .map(|i| crate::untrusted::line(&i.content, 1_000))
+                .map(|i| crate::memory::labels::task_text(&i.content))
         })
         .collect();
     let facts = segment_facts

@@ -194,12 +194,7 @@ impl SessionFacts {
                 // The tasks the memory's list shows as done: the next memory's "done
                 // earlier" once they leave the list.
                 Section::Tasks if with_modified => {
-                    done.extend(
-                        body.lines()
-                            .filter_map(|l| l.strip_prefix("- [x] "))
-                            .map(|t| t.trim().to_string())
-                            .filter(|t| !t.is_empty()),
-                    );
+                    done.extend(crate::memory::labels::done_tasks(body).map(str::to_string));
                 }
                 Section::Files if with_modified => {
                     // Only the Modified list: the first sub-list of the section.

@@ -68,13 +68,8 @@ pub(super) fn find(view: &View) -> Vec<Abandoned> {
             continue;
         };
         match c.result {
-            Some((at, r, _)) if c.failed() && !r.rejected && ran(r.text.head()) => {
-                failed.push((
-                    key,
-                    at,
-                    c.call.summary.to_string(),
-                    r.text.head().to_string(),
-                ));
+            Some((at, r, _)) if c.failed() && super::runs::reached_the_command(r) => {
+                failed.push((key, at, &*c.call.summary, r.text.head()));
             }
             Some((at, _, _)) if c.succeeded() => {
                 passed.insert(key, at);
@@ -94,19 +89,13 @@ pub(super) fn find(view: &View) -> Vec<Abandoned> {
             continue;
         }
         out.push(Abandoned {
-            command: crate::text::one_line(&command, 100),
-            error: error_line(&output),
+            command: crate::text::one_line(command, 100),
+            error: error_line(output),
             why,
             source: Source::of("Bash", &view.all()[at]),
         });
     }
     out
-}
-
-/// Whether a failed call's output says the command ran (not a misuse of the tool).
-fn ran(head: &str) -> bool {
-    let t = head.trim_start();
-    !t.starts_with("<tool_use_error>") && !t.starts_with("Sibling tool call errored")
 }
 
 /// What Claude wrote right after record `at`, before its next call that does work (a
@@ -139,9 +128,8 @@ fn said_after<'a>(view: &View<'a>, at: usize) -> Option<&'a str> {
 
 /// The sentence of `text` that gives the way up, if one does.
 fn given_up(text: &str) -> Option<String> {
-    crate::text::line_sentences(text.lines().find(|l| !l.trim().is_empty())?)
-        .into_iter()
-        .chain(text.lines().skip(1).flat_map(crate::text::line_sentences))
+    text.lines()
+        .flat_map(crate::text::line_sentences)
         .find(|s| {
             let lower = s.to_lowercase();
             !s.trim_end().ends_with('?') && GIVEN_UP.iter().any(|m| has_phrase(&lower, m))

@@ -27,9 +27,8 @@ const MAX_TRIED: usize = 3;
 /// Whether a call's result says the command ran: not cancelled because a parallel call
 /// failed, nor refused, nor a misuse of the tool that Claude Code caught.
 fn ran(result: &crate::transcript::record::ToolResult) -> bool {
-    let t = result.text.head().trim_start();
     let failure_said = || {
-        let head = crate::text::prefix_chars(t, 300).to_lowercase();
+        let head = crate::text::prefix_chars(result.text.head().trim_start(), 300).to_lowercase();
         !result.is_error
             || [
                 "exit code",
@@ -45,10 +44,16 @@ fn ran(result: &crate::transcript::record::ToolResult) -> bool {
     };
     // An error that says nothing of a failure is the user's words (2.0 passes the
     // feedback typed at a refusal as the call's error).
+    reached_the_command(result) && failure_said()
+}
+
+/// Whether a call reached its command: not refused, not cancelled because a parallel
+/// call failed, not a misuse of the tool that Claude Code caught.
+pub(super) fn reached_the_command(result: &crate::transcript::record::ToolResult) -> bool {
+    let t = result.text.head().trim_start();
     !result.rejected
         && !t.starts_with("Sibling tool call errored")
         && !t.starts_with("<tool_use_error>")
-        && failure_said()
 }
 
 /// Whether Claude's sentence before a change says what the change is ("I'll use
@@ -152,6 +157,14 @@ struct Run {
     failed_at: usize,
 }
 
+impl Run {
+    /// The latest changes that did not make it pass, described.
+    fn last_tried(&self) -> Vec<String> {
+        let skip = self.tried.len().saturating_sub(MAX_TRIED);
+        self.tried[skip..].iter().map(Change::describe).collect()
+    }
+}
+
 /// What happened, in order: a command ran, or a file changed.
 enum Event<'a> {
     Ran { key: String, call: Call<'a> },
@@ -240,22 +253,20 @@ pub(super) fn failed_runs(view: &View) -> Vec<FailedRun> {
                         && !heredoc(&run.command)
                         && !heredoc(&call.call.summary)
                     {
-                        let skip = run.tried.len().saturating_sub(MAX_TRIED);
                         out.push(FailedRun {
                             command: shown_command(&run.command),
                             failures: run.failures,
+                            tried: run.last_tried(),
                             error: run.error,
-                            tried: run.tried[skip..].iter().map(Change::describe).collect(),
                             worked: Some(format!("`{other}`")),
                             source: Source::of("Bash", &view.all()[run.failed_at]),
                         });
                     } else if run.failures >= MIN_FAILURES && changed {
-                        let skip = run.tried.len().saturating_sub(MAX_TRIED);
                         out.push(FailedRun {
                             command: shown_command(&run.command),
                             failures: run.failures,
+                            tried: run.last_tried(),
                             error: run.error,
-                            tried: run.tried[skip..].iter().map(Change::describe).collect(),
                             worked: run.pending.last().map(Change::describe),
                             source: Source::of("Bash", &view.all()[run.failed_at]),
                         });
