@@ -10,7 +10,7 @@ use crate::memory::labels::Labels;
 use crate::text::one_line;
 use crate::transcript::signals::{
     Abandoned, Answer, BashContext, Cause, Diagnosis, FailedRun, HookFeedback, PlanOutcome,
-    Refusal, RefusedBy, Signals, Source, TestEdit,
+    Refusal, RefusedBy, Reported, Signals, Source, TestEdit,
 };
 
 use super::instructions;
@@ -83,6 +83,9 @@ pub(crate) fn from_signals(s: &Signals, lang: Lang) -> Found {
     }
     for a in &s.abandoned {
         f.failed.push(abandoned(a, lang));
+    }
+    for r in &s.reported {
+        f.failed.push(reported(r, lang));
     }
     for e in &s.test_edits {
         f.decisions.push(test_edit(e, lang));
@@ -261,6 +264,15 @@ fn abandoned(a: &Abandoned, lang: Lang) -> String {
         Lang::Zh => format!("`{}` 失败{error}，已放弃：{}", a.command, quote(&a.why)),
     };
     sourced(&text, &a.source, lang)
+}
+
+fn reported(r: &Reported, lang: Lang) -> String {
+    let error = one_line(&r.error, PART_CHARS);
+    let text = match lang {
+        Lang::En => format!("After Claude changed {}, your run failed: {error}", r.file),
+        Lang::Zh => format!("Claude 修改 {} 后，用户的运行失败：{error}", r.file),
+    };
+    sourced(&text, &r.source, lang)
 }
 
 fn refused_with(r: &Refusal, reason: &str, lang: Lang) -> String {

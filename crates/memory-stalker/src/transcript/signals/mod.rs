@@ -17,6 +17,7 @@ mod issues;
 mod notes;
 mod plans;
 mod refusals;
+mod reported;
 mod runs;
 
 use serde::{Deserialize, Serialize};
@@ -35,6 +36,7 @@ pub use plans::PlanOutcome;
 pub(crate) use plans::title_of as plan_title;
 pub(crate) use refusals::reason as refusal_reason;
 pub use refusals::{Refusal, RefusedBy};
+pub use reported::Reported;
 pub use runs::{Diagnosis, FailedRun, TestEdit};
 pub(crate) use runs::{command_key, error_line, named_error};
 
@@ -92,6 +94,9 @@ pub struct Signals {
     /// Commands that failed and whose way Claude then gave up.
     #[serde(default)]
     pub abandoned: Vec<Abandoned>,
+    /// Failures the user pasted that name a file Claude had changed.
+    #[serde(default)]
+    pub reported: Vec<Reported>,
     /// Existing test files edited while their tests were failing.
     pub test_edits: Vec<TestEdit>,
     /// Causes stated while a command failed, before a change made it pass.
@@ -119,6 +124,7 @@ impl Signals {
             && self.refusals.is_empty()
             && self.failed_runs.is_empty()
             && self.abandoned.is_empty()
+            && self.reported.is_empty()
             && self.test_edits.is_empty()
             && self.diagnoses.is_empty()
             && self.causes.is_empty()
@@ -139,6 +145,7 @@ pub(crate) fn find(t: &Transcript) -> Signals {
         refusals: refusals::find(&view),
         failed_runs: runs::failed_runs(&view),
         abandoned: abandoned::find(&view),
+        reported: reported::find(&view),
         test_edits: runs::test_edits(&view),
         diagnoses: runs::diagnoses(&view),
         causes: causes::find(&view),

@@ -640,3 +640,56 @@ fn a_way_given_up_after_a_failure_is_an_abandoned_approach() {
     );
     assert_eq!(a.source.tool, "Bash");
 }
+
+/// Output the user pasted that names a file Claude changed: Claude's change failed
+/// where the user ran it.
+#[test]
+fn a_failure_the_user_pasted_naming_a_changed_file_is_a_failed_approach() {
+    let mut t = T::default();
+    t.prompt("Add a location icon to the menu");
+    t.call(
+        "e1",
+        "Edit",
+        json!({"file_path":"/proj/src/components/Layout.vue"}),
+    );
+    t.result("e1", "The file has been updated.", false);
+    t.say("Done: the menu has a location entry.");
+    // Typed words that mention an error are a request, not a paste.
+    t.prompt("the error handling in Layout.vue looks odd");
+    t.say("It is fine.");
+    // A paste that names no file Claude changed is someone else's failure.
+    t.prompt("> npm run lint\nsrc/other/Menu.vue:3:1 - error TS2305: no member");
+    t.say("That file is not mine.");
+    t.prompt("> vue-tsc -b && vite build\n\nsrc/components/Layout.vue:86:67 - error TS2305: Module '\"@element-plus/icons-vue\"' has no exported member 'LocationOutlined'.\n\nFound 1 error.");
+    t.call(
+        "e2",
+        "Edit",
+        json!({"file_path":"/proj/src/components/Layout.vue"}),
+    );
+    t.result("e2", "The file has been updated.", false);
+    // A paste that answers a refused call is the refusal's reason, said there.
+    t.call("b1", "Bash", json!({"command":"npm run build"}));
+    t.result("b1", "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.", true);
+    t.prompt_raw_interrupt();
+    t.prompt("error during build:\nCould not load src/components/Layout.vue: ENOENT");
+    let s = signals(&t);
+    let r: Vec<_> = s
+        .reported
+        .iter()
+        .map(|r| (r.file.as_str(), r.error.as_str(), r.source.tool.as_str()))
+        .collect();
+    assert_eq!(
+        r,
+        vec![(
+            "src/components/Layout.vue",
+            "src/components/Layout.vue:86:67 - error TS2305: Module '\"@element-plus/icons-vue\"' has no exported member 'LocationOutlined'.",
+            "pasted"
+        )]
+    );
+    assert!(
+        s.refusals[0]
+            .reason
+            .as_deref()
+            .is_some_and(|w| w.contains("ENOENT"))
+    );
+}

@@ -1,0 +1,129 @@
+//! Failures the user reported: output the user pasted into a prompt ("> vue-tsc -b &&
+//! vite build ⏎ src/components/Layout.vue:86:67 - error TS2305: Module … has no exported
+//! member 'LocationOutlined'") whose error names a file Claude changed earlier in the
+//! segment. Claude's change failed where the user ran it, outside the session's own
+//! calls, so no failed run records it; the model after a compaction must not write the
+//! same thing again.
+//!
+//! A paste that answers a refused call is that refusal's reason ([`super::Refusal`])
+//! and is said there. Typed words alone ("fix the error handling in app.rs") are no
+//! report: the prompt must hold more than one line, as pasted output does.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Source, View, named_error};
+use crate::transcript::extract::project_relative;
+use crate::transcript::record::{Entry, ToolDetail};
+
+/// A failure the user pasted after Claude changed a file it names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reported {
+    /// The file Claude changed that the output names, relative to the project.
+    pub file: String,
+    /// The output's most telling error line.
+    pub error: String,
+    /// The prompt's record.
+    pub source: Source,
+}
+
+pub(super) fn find(view: &View) -> Vec<Reported> {
+    // Files changed so far (newest last), and whether the last thing that happened was
+    // a refusal that the next prompt answers.
+    let mut changed: Vec<(usize, &str)> = Vec::new();
+    let mut refused_at: Option<usize> = None;
+    let mut calls = view.calls().peekable();
+    let mut out: Vec<Reported> = Vec::new();
+    for (at, prompt) in view.prompts.iter().filter(|(i, _)| *i >= view.start) {
+        while let Some(c) = calls.next_if(|c| c.at < *at) {
+            if let ToolDetail::Modifies(path) = &c.call.detail
+                && c.succeeded()
+            {
+                changed.push((c.at, path.as_str()));
+            }
+            match c.result {
+                Some((r, result, _)) if result.rejected => refused_at = Some(r),
+                Some(_) => refused_at = None,
+                None => {}
+            }
+        }
+        let answers_a_refusal = refused_at.is_some_and(|r| r < *at && !said_between(view, r, *at));
+        refused_at = None;
+        if answers_a_refusal || prompt.lines().filter(|l| !l.trim().is_empty()).count() < 2 {
+            continue;
+        }
+        // pytest's `E               AssertionError: …` keeps one space.
+        let Some(error) =
+            named_error(prompt).map(|e| e.split_whitespace().collect::<Vec<_>>().join(" "))
+        else {
+            continue;
+        };
+        let Some(file) = changed
+            .iter()
+            .rev()
+            .map(|(_, p)| *p)
+            .find(|p| names(prompt, p))
+        else {
+            continue;
+        };
+        let file = project_relative(file, view.cwd());
+        if out.iter().any(|o| o.file == file && o.error == error) {
+            continue;
+        }
+        out.push(Reported {
+            file,
+            error,
+            source: Source::of("pasted", &view.all()[*at]),
+        });
+    }
+    out
+}
+
+/// Whether Claude said or did anything between records `from` and `to`: a prompt
+/// right after a refusal, with nothing between, answers it.
+fn said_between(view: &View, from: usize, to: usize) -> bool {
+    view.all()[from + 1..to]
+        .iter()
+        .any(|r| !r.meta.sidechain && matches!(r.entry, Entry::Assistant(_)))
+}
+
+/// Whether `text` names the file at `path` by its file name, as a word of its own
+/// (`src/components/Layout.vue:86:67`, `(imported by src/views/AreaManagement.vue)`),
+/// not inside a longer name (`MyLayout.vue`, `Layout.vue.bak`).
+fn names(text: &str, path: &str) -> bool {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    // A name without an extension (`Makefile`, `src`) is too common a word.
+    if name.chars().count() < 4 || !name.contains('.') {
+        return false;
+    }
+    let part = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '.');
+    text.match_indices(name).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + name.len()..].chars().next();
+        // A sentence's full stop may follow the name; another extension may not.
+        let rest = &text[i + name.len()..];
+        before.is_none_or(|c| !part(c))
+            && after.is_none_or(|c| {
+                !part(c) || (c == '.' && !rest[1..].starts_with(char::is_alphanumeric))
+            })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_is_named_by_its_whole_file_name() {
+        let out = "src/components/Layout.vue:86:67 - error TS2305: no member";
+        assert!(names(out, "/p/src/components/Layout.vue"));
+        assert!(names(
+            "(imported by src/views/AreaManagement.vue): ENOENT",
+            "/p/src/views/AreaManagement.vue"
+        ));
+        assert!(names("failed in Layout.vue.", "/p/Layout.vue"));
+        assert!(!names("src/MyLayout.vue:1 error", "/p/Layout.vue"));
+        assert!(!names("Layout.vue.bak: error", "/p/Layout.vue"));
+        assert!(!names("error in src: bad", "/p/src"));
+        assert!(!names("Makefile:3: error", "/p/Makefile"));
+    }
+}
