@@ -80,7 +80,13 @@ impl SegmentFacts {
         let mut constraints = found.constraints;
         constraints.extend(self.constraints);
         let mut decisions = found.decisions;
-        decisions.extend(self.choices.iter().map(|c| match lang {
+        // A sentence of the user's that is a standing instruction is said there once,
+        // not again as a choice.
+        let choices = self
+            .choices
+            .iter()
+            .filter(|c| !said_as_rule(c, &constraints));
+        decisions.extend(choices.map(|c| match lang {
             Lang::En => format!("Your choice: “{c}”"),
             Lang::Zh => format!("用户的选择：“{c}”"),
         }));
@@ -219,6 +225,21 @@ impl SessionFacts {
 
 /// The headline of a memory, when it has one: what the session's next memory keeps
 /// unless the work changed.
+/// Whether a choice the user typed holds one of the standing instructions whole ("Instead
+/// stage the latest changes and use conventional commit convention for the commit
+/// message." and "use conventional commit convention for the commit message."): a
+/// short rule ("use pnpm") may be a part of a different choice, so only one of at least
+/// 15 characters counts.
+fn said_as_rule(choice: &str, rules: &[String]) -> bool {
+    let choice = choice.to_lowercase();
+    rules.iter().any(|r| {
+        let rule = instructions::without_source(r)
+            .trim_end_matches(['.', '!'])
+            .to_lowercase();
+        rule.chars().count() >= 15 && choice.contains(&rule)
+    })
+}
+
 fn previous_headline(text: &str) -> Option<String> {
     FrontMatter::parse(text)
         .map(|(fm, _)| fm.summary)
@@ -274,6 +295,26 @@ mod tests {
             earlier_tasks: vec!["Reproduce the one-cent discrepancy".into()],
             previous_headline: None,
         }
+    }
+
+    #[test]
+    fn a_choice_that_holds_a_standing_instruction_is_said_as_the_instruction() {
+        let rules = vec![
+            "use conventional commit convention for the commit message.".to_string(),
+            "use pnpm (Bash, 2025-11-18 00:03)".to_string(),
+        ];
+        assert!(said_as_rule(
+            "Instead stage the latest changes and use conventional commit convention for the commit message.",
+            &rules
+        ));
+        assert!(
+            !said_as_rule("Let's use pnpm workspaces instead of one package.", &rules),
+            "a short rule is no reason to drop a different choice"
+        );
+        assert!(!said_as_rule(
+            "Replace them with a single link instead.",
+            &rules
+        ));
     }
 
     #[test]

@@ -86,7 +86,7 @@ pub(crate) fn newest_wins(items: Vec<String>) -> Vec<String> {
 }
 
 /// An item without the source a signal's item ends with (`use pnpm (Bash, 2026-…)`).
-fn without_source(item: &str) -> &str {
+pub(crate) fn without_source(item: &str) -> &str {
     let t = item.trim_end();
     match t.strip_suffix(')').and_then(|r| r.rfind(" (")) {
         Some(at) if t[at..].contains(", 20") || t[at..].contains("note") => t[..at].trim_end(),
