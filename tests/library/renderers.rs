@@ -212,6 +212,7 @@ fn input(values: &[String], agent: Agent) -> Input {
         model_failed: vec![v.take()],
         earlier_files: vec![v.take()],
         earlier_tasks: vec![v.take()],
+        left_open: vec![v.take()],
         previous_headline: v.some(),
     };
     let front = FrontMatter {

@@ -194,6 +194,11 @@ pub fn restore_context(ex: &Extraction, memory: &Path, facts: &SessionFacts) -> 
         "- Tasks done earlier in this session (no longer on the task list):",
         &facts.earlier_tasks,
     );
+    lasting::bullets(
+        &mut out,
+        "- Tasks an earlier task list left open (Claude replaced the list before they were done):",
+        &facts.left_open,
+    );
     lasting::users_words(&mut out, facts);
     closing_words(&mut out, ex);
     // What the reply may claim is only as true as its calls: say which did not work.

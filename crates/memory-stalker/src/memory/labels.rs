@@ -186,6 +186,7 @@ pub struct Labels {
     pub none_found: &'static str,
     pub earlier_files: &'static str,
     pub earlier_tasks: &'static str,
+    pub left_open: &'static str,
     pub nothing_lasting: &'static str,
     pub ai_summary: &'static str,
     pub task_summary: &'static str,
@@ -252,6 +253,7 @@ const EN: Labels = Labels {
     none_found: "(none found)",
     earlier_files: "Files changed earlier in this session",
     earlier_tasks: "Tasks done earlier in this session",
+    left_open: "Tasks left open on an earlier task list",
     nothing_lasting: "(no request, standing instruction, answer, decision or failed approach found yet)",
     ai_summary: "AI summary",
     task_summary: "Task summary",
@@ -318,6 +320,7 @@ const ZH: Labels = Labels {
     none_found: "（未发现）",
     earlier_files: "本会话更早修改的文件",
     earlier_tasks: "本会话更早完成的任务",
+    left_open: "更早的任务列表中未完成的任务",
     nothing_lasting: "（尚未发现请求、长期要求、回答、决策或失败的尝试）",
     ai_summary: "AI 生成摘要",
     task_summary: "任务摘要",
@@ -444,9 +447,39 @@ pub fn done_tasks(list: &str) -> impl Iterator<Item = &str> {
         .filter(|t| !t.is_empty())
 }
 
+/// The tasks a memory's task list shows open (pending or in progress), without the
+/// in-progress mark.
+pub fn open_tasks(list: &str) -> impl Iterator<Item = &str> {
+    list.lines()
+        .filter_map(|l| l.strip_prefix("- [ ] "))
+        .map(|t| {
+            [Lang::En, Lang::Zh]
+                .iter()
+                .find_map(|l| t.strip_prefix(&format!("**{}**: ", Labels::of(*l).in_progress)))
+                .unwrap_or(t)
+                .trim()
+        })
+        .filter(|t| !t.is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn open_tasks_are_read_back_without_their_in_progress_mark() {
+        for lang in [Lang::En, Lang::Zh] {
+            let list = format!(
+                "- [x] Ship it\n- [ ] **{}**: Return 429\n- [ ] Document the reset\n- … 3 more\n",
+                Labels::of(lang).in_progress
+            );
+            assert_eq!(
+                open_tasks(&list).collect::<Vec<_>>(),
+                ["Return 429", "Document the reset"],
+                "{lang:?}"
+            );
+        }
+    }
 
     #[test]
     fn a_pending_note_is_known_in_both_languages() {

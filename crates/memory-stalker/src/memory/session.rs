@@ -42,11 +42,13 @@ pub enum Kind {
     EarlierFiles,
     /// Tasks completed before this memory's segment (its own are its task list).
     EarlierTasks,
+    /// Tasks an earlier task list left open that the current list no longer holds.
+    LeftOpen,
 }
 
 impl Kind {
     /// Every kind, in the order Session so far lists them.
-    pub const ALL: [Kind; 12] = [
+    pub const ALL: [Kind; 13] = [
         Kind::Requests,
         Kind::Constraints,
         Kind::Answers,
@@ -59,6 +61,7 @@ impl Kind {
         Kind::ModelFailed,
         Kind::EarlierFiles,
         Kind::EarlierTasks,
+        Kind::LeftOpen,
     ];
 
     /// The `###` heading of the kind's list.
@@ -76,6 +79,7 @@ impl Kind {
             Kind::ModelFailed => l.model_failed,
             Kind::EarlierFiles => l.earlier_files,
             Kind::EarlierTasks => l.earlier_tasks,
+            Kind::LeftOpen => l.left_open,
         }
     }
 
@@ -96,7 +100,7 @@ impl Kind {
             Kind::Constraints | Kind::Answers => 12,
             Kind::Context | Kind::Requirements => 6,
             Kind::Failed | Kind::ModelPreferences | Kind::ModelDecisions | Kind::ModelFailed => 8,
-            Kind::EarlierFiles | Kind::EarlierTasks => 20,
+            Kind::EarlierFiles | Kind::EarlierTasks | Kind::LeftOpen => 20,
         }
     }
 }
@@ -128,6 +132,8 @@ pub struct SessionFacts {
     pub earlier_files: Vec<String>,
     /// Tasks completed before this memory's segment.
     pub earlier_tasks: Vec<String>,
+    /// Tasks an earlier task list left open that the current list no longer holds.
+    pub left_open: Vec<String>,
     /// The headline of the memory these facts were carried from (not part of Session
     /// so far: its front matter's), which the next memory keeps unless the work changed.
     pub previous_headline: Option<String>,
@@ -149,6 +155,7 @@ impl SessionFacts {
             Kind::ModelFailed => &self.model_failed,
             Kind::EarlierFiles => &self.earlier_files,
             Kind::EarlierTasks => &self.earlier_tasks,
+            Kind::LeftOpen => &self.left_open,
         }
     }
 
@@ -167,6 +174,7 @@ impl SessionFacts {
             Kind::ModelFailed => &mut self.model_failed,
             Kind::EarlierFiles => &mut self.earlier_files,
             Kind::EarlierTasks => &mut self.earlier_tasks,
+            Kind::LeftOpen => &mut self.left_open,
         }
     }
 

@@ -138,6 +138,17 @@ impl SessionFacts {
                     let start = done.len().saturating_sub(kind.max());
                     done.split_off(start)
                 }
+                // Left open on a list Claude replaced: not on the current list, and not
+                // shown done since (the done ones come first in `Kind::ALL`).
+                Kind::LeftOpen => {
+                    let mut open = merge(&earlier.left_open, new, usize::MAX);
+                    open.retain(|t| {
+                        !tasks.iter().any(|c| c.trim() == t.trim())
+                            && !out.earlier_tasks.iter().any(|d| d.trim() == t.trim())
+                    });
+                    let start = open.len().saturating_sub(kind.max());
+                    open.split_off(start)
+                }
                 // A newer rule replaces the older one it restates or revises.
                 Kind::Constraints => {
                     let all = earlier.constraints.iter().cloned().chain(new).collect();
@@ -193,6 +204,7 @@ impl SessionFacts {
         let mut facts = SessionFacts::default();
         let mut modified = Vec::new();
         let mut done = Vec::new();
+        let mut open = Vec::new();
         for span in sections(text) {
             let body = &text[span.range.clone()];
             match span.section {
@@ -201,6 +213,7 @@ impl SessionFacts {
                 // earlier" once they leave the list.
                 Section::Tasks if with_modified => {
                     done.extend(crate::memory::labels::done_tasks(body).map(str::to_string));
+                    open.extend(crate::memory::labels::open_tasks(body).map(str::to_string));
                 }
                 Section::Files if with_modified => {
                     // Only the Modified list: the first sub-list of the section.
@@ -219,6 +232,7 @@ impl SessionFacts {
         // The memory's own files and tasks are newer than those it carried.
         facts.earlier_files.extend(modified);
         facts.earlier_tasks.extend(done);
+        facts.left_open.extend(open);
         facts
     }
 }
@@ -293,6 +307,7 @@ mod tests {
             model_failed: vec!["A Redis token bucket".into()],
             earlier_files: vec!["src/billing/clock.rs".into(), "a `tick`.rs".into()],
             earlier_tasks: vec!["Reproduce the one-cent discrepancy".into()],
+            left_open: vec!["Return 429 with a Retry-After header".into()],
             previous_headline: None,
         }
     }
@@ -400,10 +415,17 @@ mod tests {
             ],
         );
         assert_eq!(next.earlier_tasks, ["Reproduce the one-cent discrepancy"]);
+        // The task the list left in progress is not on the next one: left open.
+        assert_eq!(carried.left_open, ["Add a regression test"]);
+        assert_eq!(next.left_open, ["Add a regression test"]);
+        // Once a later list shows it done, it is done, not open.
+        let later =
+            SessionFacts::default().after(&next, &[], &["Add a regression test".to_string()]);
+        assert!(later.left_open.is_empty(), "{later:?}");
         let rendered = next.render(Lang::En);
         assert!(
             rendered.contains(
-                "### Tasks done earlier in this session\n\n- Reproduce the one-cent discrepancy\n"
+                "### Tasks done earlier in this session\n\n- Reproduce the one-cent discrepancy\n\n### Tasks left open on an earlier task list\n\n- Add a regression test\n"
             ),
             "{rendered}"
         );
@@ -411,6 +433,10 @@ mod tests {
         assert_eq!(
             SessionFacts::from_memory(&rendered).earlier_tasks,
             ["Reproduce the one-cent discrepancy"]
+        );
+        assert_eq!(
+            SessionFacts::from_memory(&rendered).left_open,
+            ["Add a regression test"]
         );
     }
 }
