@@ -106,6 +106,7 @@ impl SegmentFacts {
             requirements: found.requirements,
             decisions: dedup(decisions),
             failed: dedup(failed),
+            left_open: found.left_open,
             ..SessionFacts::default()
         }
     }

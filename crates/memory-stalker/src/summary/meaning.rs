@@ -27,6 +27,7 @@ pub(crate) struct Found {
     pub requirements: Vec<String>,
     pub decisions: Vec<String>,
     pub failed: Vec<String>,
+    pub left_open: Vec<String>,
 }
 
 /// The facts of the segment's signals, in `lang`.
@@ -107,6 +108,7 @@ pub(crate) fn from_signals(s: &Signals, lang: Lang) -> Found {
     for h in &s.hooks {
         f.requirements.push(hook(h, lang));
     }
+    f.left_open.clone_from(&s.left_open);
     for n in &s.notes {
         f.constraints.push(sourced(&n.text, &n.source, lang));
     }

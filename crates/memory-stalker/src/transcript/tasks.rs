@@ -295,6 +295,49 @@ pub(crate) fn replay(records: &[Record]) -> Option<(TodoList, usize)> {
     }
 }
 
+/// The tasks a whole list written from record `start` on left open when a later whole
+/// list replaced it without them (and no list after holds them again): work Claude set
+/// aside, or forgot, when it wrote a list for something else. Oldest first, each once.
+/// Lists kept task by task (`TaskCreate` / `TaskUpdate`) drop nothing this way.
+pub(crate) fn left_open(records: &[Record], start: usize) -> Vec<String> {
+    let failed = failed_calls(&records[start.min(records.len())..]);
+    let lists: Vec<&[super::record::TodoInput]> = records
+        .iter()
+        .skip(start)
+        .filter(|r| !r.meta.sidechain)
+        .filter_map(|r| match &r.entry {
+            Entry::Assistant(a) => Some(&a.tool_calls),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|c| match &c.detail {
+            ToolDetail::TodoWrite(items) if !failed.contains(&c.id) => Some(&items[..]),
+            _ => None,
+        })
+        .collect();
+    let mut out: Vec<String> = Vec::new();
+    for (i, list) in lists.iter().enumerate() {
+        let later = &lists[i + 1..];
+        // The last list is the memory's task list, which says itself what is open.
+        if later.is_empty() {
+            break;
+        }
+        for t in list
+            .iter()
+            .filter(|t| status(&t.status) != TaskStatus::Completed)
+        {
+            let held_later = later
+                .iter()
+                .any(|l| l.iter().any(|n| n.content == t.content));
+            let text = crate::memory::labels::task_text(&t.content);
+            if !held_later && !out.contains(&text) {
+                out.push(text);
+            }
+        }
+    }
+    out
+}
+
 /// The calls answered with an error (the tool disabled, bad input): a TodoWrite among
 /// them changed nothing.
 fn failed_calls(records: &[Record]) -> super::record::KeySet {
@@ -853,5 +896,40 @@ mod tests {
                 .items
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn tasks_a_replaced_list_left_open_are_found_once() {
+        let todo = |id: &str, list: &str| call(id, "TodoWrite", &format!(r#"{{"todos":{list}}}"#));
+        let rs = records(&[
+            &todo(
+                "t1",
+                r#"[{"content":"Vite dev server","status":"completed"},{"content":"Remove vendor prefixes","status":"pending"},{"content":"Fix getUserMedia","status":"in_progress"}]"#,
+            ),
+            &result("t1", "ok", "{}"),
+            // The new list drops the vendor prefixes while open; getUserMedia goes on.
+            &todo(
+                "t2",
+                r#"[{"content":"Fix getUserMedia","status":"completed"},{"content":"Migrate to AudioWorklet","status":"in_progress"},{"content":"Write the worklet","status":"pending"}]"#,
+            ),
+            &result("t2", "ok", "{}"),
+            // A list that failed to write replaced nothing.
+            &todo("t3", r#"[{"content":"Something else","status":"pending"}]"#),
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t3","content":"InputValidationError","is_error":true}]}}"#,
+            // Dropped, then written again: not left open.
+            &todo(
+                "t4",
+                r#"[{"content":"Migrate to AudioWorklet","status":"in_progress"}]"#,
+            ),
+            &result("t4", "ok", "{}"),
+            &todo(
+                "t5",
+                r#"[{"content":"Migrate to AudioWorklet","status":"completed"},{"content":"Write the worklet","status":"completed"}]"#,
+            ),
+            &result("t5", "ok", "{}"),
+        ]);
+        assert_eq!(left_open(&rs, 0), ["Remove vendor prefixes"]);
+        // From the second list on, nothing was dropped.
+        assert!(left_open(&rs, 2).is_empty());
     }
 }

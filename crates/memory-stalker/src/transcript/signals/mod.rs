@@ -113,6 +113,9 @@ pub struct Signals {
     /// Issues looked up in a tracker, with the titles it printed.
     #[serde(default)]
     pub issues: Vec<IssueTitle>,
+    /// Tasks a task list left open when Claude replaced it with one without them.
+    #[serde(default)]
+    pub left_open: Vec<String>,
 }
 
 impl Signals {
@@ -132,6 +135,7 @@ impl Signals {
             && self.hooks.is_empty()
             && self.notes.is_empty()
             && self.issues.is_empty()
+            && self.left_open.is_empty()
     }
 }
 
@@ -153,6 +157,7 @@ pub(crate) fn find(t: &Transcript) -> Signals {
         hooks: hooks::find(&view),
         notes: notes::find(&view),
         issues: issues::find(&view),
+        left_open: super::tasks::left_open(&t.records, t.segment_start),
     }
 }
 
