@@ -124,9 +124,7 @@ fn closing_question(view: &View, from: usize, before: usize) -> Option<String> {
         .map(str::trim)
         .find(|p| !p.is_empty() && !p.starts_with("```"))?;
     let last = last.lines().last()?.trim();
-    if !(last.ends_with('?') || last.ends_with('？')) {
-        return None;
-    }
+    let last = asked_in(last)?;
     let question = last.trim_start_matches(['*', '-', '#', ' ']);
     // A long line: its last sentence is the question.
     let question = if question.chars().count() <= TEXT_CHARS {
@@ -137,6 +135,32 @@ fn closing_question(view: &View, from: usize, before: usize) -> Option<String> {
             .map_or(question, |i| question[i + 1..].trim())
     };
     Some(one_line(question, TEXT_CHARS))
+}
+
+/// The line up to the question it ends with: its last character, or a question
+/// followed by one short sentence that asks nothing ("Should I create a detailed plan
+/// for Phase A first? This is the foundation everything else depends on.").
+fn asked_in(line: &str) -> Option<&str> {
+    if line.ends_with(['?', '？']) {
+        return Some(line);
+    }
+    // The last question mark that ends a sentence (not `?page=2` in a URL).
+    let (at, mark) = line
+        .char_indices()
+        .filter(|(i, c)| {
+            matches!(c, '?' | '？')
+                && line[i + c.len_utf8()..]
+                    .chars()
+                    .next()
+                    .is_some_and(char::is_whitespace)
+        })
+        .last()?;
+    let end = at + mark.len_utf8();
+    let after = line[end..].trim();
+    let one_sentence = !after
+        .trim_end_matches(['.', '!', '。', '！'])
+        .contains(['.', '!', '?', '。', '！', '？']);
+    (one_sentence && after.chars().count() <= 120).then(|| &line[..end])
 }
 
 /// Whether every part of `answer` (several choices are joined by ", ") is an option
@@ -198,5 +222,23 @@ mod tests {
             ]
         );
         assert!(parse_answer_text("Error: no such tool").is_empty());
+    }
+
+    #[test]
+    fn a_question_may_be_followed_by_one_short_sentence() {
+        assert_eq!(asked_in("Shall I go on?"), Some("Shall I go on?"));
+        assert_eq!(
+            asked_in(
+                "Should I create a detailed plan for Phase A first? This is the foundation everything else depends on."
+            ),
+            Some("Should I create a detailed plan for Phase A first?")
+        );
+        assert_eq!(asked_in("All tests pass."), None);
+        assert_eq!(
+            asked_in("Want me to continue? I fixed the parser. Then the lexer."),
+            None,
+            "more than one sentence after it: the turn went on"
+        );
+        assert_eq!(asked_in("See /search?q=rust for more."), None);
     }
 }
