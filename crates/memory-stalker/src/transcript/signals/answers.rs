@@ -145,16 +145,13 @@ fn asked_in(line: &str) -> Option<&str> {
         return Some(line);
     }
     // The last question mark that ends a sentence (not `?page=2` in a URL).
-    let (at, mark) = line
-        .char_indices()
-        .filter(|(i, c)| {
-            matches!(c, '?' | '？')
-                && line[i + c.len_utf8()..]
-                    .chars()
-                    .next()
-                    .is_some_and(char::is_whitespace)
-        })
-        .last()?;
+    let (at, mark) = line.char_indices().rfind(|(i, c)| {
+        matches!(c, '?' | '？')
+            && line[i + c.len_utf8()..]
+                .chars()
+                .next()
+                .is_some_and(char::is_whitespace)
+    })?;
     let end = at + mark.len_utf8();
     let after = line[end..].trim();
     let one_sentence = !after
