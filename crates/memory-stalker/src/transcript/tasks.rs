@@ -315,23 +315,25 @@ pub(crate) fn left_open(records: &[Record], start: usize) -> Vec<String> {
             _ => None,
         })
         .collect();
-    let mut out: Vec<String> = Vec::new();
+    // The last list each task is on: one pass, however many lists a long session
+    // wrote.
+    let mut last_on: std::collections::HashMap<&str, usize> = Default::default();
     for (i, list) in lists.iter().enumerate() {
-        let later = &lists[i + 1..];
-        // The last list is the memory's task list, which says itself what is open.
-        if later.is_empty() {
-            break;
+        for t in list.iter() {
+            last_on.insert(&t.content, i);
         }
+    }
+    let mut out: Vec<String> = Vec::new();
+    // The last list is the memory's task list, which says itself what is open.
+    for (i, list) in lists.iter().enumerate().take(lists.len().saturating_sub(1)) {
         for t in list
             .iter()
             .filter(|t| status(&t.status) != TaskStatus::Completed)
         {
-            let held_later = later
-                .iter()
-                .any(|l| l.iter().any(|n| n.content == t.content));
-            let text = crate::memory::labels::task_text(&t.content);
-            if !held_later && !out.contains(&text) {
-                out.push(text);
+            // Each task once: taken from the map when its last list is this one.
+            if last_on.get(t.content.as_str()) == Some(&i) {
+                last_on.remove(t.content.as_str());
+                out.push(crate::memory::labels::task_text(&t.content));
             }
         }
     }
@@ -929,6 +931,21 @@ mod tests {
             &result("t5", "ok", "{}"),
         ]);
         assert_eq!(left_open(&rs, 0), ["Remove vendor prefixes"]);
+        // On a list, off the next, back open on a later one and dropped again: found
+        // where it was dropped for good, once.
+        let again = records(&[
+            &todo(
+                "a1",
+                r#"[{"content":"Docs","status":"pending"},{"content":"A","status":"pending"}]"#,
+            ),
+            &todo("a2", r#"[{"content":"A","status":"completed"}]"#),
+            &todo(
+                "a3",
+                r#"[{"content":"Docs","status":"pending"},{"content":"B","status":"pending"}]"#,
+            ),
+            &todo("a4", r#"[{"content":"B","status":"in_progress"}]"#),
+        ]);
+        assert_eq!(left_open(&again, 0), ["Docs"]);
         // From the second list on, nothing was dropped.
         assert!(left_open(&rs, 2).is_empty());
     }

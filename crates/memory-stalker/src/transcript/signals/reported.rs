@@ -57,11 +57,12 @@ pub(super) fn find(view: &View) -> Vec<Reported> {
         else {
             continue;
         };
+        let named = file_names(prompt);
         let Some(file) = changed
             .iter()
             .rev()
             .map(|(_, p)| *p)
-            .find(|p| names(prompt, p))
+            .find(|p| names(&named, p))
         else {
             continue;
         };
@@ -86,26 +87,30 @@ fn said_between(view: &View, from: usize, to: usize) -> bool {
         .any(|r| !r.meta.sidechain && matches!(r.entry, Entry::Assistant(_)))
 }
 
-/// Whether `text` names the file at `path` by its file name, as a word of its own
-/// (`src/components/Layout.vue:86:67`, `(imported by src/views/AreaManagement.vue)`),
-/// not inside a longer name (`MyLayout.vue`, `Layout.vue.bak`).
-fn names(text: &str, path: &str) -> bool {
+/// The file names `text` holds as words of their own (`src/components/Layout.vue:86:67`
+/// gives `Layout.vue`, `(imported by src/views/AreaManagement.vue)` gives
+/// `AreaManagement.vue`; `MyLayout.vue` and `Layout.vue.bak` are other names): one pass
+/// over a paste that may be megabytes long, whatever the number of files changed.
+fn file_names(text: &str) -> std::collections::HashSet<&str> {
+    let part = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '\\');
+    text.split(|c: char| !part(c))
+        .filter_map(|w| w.rsplit(['/', '\\']).next())
+        // A sentence's full stop may follow the name.
+        .map(|w| w.trim_end_matches('.'))
+        .filter(|w| is_file_name(w))
+        .collect()
+}
+
+/// Whether a name is specific enough to stand for a file: it has an extension and four
+/// characters at least (`Makefile` or `src` could be any word).
+fn is_file_name(name: &str) -> bool {
+    name.chars().count() >= 4 && name.contains('.') && !name.starts_with('.')
+}
+
+/// Whether a path's file name is among `names`.
+fn names(names: &std::collections::HashSet<&str>, path: &str) -> bool {
     let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
-    // A name without an extension (`Makefile`, `src`) is too common a word.
-    if name.chars().count() < 4 || !name.contains('.') {
-        return false;
-    }
-    let part = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '.');
-    text.match_indices(name).any(|(i, _)| {
-        let before = text[..i].chars().next_back();
-        let after = text[i + name.len()..].chars().next();
-        // A sentence's full stop may follow the name; another extension may not.
-        let rest = &text[i + name.len()..];
-        before.is_none_or(|c| !part(c))
-            && after.is_none_or(|c| {
-                !part(c) || (c == '.' && !rest[1..].starts_with(char::is_alphanumeric))
-            })
-    })
+    is_file_name(name) && names.contains(name)
 }
 
 #[cfg(test)]
@@ -114,16 +119,18 @@ mod tests {
 
     #[test]
     fn a_file_is_named_by_its_whole_file_name() {
+        let named = |text: &str, path: &str| names(&file_names(text), path);
         let out = "src/components/Layout.vue:86:67 - error TS2305: no member";
-        assert!(names(out, "/p/src/components/Layout.vue"));
-        assert!(names(
+        assert!(named(out, "/p/src/components/Layout.vue"));
+        assert!(named(
             "(imported by src/views/AreaManagement.vue): ENOENT",
             "/p/src/views/AreaManagement.vue"
         ));
-        assert!(names("failed in Layout.vue.", "/p/Layout.vue"));
-        assert!(!names("src/MyLayout.vue:1 error", "/p/Layout.vue"));
-        assert!(!names("Layout.vue.bak: error", "/p/Layout.vue"));
-        assert!(!names("error in src: bad", "/p/src"));
-        assert!(!names("Makefile:3: error", "/p/Makefile"));
+        assert!(named("failed in Layout.vue.", "/p/Layout.vue"));
+        assert!(named(r"at C:\app\Main.cs:line 3", r"C:\app\Main.cs"));
+        assert!(!named("src/MyLayout.vue:1 error", "/p/Layout.vue"));
+        assert!(!named("Layout.vue.bak: error", "/p/Layout.vue"));
+        assert!(!named("error in src: bad", "/p/src"));
+        assert!(!named("Makefile:3: error", "/p/Makefile"));
     }
 }
