@@ -270,24 +270,44 @@ fn merge(earlier: &[String], new: Vec<String>, max: usize) -> Vec<String> {
 
 /// The items in order, each once (compared case-insensitively; an item that begins
 /// another, "Plan approved: X" and "Plan approved: X (its steps) (ExitPlanMode, …)", is
-/// the same item, and the first kept).
+/// the same item when both have 20 characters or more, and the first kept). In
+/// O(n log n): a long session can give thousands of items.
 fn dedup(items: Vec<String>) -> Vec<String> {
+    use std::collections::{BTreeSet, HashSet};
+    use std::ops::Bound::{Excluded, Included, Unbounded};
     let mut kept: Vec<String> = Vec::new();
-    let mut keys: Vec<String> = Vec::new();
+    let mut keys: HashSet<String> = HashSet::new();
+    // The kept keys of 20 characters or more. None begins another (the later would not
+    // have been kept), so a key that begins a new one is the greatest key not above it,
+    // and a key the new one begins is the least key not below it.
+    let mut long: BTreeSet<String> = BTreeSet::new();
     for item in items {
         let key = item.trim().to_lowercase();
-        let same = |k: &String| {
-            *k == key
-                || (k.chars().count().min(key.chars().count()) >= 20
-                    && (k.starts_with(&key) || key.starts_with(k.as_str())))
-        };
-        if !key.is_empty() && !keys.iter().any(same) {
-            keys.push(key);
-            kept.push(item);
+        if key.is_empty() || keys.contains(&key) {
+            continue;
         }
+        if key.chars().count() >= PREFIX_CHARS {
+            let begins_new = long
+                .range::<str, _>((Unbounded, Excluded(key.as_str())))
+                .next_back()
+                .is_some_and(|k| key.starts_with(k.as_str()));
+            let new_begins = long
+                .range::<str, _>((Included(key.as_str()), Unbounded))
+                .next()
+                .is_some_and(|k| k.starts_with(&key));
+            if begins_new || new_begins {
+                continue;
+            }
+            long.insert(key.clone());
+        }
+        keys.insert(key);
+        kept.push(item);
     }
     kept
 }
+
+/// Shortest items compared by their beginning.
+const PREFIX_CHARS: usize = 20;
 
 #[cfg(test)]
 mod tests {
@@ -310,6 +330,40 @@ mod tests {
             earlier_tasks: vec!["Reproduce the one-cent discrepancy".into()],
             left_open: vec!["Return 429 with a Retry-After header".into()],
             previous_headline: None,
+        }
+    }
+
+    /// The pairwise comparison `dedup` replaced (quadratic), as the reference.
+    fn dedup_pairwise(items: Vec<String>) -> Vec<String> {
+        let mut kept: Vec<String> = Vec::new();
+        let mut keys: Vec<String> = Vec::new();
+        for item in items {
+            let key = item.trim().to_lowercase();
+            let same = |k: &String| {
+                *k == key
+                    || (k.chars().count().min(key.chars().count()) >= PREFIX_CHARS
+                        && (k.starts_with(&key) || key.starts_with(k.as_str())))
+            };
+            if !key.is_empty() && !keys.iter().any(same) {
+                keys.push(key);
+                kept.push(item);
+            }
+        }
+        kept
+    }
+
+    mod dedup_keeps_what_the_pairwise_comparison_keeps {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(500))]
+            #[test]
+            fn on_items_that_begin_one_another(
+                items in proptest::collection::vec("[aAb ]{0,3}(plan approved: x{15,20}[yz ]{0,4})?", 0..30),
+            ) {
+                prop_assert_eq!(dedup(items.clone()), dedup_pairwise(items));
+            }
         }
     }
 

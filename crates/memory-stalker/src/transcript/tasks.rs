@@ -337,8 +337,14 @@ pub(crate) fn left_open(records: &[Record], start: usize) -> Vec<String> {
             }
         }
     }
-    out
+    // A memory shows the newest 20; an autonomous run that rewrote its list thousands of
+    // times keeps its inspect output and its merge small.
+    let start = out.len().saturating_sub(LEFT_OPEN_KEPT);
+    out.split_off(start)
 }
+
+/// Most tasks left open kept (the newest).
+const LEFT_OPEN_KEPT: usize = 100;
 
 /// The calls answered with an error (the tool disabled, bad input): a TodoWrite among
 /// them changed nothing.
