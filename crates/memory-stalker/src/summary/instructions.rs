@@ -35,8 +35,14 @@ pub(crate) fn from_prompts(requests: &[String]) -> Vec<String> {
             out.extend(instruction(s, false).filter(|rule| Some(rule.trim()) != the_task));
         }
     }
-    newest_wins(out)
+    // Each rule is compared with every newer one: only the newest are, so a segment of a
+    // thousand prompts is not a million comparisons (a memory keeps 12 rules).
+    let older = out.len().saturating_sub(COMPARED);
+    newest_wins(out.split_off(older))
 }
+
+/// Most rules typed in one segment that are compared and kept (the newest).
+const COMPARED: usize = 200;
 
 /// Whether a sentence says that what it asks lasts beyond the task at hand.
 fn lasts(sentence: &str) -> bool {
@@ -597,6 +603,20 @@ mod tests {
             vec![
                 "I have both Node and Python, but I don't want to make it only work for me or make assumptions about people's env."
             ]
+        );
+    }
+
+    #[test]
+    fn only_the_newest_rules_of_a_long_segment_are_compared() {
+        let requests: Vec<String> = (0..300)
+            .map(|i| format!("Fix parser {i}. Never touch the generated file gen{i}.rs."))
+            .collect();
+        let rules = from_prompts(&requests);
+        assert_eq!(rules.len(), COMPARED);
+        assert_eq!(rules[0], "Never touch the generated file gen100.rs.");
+        assert_eq!(
+            rules.last().map(String::as_str),
+            Some("Never touch the generated file gen299.rs.")
         );
     }
 
