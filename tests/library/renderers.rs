@@ -305,6 +305,7 @@ fn render(i: &Input) -> Vec<(&'static str, String)> {
         text: String::new(),
         front: i.front.clone(),
         extraction: i.ex.clone(),
+        facts_late: false,
     }
     .brief(&memory_stalker::Config::from_lookup(|_| None));
     vec![

@@ -443,3 +443,54 @@ fn pre_compact_waits_for_a_transcript_still_being_written() {
         &interaction[..300]
     );
 }
+
+/// A segment whose texts take long to read for rules (here 5,000 prompts, each typing
+/// two): past `MEMORY_STALKER_FACTS_BUDGET` the memory is saved without them, and the
+/// log says so, rather than the hook giving up at its timeout with no memory at all.
+#[test]
+fn facts_found_too_late_are_left_out_and_the_memory_is_saved() {
+    let lines: Vec<String> = (0..5_000)
+        .flat_map(|k| {
+            let prompt = format!(
+                "Please rename module{k} to widget{k} instead of keeping the old name. Never touch the generated file gen{k}.rs in this repo."
+            );
+            [
+                json!({"type": "user", "uuid": format!("u{k}"), "sessionId": SID, "cwd": "/p", "timestamp": "2026-11-20T10:00:00.000Z", "message": {"role": "user", "content": prompt}}),
+                json!({"type": "assistant", "uuid": format!("a{k}"), "sessionId": SID, "cwd": "/p", "timestamp": "2026-11-20T10:00:01.000Z", "message": {"id": format!("m{k}"), "role": "assistant", "content": [{"type": "text", "text": format!("Renamed module{k}.")}]}}),
+            ]
+        })
+        .map(|v| v.to_string())
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("long.jsonl");
+    fs::write(&file, lines.join("\n") + "\n").unwrap();
+
+    for (budget, rules_kept) in [("0.001", false), ("30", true)] {
+        let mut s = sandbox();
+        s.set("MEMORY_STALKER_FACTS_BUDGET", budget);
+        let transcript = s.install_transcript(&file, SID);
+        let out = s.run(
+            BIN,
+            &[],
+            s.pre_compact_input(&transcript, SID, "auto", None)
+                .as_bytes(),
+        );
+        let (_, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        let name = s.memory_files().pop().expect("a memory");
+        let memory = fs::read_to_string(s.memories().join(name)).unwrap();
+        assert!(
+            memory.contains("Renamed module4999."),
+            "the extraction is whole"
+        );
+        let late = stderr.contains("the memory is saved without them");
+        assert_eq!(late, !rules_kept, "budget {budget}: {stderr}");
+        // The last prompt is in the memory either way; the rule typed before it only
+        // among the standing instructions.
+        assert_eq!(
+            memory.contains("Never touch the generated file gen4998.rs"),
+            rules_kept,
+            "budget {budget}"
+        );
+    }
+}

@@ -122,6 +122,10 @@ pub struct Config {
     /// Whether this process is a hook: its stores open the search index as a hook must
     /// (a short wait for a lock, a bounded catch-up, no checkpoint on close; §7.10).
     pub in_hook: bool,
+    /// `MEMORY_STALKER_FACTS_BUDGET`: how long a hook waits for the facts of the
+    /// segment's texts (rules, choices, stated decisions) before it saves the memory
+    /// without them (docs/design.md §4.7).
+    pub facts_budget: Duration,
 }
 
 /// Public Anthropic API.
@@ -129,6 +133,7 @@ pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
 /// Model used when neither `MEMORY_STALKER_MODEL` nor `ANTHROPIC_DEFAULT_SONNET_MODEL` is set.
 pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-6";
 const DEFAULT_TIMEOUT_SECS: u64 = 60;
+const DEFAULT_FACTS_BUDGET_SECS: u64 = 10;
 const DEFAULT_MAX_CHARS: usize = 50_000;
 const DEFAULT_RECALL_DAYS: u32 = 7;
 
@@ -191,6 +196,19 @@ impl Config {
                 (s > 0.0 && s <= 3600.0).then(|| Duration::from_secs_f64(s))
             },
         );
+        let facts_budget = env.checked(
+            "MEMORY_STALKER_FACTS_BUDGET",
+            env.var("MEMORY_STALKER_FACTS_BUDGET"),
+            "a number of seconds (0 to 60)",
+            (
+                Duration::from_secs(DEFAULT_FACTS_BUDGET_SECS),
+                DEFAULT_FACTS_BUDGET_SECS,
+            ),
+            |v| {
+                let s = v.trim_end_matches('s').parse::<f64>().ok()?;
+                (s > 0.0 && s <= 60.0).then(|| Duration::from_secs_f64(s))
+            },
+        );
         let max_chars = env.checked(
             "MEMORY_STALKER_MAX_CHARS",
             env.var("MEMORY_STALKER_MAX_CHARS"),
@@ -241,6 +259,7 @@ impl Config {
             writer,
             warnings: env.warnings,
             in_hook: false,
+            facts_budget,
         }
     }
 
@@ -418,13 +437,15 @@ mod tests {
             ("MEMORY_STALKER_MAX_CHARS", "-5"),
             ("MEMORY_STALKER_LANG", "fr"),
             ("MEMORY_STALKER_ASYNC", "maybe"),
+            ("MEMORY_STALKER_FACTS_BUDGET", "600"),
         ]);
         assert_eq!(c.summarizer, Backend::Auto);
         assert_eq!(c.timeout, Duration::from_secs(60));
+        assert_eq!(c.facts_budget, Duration::from_secs(10));
         assert_eq!(c.max_chars, 50_000);
         assert_eq!(c.lang, Lang::En);
         assert!(c.async_summary);
-        assert_eq!(c.warnings.len(), 5, "{:?}", c.warnings);
+        assert_eq!(c.warnings.len(), 6, "{:?}", c.warnings);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime};
 
 use chrono::{DateTime, FixedOffset};
 
@@ -78,6 +78,12 @@ pub fn save_memory(
         note.as_deref(),
         &earlier,
     );
+    if memory.facts_late {
+        log.warn(&format!(
+            "the facts of this segment's texts (rules, choices, stated decisions) took over {} s; the memory is saved without them (earlier memories' facts are kept)",
+            config.facts_budget.as_secs_f64()
+        ));
+    }
     let path = write_memory(req, config, &store, &memory, &now, &session_id, log)?;
     if path.parent() == Some(store.dir()) {
         index_and_register(&store, config, &req.project, log);
@@ -358,6 +364,8 @@ pub struct RenderedMemory {
     pub front: FrontMatter,
     /// What it was rendered from.
     pub extraction: Extraction,
+    /// Whether the facts of the segment's texts were left out, not found in time.
+    pub facts_late: bool,
 }
 
 impl RenderedMemory {
@@ -408,7 +416,16 @@ pub fn render_memory(
     note: Option<&str>,
     earlier: &SessionFacts,
 ) -> RenderedMemory {
-    let (extraction, segment_facts) = extract_and_find_facts(transcript);
+    // A hook waits for the facts of the segment's texts only so long; by hand, as long
+    // as they take.
+    let budget = config.in_hook.then_some(config.facts_budget);
+    let (extraction, segment_facts, facts_late) = match budget {
+        Some(budget) => extract_and_find_facts_within(transcript, budget),
+        None => {
+            let (extraction, facts) = extract_and_find_facts(transcript);
+            (extraction, facts, false)
+        }
+    };
     let signals = transcript.signals();
     let summary = offline::summarize_with(
         transcript,
@@ -456,6 +473,7 @@ pub fn render_memory(
         text: redact_if(config.redact, &doc).into_owned(),
         front: doc_front,
         extraction,
+        facts_late,
     }
 }
 
@@ -479,6 +497,73 @@ fn extract_and_find_facts(transcript: &Transcript) -> (Extraction, SegmentFacts)
         (extraction, requests.and(assistant))
     })
 }
+
+/// As [`extract_and_find_facts`], but the facts of the segment's texts are waited for
+/// only until `budget` has passed since the call: a shape of session that makes them
+/// slow (thousands of rules compared) must not cost the compaction its memory, so the
+/// memory is then saved without them (`true`). Their threads own copies of the texts,
+/// so one left running ends with the process.
+fn extract_and_find_facts_within(
+    transcript: &Transcript,
+    budget: Duration,
+) -> (Extraction, SegmentFacts, bool) {
+    let deadline = Instant::now() + budget;
+    let requests = transcript.segment_prompts();
+    let texts: Vec<String> = transcript
+        .segment_assistant_texts()
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let spawn = |part: Part, work: Box<dyn FnOnce() -> SegmentFacts + Send>, tx: Sender| {
+        std::thread::Builder::new()
+            .name("facts".into())
+            .spawn(move || {
+                let _ = tx.send((work(), part));
+            })
+            .is_ok()
+    };
+    let both = spawn(
+        Part::Requests,
+        Box::new(move || SegmentFacts::from_requests(&requests)),
+        tx.clone(),
+    ) && spawn(
+        Part::Assistant,
+        Box::new(move || {
+            let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+            SegmentFacts::from_assistant(&texts)
+        }),
+        tx,
+    );
+    if !both {
+        // No thread to wait on: found here, as without a budget.
+        let (extraction, facts) = extract_and_find_facts(transcript);
+        return (extraction, facts, false);
+    }
+    let extraction = transcript.extraction();
+    let (mut from_requests, mut from_assistant) = (None, None);
+    while from_requests.is_none() || from_assistant.is_none() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok((facts, Part::Requests)) => from_requests = Some(facts),
+            Ok((facts, Part::Assistant)) => from_assistant = Some(facts),
+            Err(_) => break,
+        }
+    }
+    let late = from_requests.is_none() || from_assistant.is_none();
+    let facts = from_requests
+        .unwrap_or_default()
+        .and(from_assistant.unwrap_or_default());
+    (extraction, facts, late)
+}
+
+/// Which half of the segment's facts a thread found.
+enum Part {
+    Requests,
+    Assistant,
+}
+
+type Sender = std::sync::mpsc::Sender<(SegmentFacts, Part)>;
 
 /// The front matter of a memory of `extraction` summarised by `summary`.
 pub(crate) fn front_matter(

@@ -40,25 +40,33 @@ pub struct SegmentFacts {
 impl SegmentFacts {
     /// What the user's requests in the segment give: the requests and the rules typed.
     pub fn of_requests(t: &Transcript) -> SegmentFacts {
-        let requests = t.segment_prompts();
+        SegmentFacts::from_requests(&t.segment_prompts())
+    }
+
+    /// What the segment's requests (`Transcript::segment_prompts`) give.
+    pub fn from_requests(requests: &[String]) -> SegmentFacts {
         SegmentFacts {
             requests: requests
                 .iter()
                 .filter(|r| !crate::transcript::is_continuation(r))
                 .map(|r| one_line(r, REQUEST_CHARS))
                 .collect(),
-            constraints: instructions::from_prompts(&requests),
-            choices: choices::from_prompts(&requests),
+            constraints: instructions::from_prompts(requests),
+            choices: choices::from_prompts(requests),
             ..SegmentFacts::default()
         }
     }
 
     /// What the assistant's texts in the segment give: decisions and failed approaches.
     pub fn of_assistant(t: &Transcript) -> SegmentFacts {
-        let assistant = t.segment_assistant_texts();
+        SegmentFacts::from_assistant(&t.segment_assistant_texts())
+    }
+
+    /// What the segment's assistant texts (`Transcript::segment_assistant_texts`) give.
+    pub fn from_assistant(assistant: &[&str]) -> SegmentFacts {
         SegmentFacts {
-            stated_decisions: offline::stated_decisions(&assistant),
-            failed: offline::failed_approaches(&assistant),
+            stated_decisions: offline::stated_decisions(assistant),
+            failed: offline::failed_approaches(assistant),
             ..SegmentFacts::default()
         }
     }
