@@ -100,9 +100,11 @@ impl Bench {
         .into_bytes();
         // The generated memories are months old and the newest may have no open task:
         // every memory counts as recent, so each run has a recall to write.
+        // Signed with the key the memories were (they are the user's own).
         let recalling = || {
             let mut cmd = self.ours(Path::new(SAVE_MEMORY));
-            cmd.env("MEMORY_STALKER_RECALL_DAYS", "3650");
+            cmd.env("MEMORY_STALKER_RECALL_DAYS", "3650")
+                .env("XDG_STATE_HOME", super::memories::state_home(&self.data));
             cmd
         };
         // Once, to check that it recalls something: a row timing a hook that says

@@ -10,15 +10,21 @@ use super::transcript::CWD;
 
 /// `count` memories as the hook writes them (front matter, then the Markdown body), one
 /// every ~13 minutes from 2026-01-01, 40 per session, with the directory's other files
-/// (INDEX.md, .gitignore, .log). About one in ten mentions a "retry budget". Returns the
-/// project directory.
+/// (INDEX.md, .gitignore, .log). About one in ten mentions a "retry budget". Each is
+/// signed with the writer key of [`state_home`], as this machine's memory-stalker signs
+/// its own: the recall speaks only of those (docs/design.md §4.10). Returns the project
+/// directory.
 pub(crate) fn generate_memories(data: &Path, count: usize) -> PathBuf {
-    let project = data.join(format!("{GENERATOR}-memories-{count}"));
+    let project = data.join(format!("{GENERATOR}-memories-signed-{count}"));
     if project.join(".claude/memories").is_dir() {
         return project;
     }
     eprintln!("generating {count} memories in {} ...", project.display());
-    let partial = data.join(format!("{GENERATOR}-memories-{count}.partial"));
+    let partial = data.join(format!("{GENERATOR}-memories-signed-{count}.partial"));
+    let key = memory_stalker::memory::provenance::WriterKey::load_or_create(
+        &state_home(data).join("memory-stalker/writer.key"),
+    )
+    .expect("a writer key");
     let _ = fs::remove_dir_all(&partial);
     let dir = partial.join(".claude/memories");
     fs::create_dir_all(&dir).unwrap();
@@ -85,6 +91,7 @@ pub(crate) fn generate_memories(data: &Path, count: usize) -> PathBuf {
                 writeln!(text, "- [ ] {task}").unwrap();
             }
         }
+        let text = key.sign(&name, &text);
         fs::write(dir.join(name), text).unwrap();
     }
     fs::write(dir.join(".gitignore"), "*\n").unwrap();
@@ -92,4 +99,10 @@ pub(crate) fn generate_memories(data: &Path, count: usize) -> PathBuf {
     fs::write(dir.join("INDEX.md"), "# Memory index\n").unwrap();
     fs::rename(&partial, &project).unwrap();
     project
+}
+
+/// `XDG_STATE_HOME` of the runs that read the generated memories: where the key that
+/// signed them is, kept beside them.
+pub(crate) fn state_home(data: &Path) -> PathBuf {
+    data.join(format!("{GENERATOR}-state"))
 }

@@ -128,6 +128,12 @@ pub struct Config {
     pub facts_budget: Duration,
 }
 
+/// A number of seconds over 0 and at most `max`, a fraction and a trailing `s` allowed.
+fn seconds(value: &str, max: f64) -> Option<Duration> {
+    let s = value.trim_end_matches('s').parse::<f64>().ok()?;
+    (s > 0.0 && s <= max).then(|| Duration::from_secs_f64(s))
+}
+
 /// Public Anthropic API.
 pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
 /// Model used when neither `MEMORY_STALKER_MODEL` nor `ANTHROPIC_DEFAULT_SONNET_MODEL` is set.
@@ -191,10 +197,7 @@ impl Config {
                 Duration::from_secs(DEFAULT_TIMEOUT_SECS),
                 DEFAULT_TIMEOUT_SECS,
             ),
-            |v| {
-                let s = v.trim_end_matches('s').parse::<f64>().ok()?;
-                (s > 0.0 && s <= 3600.0).then(|| Duration::from_secs_f64(s))
-            },
+            |v| seconds(v, 3600.0),
         );
         let facts_budget = env.checked(
             "MEMORY_STALKER_FACTS_BUDGET",
@@ -204,10 +207,7 @@ impl Config {
                 Duration::from_secs(DEFAULT_FACTS_BUDGET_SECS),
                 DEFAULT_FACTS_BUDGET_SECS,
             ),
-            |v| {
-                let s = v.trim_end_matches('s').parse::<f64>().ok()?;
-                (s > 0.0 && s <= 60.0).then(|| Duration::from_secs_f64(s))
-            },
+            |v| seconds(v, 60.0),
         );
         let max_chars = env.checked(
             "MEMORY_STALKER_MAX_CHARS",
