@@ -383,11 +383,11 @@ fn print_table(bench: &Bench, rows: &[Row], transcripts: &[Transcript], memories
         }
     );
     println!(
-        "- `list-memories` rows: {} memories as the hook writes them, in `{}`; the original lists and finds with its `list_memories.py`.",
+        "- `list-memories` rows: {} memories as the hook writes them (signed, §4.10), in `{}`; the original lists and finds with its `list_memories.py`.",
         thousands(memories as u64),
         bench
             .data
-            .join(format!("{GENERATOR}-memories-{memories}"))
+            .join(format!("{GENERATOR}-memories-signed-{memories}"))
             .display()
     );
     println!(
