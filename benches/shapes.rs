@@ -53,6 +53,7 @@ fn main() {
     let shapes = [
         prompts(&data, 1_000),
         prompts(&data, 5_000),
+        refusals(&data, 5_000),
         task_lists(&data, 3_000),
     ];
     let mut out = String::new();
@@ -128,6 +129,37 @@ fn prompts(data: &Path, n: usize) -> Shape {
     Shape {
         case: format!(
             "{} prompts typed in one segment, each with a rule and a choice",
+            thousands(n as u64)
+        ),
+        path,
+    }
+}
+
+/// `n` edits refused, each with the user's reason, a rule ("never edit …, use … instead").
+fn refusals(data: &Path, n: usize) -> Shape {
+    let path = generated(data, &format!("refusals-{n}"), |w| {
+        w.prompt("Work through the backlog.");
+        for k in 0..n {
+            w.call_failing(
+                "Edit",
+                serde_json::json!({
+                    "file_path": format!("/proj/src/m{k}.rs"),
+                    "old_string": "a",
+                    "new_string": "b",
+                }),
+                &format!(
+                    "The user doesn't want to proceed with this tool use. The tool use was \
+                     rejected (eg. if it was a file edit, the new_string was NOT written to the \
+                     file). The user provided the following reason for the rejection:  never \
+                     edit m{k}, use the {k}-th helper instead"
+                ),
+            );
+        }
+        w.say("Done.");
+    });
+    Shape {
+        case: format!(
+            "{} edits refused, each with a rule as its reason",
             thousands(n as u64)
         ),
         path,
@@ -229,6 +261,14 @@ impl Writer {
     }
 
     fn call(&mut self, tool: &str, input: serde_json::Value, result: &str) {
+        self.call_with(tool, input, result, false);
+    }
+
+    fn call_failing(&mut self, tool: &str, input: serde_json::Value, result: &str) {
+        self.call_with(tool, input, result, true);
+    }
+
+    fn call_with(&mut self, tool: &str, input: serde_json::Value, result: &str, is_error: bool) {
         let id = format!("toolu_{}", self.n);
         self.record(serde_json::json!({
             "type": "assistant",
@@ -238,7 +278,8 @@ impl Writer {
         self.record(serde_json::json!({
             "type": "user",
             "message": { "role": "user",
-                         "content": [{ "type": "tool_result", "tool_use_id": id, "content": result }] },
+                         "content": [{ "type": "tool_result", "tool_use_id": id, "content": result,
+                                       "is_error": is_error }] },
         }));
     }
 }

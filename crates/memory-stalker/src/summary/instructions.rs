@@ -35,13 +35,12 @@ pub(crate) fn from_prompts(requests: &[String]) -> Vec<String> {
             out.extend(instruction(s, false).filter(|rule| Some(rule.trim()) != the_task));
         }
     }
-    // Each rule is compared with every newer one: only the newest are, so a segment of a
-    // thousand prompts is not a million comparisons (a memory keeps 12 rules).
-    let older = out.len().saturating_sub(COMPARED);
-    newest_wins(out.split_off(older))
+    newest_wins(out)
 }
 
-/// Most rules typed in one segment that are compared and kept (the newest).
+/// Most rules compared and kept, the newest: each is compared with every newer one, so
+/// a segment of a thousand prompts or refusals with rules would be a million
+/// comparisons (a memory keeps 12 rules).
 const COMPARED: usize = 200;
 
 /// Whether a sentence says that what it asks lasts beyond the task at hand.
@@ -73,10 +72,12 @@ pub(crate) fn from_words(text: &str) -> Vec<String> {
 }
 
 /// The instructions in order, a later one replacing an earlier one it restates or
-/// revises (most of its key words in common), so the newest wording wins.
-pub(crate) fn newest_wins(items: Vec<String>) -> Vec<String> {
+/// revises (most of its key words in common), so the newest wording wins; of the
+/// newest [`COMPARED`] only.
+pub(crate) fn newest_wins(mut items: Vec<String>) -> Vec<String> {
+    let older = items.len().saturating_sub(COMPARED);
     let mut out: Vec<String> = Vec::new();
-    for item in items {
+    for item in items.split_off(older) {
         let bare = without_source(&item);
         let lower = bare.to_lowercase();
         out.retain(|old| {
