@@ -305,7 +305,7 @@ fn render(i: &Input) -> Vec<(&'static str, String)> {
         text: String::new(),
         front: i.front.clone(),
         extraction: i.ex.clone(),
-        facts_late: false,
+        facts_left_out: None,
     }
     .brief(&memory_stalker::Config::from_lookup(|_| None));
     vec![

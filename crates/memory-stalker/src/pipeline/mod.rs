@@ -8,4 +8,4 @@ mod save;
 
 pub use compaction::{UNKNOWN_TRIGGER, compaction_memory};
 pub use job::{JOB_SUBCOMMAND, SummaryJob, run_detached};
-pub use save::{RenderedMemory, SaveRequest, Saved, render_memory, save_memory};
+pub use save::{FactsLeftOut, RenderedMemory, SaveRequest, Saved, render_memory, save_memory};

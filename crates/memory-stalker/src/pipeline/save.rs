@@ -78,11 +78,15 @@ pub fn save_memory(
         note.as_deref(),
         &earlier,
     );
-    if memory.facts_late {
-        log.warn(&format!(
+    match memory.facts_left_out {
+        Some(FactsLeftOut::TookTooLong) => log.warn(&format!(
             "the facts of this segment's texts (rules, choices, stated decisions) took over {} s; the memory is saved without them (earlier memories' facts are kept)",
             config.facts_budget.as_secs_f64()
-        ));
+        )),
+        Some(FactsLeftOut::Failed) => log.warn(
+            "the facts of this segment's texts (rules, choices, stated decisions) could not be found (an internal error); the memory is saved without them (earlier memories' facts are kept)",
+        ),
+        None => {}
     }
     let path = write_memory(req, config, &store, &memory, &now, &session_id, log)?;
     if path.parent() == Some(store.dir()) {
@@ -364,8 +368,17 @@ pub struct RenderedMemory {
     pub front: FrontMatter,
     /// What it was rendered from.
     pub extraction: Extraction,
-    /// Whether the facts of the segment's texts were left out, not found in time.
-    pub facts_late: bool,
+    /// Why the facts of the segment's texts were left out, when they were.
+    pub facts_left_out: Option<FactsLeftOut>,
+}
+
+/// Why a memory was saved without the facts of its segment's texts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FactsLeftOut {
+    /// They were not found within the hook's facts budget.
+    TookTooLong,
+    /// Finding them failed (a thread could not report them).
+    Failed,
 }
 
 impl RenderedMemory {
@@ -419,11 +432,11 @@ pub fn render_memory(
     // A hook waits for the facts of the segment's texts only so long; by hand, as long
     // as they take.
     let budget = config.in_hook.then_some(config.facts_budget);
-    let (extraction, segment_facts, facts_late) = match budget {
+    let (extraction, segment_facts, facts_left_out) = match budget {
         Some(budget) => extract_and_find_facts_within(transcript, budget),
         None => {
             let (extraction, facts) = extract_and_find_facts(transcript);
-            (extraction, facts, false)
+            (extraction, facts, None)
         }
     };
     let signals = transcript.signals();
@@ -473,7 +486,7 @@ pub fn render_memory(
         text: redact_if(config.redact, &doc).into_owned(),
         front: doc_front,
         extraction,
-        facts_late,
+        facts_left_out,
     }
 }
 
@@ -501,12 +514,12 @@ fn extract_and_find_facts(transcript: &Transcript) -> (Extraction, SegmentFacts)
 /// As [`extract_and_find_facts`], but the facts of the segment's texts are waited for
 /// only until `budget` has passed since the call: a shape of session that makes them
 /// slow (thousands of rules compared) must not cost the compaction its memory, so the
-/// memory is then saved without them (`true`). Their threads own copies of the texts,
-/// so one left running ends with the process.
+/// memory is then saved without them (and says why). Their threads own copies of the
+/// texts, so one left running ends with the process; one that panics costs only them.
 fn extract_and_find_facts_within(
     transcript: &Transcript,
     budget: Duration,
-) -> (Extraction, SegmentFacts, bool) {
+) -> (Extraction, SegmentFacts, Option<FactsLeftOut>) {
     let deadline = Instant::now() + budget;
     let requests = transcript.segment_prompts();
     let texts: Vec<String> = transcript
@@ -538,23 +551,31 @@ fn extract_and_find_facts_within(
     if !both {
         // No thread to wait on: found here, as without a budget.
         let (extraction, facts) = extract_and_find_facts(transcript);
-        return (extraction, facts, false);
+        return (extraction, facts, None);
     }
     let extraction = transcript.extraction();
     let (mut from_requests, mut from_assistant) = (None, None);
+    let mut left_out = None;
     while from_requests.is_none() || from_assistant.is_none() {
         let left = deadline.saturating_duration_since(Instant::now());
         match rx.recv_timeout(left) {
             Ok((facts, Part::Requests)) => from_requests = Some(facts),
             Ok((facts, Part::Assistant)) => from_assistant = Some(facts),
-            Err(_) => break,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                left_out = Some(FactsLeftOut::TookTooLong);
+                break;
+            }
+            // Both threads are gone and one sent nothing: it panicked.
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                left_out = Some(FactsLeftOut::Failed);
+                break;
+            }
         }
     }
-    let late = from_requests.is_none() || from_assistant.is_none();
     let facts = from_requests
         .unwrap_or_default()
         .and(from_assistant.unwrap_or_default());
-    (extraction, facts, late)
+    (extraction, facts, left_out)
 }
 
 /// Which half of the segment's facts a thread found.
