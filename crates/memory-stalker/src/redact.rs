@@ -572,6 +572,12 @@ impl Clipped {
         &self.head
     }
 
+    /// The end of the text when it was clipped (else empty), unredacted (for machine
+    /// reading, never for output).
+    pub fn tail(&self) -> &str {
+        &self.tail
+    }
+
     /// The text redacted (when `redact`), then cut to its first and last `max / 2`
     /// characters around a marker that counts what the whole text lost.
     pub fn render(&self, max: usize, redact: bool) -> String {

@@ -199,6 +199,11 @@ pub fn restore_context(ex: &Extraction, memory: &Path, facts: &SessionFacts) -> 
         "- Tasks an earlier task list left open (Claude replaced the list before they were done):",
         &facts.left_open,
     );
+    lasting::bullets(
+        &mut out,
+        "- Commits made in this session (done and committed):",
+        &facts.commits,
+    );
     lasting::users_words(&mut out, facts);
     closing_words(&mut out, ex);
     // What the reply may claim is only as true as its calls: say which did not work.

@@ -184,6 +184,7 @@ pub struct Labels {
     /// Under an offline summary's preferences or decisions when Session so far has none
     /// either: a pointer to an empty section would mislead.
     pub none_found: &'static str,
+    pub commits: &'static str,
     pub earlier_files: &'static str,
     pub earlier_tasks: &'static str,
     pub left_open: &'static str,
@@ -251,6 +252,7 @@ const EN: Labels = Labels {
     model_decisions: "Decisions (from a model's summary)",
     model_failed: "Approaches that failed (from a model's summary)",
     none_found: "(none found)",
+    commits: "Commits made in this session",
     earlier_files: "Files changed earlier in this session",
     earlier_tasks: "Tasks done earlier in this session",
     left_open: "Tasks left open on an earlier task list",
@@ -318,6 +320,7 @@ const ZH: Labels = Labels {
     model_decisions: "已做的决策（来自模型摘要）",
     model_failed: "失败的尝试（来自模型摘要）",
     none_found: "（未发现）",
+    commits: "本会话的提交",
     earlier_files: "本会话更早修改的文件",
     earlier_tasks: "本会话更早完成的任务",
     left_open: "更早的任务列表中未完成的任务",

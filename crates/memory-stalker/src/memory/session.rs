@@ -38,6 +38,8 @@ pub enum Kind {
     ModelDecisions,
     /// The failed approaches a model's summary found.
     ModelFailed,
+    /// Commits git reported, with their hashes.
+    Commits,
     /// Files changed before this memory's segment (its own are under Files).
     EarlierFiles,
     /// Tasks completed before this memory's segment (its own are its task list).
@@ -48,7 +50,7 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in the order Session so far lists them.
-    pub const ALL: [Kind; 13] = [
+    pub const ALL: [Kind; 14] = [
         Kind::Requests,
         Kind::Constraints,
         Kind::Answers,
@@ -59,6 +61,7 @@ impl Kind {
         Kind::ModelPreferences,
         Kind::ModelDecisions,
         Kind::ModelFailed,
+        Kind::Commits,
         Kind::EarlierFiles,
         Kind::EarlierTasks,
         Kind::LeftOpen,
@@ -77,6 +80,7 @@ impl Kind {
             Kind::ModelPreferences => l.model_preferences,
             Kind::ModelDecisions => l.model_decisions,
             Kind::ModelFailed => l.model_failed,
+            Kind::Commits => l.commits,
             Kind::EarlierFiles => l.earlier_files,
             Kind::EarlierTasks => l.earlier_tasks,
             Kind::LeftOpen => l.left_open,
@@ -100,7 +104,7 @@ impl Kind {
             Kind::Constraints | Kind::Answers => 12,
             Kind::Context | Kind::Requirements => 6,
             Kind::Failed | Kind::ModelPreferences | Kind::ModelDecisions | Kind::ModelFailed => 8,
-            Kind::EarlierFiles | Kind::EarlierTasks | Kind::LeftOpen => 20,
+            Kind::Commits | Kind::EarlierFiles | Kind::EarlierTasks | Kind::LeftOpen => 20,
         }
     }
 }
@@ -128,6 +132,8 @@ pub struct SessionFacts {
     pub model_decisions: Vec<String>,
     /// Failed approaches a model's summary found.
     pub model_failed: Vec<String>,
+    /// Commits git reported in the session: hash and subject.
+    pub commits: Vec<String>,
     /// Files changed before this memory's segment (its own are under Files).
     pub earlier_files: Vec<String>,
     /// Tasks completed before this memory's segment.
@@ -153,6 +159,7 @@ impl SessionFacts {
             Kind::ModelPreferences => &self.model_preferences,
             Kind::ModelDecisions => &self.model_decisions,
             Kind::ModelFailed => &self.model_failed,
+            Kind::Commits => &self.commits,
             Kind::EarlierFiles => &self.earlier_files,
             Kind::EarlierTasks => &self.earlier_tasks,
             Kind::LeftOpen => &self.left_open,
@@ -172,6 +179,7 @@ impl SessionFacts {
             Kind::ModelPreferences => &mut self.model_preferences,
             Kind::ModelDecisions => &mut self.model_decisions,
             Kind::ModelFailed => &mut self.model_failed,
+            Kind::Commits => &mut self.commits,
             Kind::EarlierFiles => &mut self.earlier_files,
             Kind::EarlierTasks => &mut self.earlier_tasks,
             Kind::LeftOpen => &mut self.left_open,

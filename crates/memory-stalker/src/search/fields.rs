@@ -273,7 +273,11 @@ fn subsection_field(section: Section, heading: &str) -> Option<Field> {
                 Some(Field::Failures)
             } else if is(|l| l.earlier_files) || is(|l| l.code_changes) {
                 Some(Field::Files)
-            } else if is(|l| l.follow_ups) || is(|l| l.earlier_tasks) || is(|l| l.left_open) {
+            } else if is(|l| l.follow_ups)
+                || is(|l| l.earlier_tasks)
+                || is(|l| l.left_open)
+                || is(|l| l.commits)
+            {
                 Some(Field::Tasks)
             } else if is(|l| l.task_summary) {
                 Some(Field::Summary)

@@ -115,6 +115,7 @@ impl SegmentFacts {
             decisions: dedup(decisions),
             failed: dedup(failed),
             left_open: found.left_open,
+            commits: found.commits,
             ..SessionFacts::default()
         }
     }
@@ -337,6 +338,9 @@ mod tests {
             earlier_files: vec!["src/billing/clock.rs".into(), "a `tick`.rs".into()],
             earlier_tasks: vec!["Reproduce the one-cent discrepancy".into()],
             left_open: vec!["Return 429 with a Retry-After header".into()],
+            commits: vec![
+                "`3f2a1c9` fix: round invoice totals once (Bash, 2026-02-12 20:58)".into(),
+            ],
             previous_headline: None,
         }
     }

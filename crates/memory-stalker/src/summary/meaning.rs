@@ -28,6 +28,7 @@ pub(crate) struct Found {
     pub decisions: Vec<String>,
     pub failed: Vec<String>,
     pub left_open: Vec<String>,
+    pub commits: Vec<String>,
 }
 
 /// The facts of the segment's signals, in `lang`.
@@ -109,6 +110,12 @@ pub(crate) fn from_signals(s: &Signals, lang: Lang) -> Found {
         f.requirements.push(hook(h, lang));
     }
     f.left_open.clone_from(&s.left_open);
+    // The hash is git's, hexadecimal; the subject is the message's, kept as text.
+    f.commits = s
+        .commits
+        .iter()
+        .map(|c| sourced(&format!("`{}` {}", c.hash, c.subject), &c.source, lang))
+        .collect();
     for n in &s.notes {
         f.constraints.push(sourced(&n.text, &n.source, lang));
     }

@@ -74,7 +74,8 @@ impl Record {
                 // A change to a file may be the fix a stated cause names (§3.12), and a
                 // test file's the test changed to fit the code.
                 ToolDetail::Modifies(_) => true,
-                _ => false,
+                // A commit is dated where it is listed.
+                _ => &*c.name == "Bash" && super::signals::runs_git_commit(&c.summary),
             }),
             _ => false,
         }

@@ -12,6 +12,7 @@ mod abandoned;
 mod answers;
 mod bash;
 mod causes;
+mod commits;
 mod hooks;
 mod issues;
 mod notes;
@@ -29,6 +30,8 @@ pub use abandoned::Abandoned;
 pub use answers::Answer;
 pub use bash::BashContext;
 pub use causes::Cause;
+pub use commits::Commit;
+pub(crate) use commits::runs_git_commit;
 pub use hooks::HookFeedback;
 pub use issues::IssueTitle;
 pub use notes::MemoryNote;
@@ -116,6 +119,9 @@ pub struct Signals {
     /// Tasks a task list left open when Claude replaced it with one without them.
     #[serde(default)]
     pub left_open: Vec<String>,
+    /// Commits git reported.
+    #[serde(default)]
+    pub commits: Vec<Commit>,
 }
 
 impl Signals {
@@ -136,6 +142,7 @@ impl Signals {
             && self.notes.is_empty()
             && self.issues.is_empty()
             && self.left_open.is_empty()
+            && self.commits.is_empty()
     }
 }
 
@@ -158,6 +165,7 @@ pub(crate) fn find(t: &Transcript) -> Signals {
         notes: notes::find(&view),
         issues: issues::find(&view),
         left_open: super::tasks::left_open(&t.records, t.segment_start),
+        commits: commits::find(&view),
     }
 }
 

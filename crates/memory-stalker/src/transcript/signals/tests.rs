@@ -693,3 +693,46 @@ fn a_failure_the_user_pasted_naming_a_changed_file_is_a_failed_approach() {
             .is_some_and(|w| w.contains("ENOENT"))
     );
 }
+
+/// What git printed of a commit, however the message was passed; a commit that failed
+/// (a pre-commit hook) or a command that only looks at history gives none.
+#[test]
+fn commits_are_read_from_what_git_printed() {
+    let mut t = T::default();
+    t.prompt("Commit the rounding fix");
+    t.call(
+        "c1",
+        "Bash",
+        json!({"command": "git add -A && git commit -m \"$(cat <<'EOF'\nfix: round invoice totals once\n\nHalf cents were lost per line.\nEOF\n)\""}),
+    );
+    t.result(
+        "c1",
+        "[main 3f2a1c9] fix: round invoice totals once\n 2 files changed, 14 insertions(+), 3 deletions(-)",
+        false,
+    );
+    t.call("c2", "Bash", json!({"command": "git commit -m \"wip\""}));
+    t.result(
+        "c2",
+        "Pre-commit validation failed: [FORMAT] Code is not formatted.",
+        true,
+    );
+    // Amended: the same message again, a new hash, which replaces the first.
+    t.call(
+        "c4",
+        "Bash",
+        json!({"command": "git commit --amend --no-edit"}),
+    );
+    t.result("c4", "[main 9a8b7c6] fix: round invoice totals once", false);
+    t.call("c3", "Bash", json!({"command": "git log --oneline -3"}));
+    t.result("c3", "[main 0c1d2e3] looks like a report", false);
+    let s = signals(&t);
+    let commits: Vec<_> = s
+        .commits
+        .iter()
+        .map(|c| (c.hash.as_str(), c.subject.as_str(), c.source.tool.as_str()))
+        .collect();
+    assert_eq!(
+        commits,
+        vec![("9a8b7c6", "fix: round invoice totals once", "Bash")]
+    );
+}

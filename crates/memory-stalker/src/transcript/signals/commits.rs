@@ -1,0 +1,110 @@
+//! Commits made in the segment: a shell call that ran `git commit` and succeeded, read
+//! from what git printed (`[main 3f2a1c9] fix: round invoice totals once`), so the
+//! message counts however it was passed (`-m`, a heredoc, `-F`, `--amend`). What is
+//! committed is done: the model after a compaction must not make it again, and a user
+//! back a week later finds the session by it.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Source, View};
+use crate::text::one_line;
+
+/// Longest subject kept.
+const CHARS: usize = 200;
+/// Most commits kept (the newest).
+const KEPT: usize = 50;
+
+/// One commit git reported.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Commit {
+    /// The short hash git printed.
+    pub hash: String,
+    /// The message's first line.
+    pub subject: String,
+    /// The call's result.
+    pub source: Source,
+}
+
+pub(super) fn find(view: &View) -> Vec<Commit> {
+    let mut out: Vec<Commit> = Vec::new();
+    for c in view.calls() {
+        if c.call.name != "Bash" || !c.succeeded() || !runs_git_commit(&c.call.summary) {
+            continue;
+        }
+        let Some((_, result, _)) = c.result else {
+            continue;
+        };
+        // Git reports the commit after what a pre-commit hook printed, which may be long.
+        let text = &result.text;
+        for line in text.head().lines().chain(text.tail().lines()) {
+            let Some((hash, subject)) = reported(line) else {
+                continue;
+            };
+            let subject = one_line(subject, CHARS);
+            // An amended commit (the same message again) replaces the one before it.
+            out.retain(|o| o.hash != hash && o.subject != subject);
+            out.push(Commit {
+                hash: hash.to_string(),
+                subject,
+                // The call's record keeps its time (a result that succeeded does not).
+                source: Source::of("Bash", c.record),
+            });
+        }
+    }
+    let start = out.len().saturating_sub(KEPT);
+    out.split_off(start)
+}
+
+/// Whether a shell command runs `git commit` (`git add -A && git commit -m …`,
+/// `git -C repo commit …`), not a command that only mentions it (`echo "git commit"`
+/// still does: what git printed decides).
+pub(crate) fn runs_git_commit(command: &str) -> bool {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    words.windows(2).any(|w| w[0] == "git" && w[1] == "commit")
+        || words
+            .windows(4)
+            .any(|w| w[0] == "git" && w[1] == "-C" && w[3] == "commit")
+}
+
+/// The hash and subject of git's report of a commit: `[main 3f2a1c9] subject`,
+/// `[feature/x (root-commit) 3f2a1c9] subject`, `[detached HEAD 3f2a1c9] subject`.
+fn reported(line: &str) -> Option<(&str, &str)> {
+    let rest = line.trim().strip_prefix('[')?;
+    let (inside, subject) = rest.split_once("] ")?;
+    let hash = inside.rsplit(' ').next()?;
+    let is_hash = (7..=40).contains(&hash.len()) && hash.chars().all(|c| c.is_ascii_hexdigit());
+    let subject = subject.trim();
+    (is_hash && inside.contains(' ') && !subject.is_empty()).then_some((hash, subject))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gits_report_gives_the_hash_and_the_subject() {
+        assert_eq!(
+            reported("[main 3f2a1c9] fix: round invoice totals once"),
+            Some(("3f2a1c9", "fix: round invoice totals once"))
+        );
+        assert_eq!(
+            reported("[master (root-commit) 0c1d2e3] Initial commit"),
+            Some(("0c1d2e3", "Initial commit"))
+        );
+        assert_eq!(
+            reported("[detached HEAD abcdef0] wip"),
+            Some(("abcdef0", "wip"))
+        );
+        assert_eq!(reported("[INFO] Building 3 modules"), None);
+        assert_eq!(reported("[main xyz] not a hash"), None);
+        assert_eq!(reported(" 2 files changed, 10 insertions(+)"), None);
+    }
+
+    #[test]
+    fn only_a_command_that_runs_git_commit_counts() {
+        assert!(runs_git_commit("git add -A && git commit -m \"x\""));
+        assert!(runs_git_commit("git -C ../repo commit --amend --no-edit"));
+        assert!(!runs_git_commit("git log --oneline -5"));
+        assert!(!runs_git_commit("git commit-tree abc"));
+    }
+}
