@@ -437,52 +437,15 @@ const MAX_TASKS_SHOWN: usize = 200;
 /// Longest task a memory's task list shows.
 const TASK_CHARS: usize = 1_000;
 
-/// A task as a memory's task list shows it (one line), as [`done_tasks`] reads it back.
+/// A task as a memory's task list shows it (one line): how tasks of two memories are
+/// compared.
 pub fn task_text(content: &str) -> String {
     crate::untrusted::line(content, TASK_CHARS)
-}
-
-/// The tasks a memory's task list (the body of its section) shows done.
-pub fn done_tasks(list: &str) -> impl Iterator<Item = &str> {
-    list.lines()
-        .filter_map(|l| l.strip_prefix("- [x] "))
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-}
-
-/// The tasks a memory's task list shows open (pending or in progress), without the
-/// in-progress mark.
-pub fn open_tasks(list: &str) -> impl Iterator<Item = &str> {
-    list.lines()
-        .filter_map(|l| l.strip_prefix("- [ ] "))
-        .map(|t| {
-            [Lang::En, Lang::Zh]
-                .iter()
-                .find_map(|l| t.strip_prefix(&format!("**{}**: ", Labels::of(*l).in_progress)))
-                .unwrap_or(t)
-                .trim()
-        })
-        .filter(|t| !t.is_empty())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn open_tasks_are_read_back_without_their_in_progress_mark() {
-        for lang in [Lang::En, Lang::Zh] {
-            let list = format!(
-                "- [x] Ship it\n- [ ] **{}**: Return 429\n- [ ] Document the reset\n- … 3 more\n",
-                Labels::of(lang).in_progress
-            );
-            assert_eq!(
-                open_tasks(&list).collect::<Vec<_>>(),
-                ["Return 429", "Document the reset"],
-                "{lang:?}"
-            );
-        }
-    }
 
     #[test]
     fn a_pending_note_is_known_in_both_languages() {

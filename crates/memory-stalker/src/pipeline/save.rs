@@ -2,6 +2,7 @@
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant, SystemTime};
 
 use chrono::{DateTime, FixedOffset};
@@ -78,15 +79,16 @@ pub fn save_memory(
         note.as_deref(),
         &earlier,
     );
-    match memory.facts_left_out {
-        Some(FactsLeftOut::TookTooLong) => log.warn(&format!(
-            "the facts of this segment's texts (rules, choices, stated decisions) took over {} s; the memory is saved without them (earlier memories' facts are kept)",
-            config.facts_budget.as_secs_f64()
-        )),
-        Some(FactsLeftOut::Failed) => log.warn(
-            "the facts of this segment's texts (rules, choices, stated decisions) could not be found (an internal error); the memory is saved without them (earlier memories' facts are kept)",
-        ),
-        None => {}
+    if let Some(why) = memory.facts_left_out {
+        let why = match why {
+            FactsLeftOut::TookTooLong => {
+                format!("took over {} s", config.facts_budget.as_secs_f64())
+            }
+            FactsLeftOut::Failed => "could not be found (an internal error)".to_string(),
+        };
+        log.warn(&format!(
+            "the facts of this segment's texts (rules, choices, stated decisions) {why}; the memory is saved without them (earlier memories' facts are kept)"
+        ));
     }
     let path = write_memory(req, config, &store, &memory, &now, &session_id, log)?;
     if path.parent() == Some(store.dir()) {
@@ -432,13 +434,7 @@ pub fn render_memory(
     // A hook waits for the facts of the segment's texts only so long; by hand, as long
     // as they take.
     let budget = config.in_hook.then_some(config.facts_budget);
-    let (extraction, segment_facts, facts_left_out) = match budget {
-        Some(budget) => extract_and_find_facts_within(transcript, budget),
-        None => {
-            let (extraction, facts) = extract_and_find_facts(transcript);
-            (extraction, facts, None)
-        }
-    };
+    let (extraction, segment_facts, facts_left_out) = extract_and_find_facts(transcript, budget);
     let signals = transcript.signals();
     let summary = offline::summarize_with(
         transcript,
@@ -490,43 +486,29 @@ pub fn render_memory(
     }
 }
 
-/// The extraction of `transcript` and the facts of its segment, found side by side on
-/// two threads, each reading the whole segment: the extraction and the requests' facts
-/// here, the facts of the assistant's texts (the most costly: every sentence of every
-/// text with a cue word) beside them. Without a second thread, one after the other.
-fn extract_and_find_facts(transcript: &Transcript) -> (Extraction, SegmentFacts) {
-    std::thread::scope(|scope| {
-        let assistant = std::thread::Builder::new()
-            .name("facts".into())
-            .spawn_scoped(scope, || SegmentFacts::of_assistant(transcript));
-        let extraction = transcript.extraction();
-        let requests = SegmentFacts::of_requests(transcript);
-        let assistant = match assistant {
-            Ok(thread) => thread
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => SegmentFacts::of_assistant(transcript),
-        };
-        (extraction, requests.and(assistant))
-    })
-}
-
-/// As [`extract_and_find_facts`], but the facts of the segment's texts are waited for
-/// only until `budget` has passed since the call: a shape of session that makes them
-/// slow (thousands of rules compared) must not cost the compaction its memory, so the
-/// memory is then saved without them (and says why). Their threads own copies of the
-/// texts, so one left running ends with the process; one that panics costs only them.
-fn extract_and_find_facts_within(
+/// The extraction of `transcript` and the facts of its segment, found side by side: the
+/// extraction here, the facts of the requests and of the assistant's texts (the most
+/// costly: every sentence of every text with a cue word) on two threads. With a
+/// `budget`, those facts are waited for only until it has passed since the call: a
+/// shape of session that makes them slow (thousands of rules compared) must not cost
+/// the compaction its memory, so the memory is then saved without them (and says why).
+/// The threads own copies of the texts, so one left running ends with the process, and
+/// one that panics costs only its facts. Without threads, one after the other.
+fn extract_and_find_facts(
     transcript: &Transcript,
-    budget: Duration,
+    budget: Option<Duration>,
 ) -> (Extraction, SegmentFacts, Option<FactsLeftOut>) {
-    let deadline = Instant::now() + budget;
+    let deadline = budget.map(|b| Instant::now() + b);
     let requests = transcript.segment_prompts();
     let texts: Vec<String> = transcript
         .segment_assistant_texts()
         .into_iter()
         .map(str::to_owned)
         .collect();
+    let from_texts = move || {
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        SegmentFacts::from_assistant(&texts)
+    };
     let (tx, rx) = std::sync::mpsc::channel();
     let spawn = |part: Part, work: Box<dyn FnOnce() -> SegmentFacts + Send>, tx: Sender| {
         std::thread::Builder::new()
@@ -534,39 +516,37 @@ fn extract_and_find_facts_within(
             .spawn(move || {
                 let _ = tx.send((work(), part));
             })
-            .is_ok()
+            .map_err(|e| e.to_string())
     };
-    let both = spawn(
+    let spawned = spawn(
         Part::Requests,
         Box::new(move || SegmentFacts::from_requests(&requests)),
         tx.clone(),
-    ) && spawn(
-        Part::Assistant,
-        Box::new(move || {
-            let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-            SegmentFacts::from_assistant(&texts)
-        }),
-        tx,
-    );
-    if !both {
-        // No thread to wait on: found here, as without a budget.
-        let (extraction, facts) = extract_and_find_facts(transcript);
+    )
+    .and_then(|_| spawn(Part::Assistant, Box::new(from_texts), tx));
+    let extraction = transcript.extraction();
+    if spawned.is_err() {
+        // No thread to wait on: found here.
+        let facts =
+            SegmentFacts::of_requests(transcript).and(SegmentFacts::of_assistant(transcript));
         return (extraction, facts, None);
     }
-    let extraction = transcript.extraction();
     let (mut from_requests, mut from_assistant) = (None, None);
     let mut left_out = None;
     while from_requests.is_none() || from_assistant.is_none() {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match rx.recv_timeout(left) {
+        let got = match deadline {
+            Some(d) => rx.recv_timeout(d.saturating_duration_since(Instant::now())),
+            None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+        };
+        match got {
             Ok((facts, Part::Requests)) => from_requests = Some(facts),
             Ok((facts, Part::Assistant)) => from_assistant = Some(facts),
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            Err(RecvTimeoutError::Timeout) => {
                 left_out = Some(FactsLeftOut::TookTooLong);
                 break;
             }
             // Both threads are gone and one sent nothing: it panicked.
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            Err(RecvTimeoutError::Disconnected) => {
                 left_out = Some(FactsLeftOut::Failed);
                 break;
             }

@@ -142,22 +142,11 @@ impl SessionFacts {
                     files.split_off(start)
                 }
                 // A task still on the list is said there, done or not.
-                Kind::EarlierTasks => {
-                    let mut done = merge(&earlier.earlier_tasks, new, usize::MAX);
-                    done.retain(|t| !tasks.iter().any(|c| c.trim() == t.trim()));
-                    let start = done.len().saturating_sub(kind.max());
-                    done.split_off(start)
-                }
+                Kind::EarlierTasks => off_the_list(&earlier.earlier_tasks, new, &[tasks], kind),
                 // Left open on a list Claude replaced: not on the current list, and not
                 // shown done since (the done ones come first in `Kind::ALL`).
                 Kind::LeftOpen => {
-                    let mut open = merge(&earlier.left_open, new, usize::MAX);
-                    open.retain(|t| {
-                        !tasks.iter().any(|c| c.trim() == t.trim())
-                            && !out.earlier_tasks.iter().any(|d| d.trim() == t.trim())
-                    });
-                    let start = open.len().saturating_sub(kind.max());
-                    open.split_off(start)
+                    off_the_list(&earlier.left_open, new, &[tasks, &out.earlier_tasks], kind)
                 }
                 // A newer rule replaces the older one it restates or revises.
                 Kind::Constraints => {
@@ -179,11 +168,29 @@ impl SessionFacts {
     }
 
     /// What a memory hands on to the session's next one: its facts, with the files it
-    /// lists as modified added to the earlier files, and what a model's summary of it
-    /// found (decisions, preferences, failed approaches), marked as the model's.
+    /// lists as modified added to the earlier files, its tasks to those done earlier or
+    /// left open, its headline, and what a model's summary of it found (decisions,
+    /// preferences, failed approaches), marked as the model's.
     pub fn carried_from(text: &str) -> SessionFacts {
         let mut facts = Self::read(text, true);
-        facts.previous_headline = previous_headline(text);
+        let front = FrontMatter::parse(text).map(|(fm, _)| fm);
+        // The memory's own task list, as its front matter records it: the next memory's
+        // "done earlier" and "left open" once the tasks leave the list. Newer than those
+        // it carried, so after them.
+        for t in front
+            .iter()
+            .filter_map(|f| f.todos.as_ref()?.as_ref())
+            .flat_map(|l| &l.items)
+        {
+            let task = crate::memory::labels::task_text(&t.content);
+            if t.is_open() {
+                facts.left_open.push(task);
+            } else {
+                facts.earlier_tasks.push(task);
+            }
+        }
+        // Its headline, which the next memory keeps unless the work changed.
+        facts.previous_headline = front.map(|fm| fm.summary).filter(|s| !s.trim().is_empty());
         facts.add_model(text);
         facts
     }
@@ -213,18 +220,10 @@ impl SessionFacts {
     fn read(text: &str, with_modified: bool) -> SessionFacts {
         let mut facts = SessionFacts::default();
         let mut modified = Vec::new();
-        let mut done = Vec::new();
-        let mut open = Vec::new();
         for span in sections(text) {
             let body = &text[span.range.clone()];
             match span.section {
                 Section::Session => facts.read_lists(body),
-                // The tasks the memory's list shows as done: the next memory's "done
-                // earlier" once they leave the list.
-                Section::Tasks if with_modified => {
-                    done.extend(crate::memory::labels::done_tasks(body).map(str::to_string));
-                    open.extend(crate::memory::labels::open_tasks(body).map(str::to_string));
-                }
                 Section::Files if with_modified => {
                     // Only the Modified list: the first sub-list of the section.
                     modified.extend(
@@ -239,16 +238,12 @@ impl SessionFacts {
                 _ => {}
             }
         }
-        // The memory's own files and tasks are newer than those it carried.
+        // The memory's own files are newer than those it carried.
         facts.earlier_files.extend(modified);
-        facts.earlier_tasks.extend(done);
-        facts.left_open.extend(open);
         facts
     }
 }
 
-/// The headline of a memory, when it has one: what the session's next memory keeps
-/// unless the work changed.
 /// Whether a choice the user typed holds one of the standing instructions whole ("Instead
 /// stage the latest changes and use conventional commit convention for the commit
 /// message." and "use conventional commit convention for the commit message."): a
@@ -264,10 +259,18 @@ fn said_as_rule(choice: &str, rules: &[String]) -> bool {
     })
 }
 
-fn previous_headline(text: &str) -> Option<String> {
-    FrontMatter::parse(text)
-        .map(|(fm, _)| fm.summary)
-        .filter(|s| !s.trim().is_empty())
+/// `earlier` then `new`, without repeats and without the tasks on any of `lists`, the
+/// newest of `kind`'s maximum kept.
+fn off_the_list(
+    earlier: &[String],
+    new: Vec<String>,
+    lists: &[&[String]],
+    kind: Kind,
+) -> Vec<String> {
+    let mut kept = merge(earlier, new, usize::MAX);
+    kept.retain(|t| !lists.iter().any(|l| l.iter().any(|c| c.trim() == t.trim())));
+    let start = kept.len().saturating_sub(kind.max());
+    kept.split_off(start)
 }
 
 /// `earlier` then the new items not already there, the newest `max` kept.
@@ -462,7 +465,12 @@ mod tests {
 
     #[test]
     fn tasks_done_in_a_memory_are_done_earlier_once_they_leave_the_list() {
-        let doc = "## Current task list\n\n- [x] Reproduce the one-cent discrepancy\n- [ ] **in progress**: Add a regression test\n- [x] Load limits from config\n\n## Files\n\n(none)\n";
+        // As a memory holds its task list: in the front matter, and shown in the body.
+        let doc = concat!(
+            "---\nmemory_stalker: 1\nsession_id: \"s\"\nsummary: \"Fix rounding\"\n",
+            r#"todos: {"source":"TodoWrite","items":[{"content":"Reproduce the one-cent discrepancy","status":"completed","active_form":null},{"content":"Add a regression test","status":"in_progress","active_form":null},{"content":"Load limits from config","status":"completed","active_form":null}]}"#,
+            "\n---\n\n## Current task list\n\n- [x] Reproduce the one-cent discrepancy\n- [ ] **in progress**: Add a regression test\n- [x] Load limits from config\n\n## Files\n\n(none)\n"
+        );
         let carried = SessionFacts::carried_from(doc);
         assert_eq!(
             carried.earlier_tasks,

@@ -58,12 +58,26 @@ pub(super) fn find(view: &View) -> Vec<Commit> {
 /// Whether a shell command runs `git commit` (`git add -A && git commit -m …`,
 /// `git -C repo commit …`), not a command that only mentions it (`echo "git commit"`
 /// still does: what git printed decides).
+///
+/// Asked of every shell call a transcript holds, as it is read: a command without the
+/// word is passed over by one substring search, with no allocation.
 pub(crate) fn runs_git_commit(command: &str) -> bool {
-    let words: Vec<&str> = command.split_whitespace().collect();
-    words.windows(2).any(|w| w[0] == "git" && w[1] == "commit")
-        || words
-            .windows(4)
-            .any(|w| w[0] == "git" && w[1] == "-C" && w[3] == "commit")
+    if !command.contains("commit") {
+        return false;
+    }
+    let mut words = command.split_whitespace();
+    while let Some(w) = words.next() {
+        if w != "git" {
+            continue;
+        }
+        // `git commit`, or `git -C <dir> commit`.
+        let mut after = words.clone();
+        let next = after.next();
+        if next == Some("commit") || (next == Some("-C") && after.nth(1) == Some("commit")) {
+            return true;
+        }
+    }
+    false
 }
 
 /// The hash and subject of git's report of a commit: `[main 3f2a1c9] subject`,

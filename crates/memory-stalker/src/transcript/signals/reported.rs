@@ -29,7 +29,7 @@ pub struct Reported {
 pub(super) fn find(view: &View) -> Vec<Reported> {
     // Files changed so far (newest last), and whether the last thing that happened was
     // a refusal that the next prompt answers.
-    let mut changed: Vec<(usize, &str)> = Vec::new();
+    let mut changed: Vec<&str> = Vec::new();
     let mut refused_at: Option<usize> = None;
     let mut calls = view.calls().peekable();
     let mut out: Vec<Reported> = Vec::new();
@@ -38,7 +38,7 @@ pub(super) fn find(view: &View) -> Vec<Reported> {
             if let ToolDetail::Modifies(path) = &c.call.detail
                 && c.succeeded()
             {
-                changed.push((c.at, path.as_str()));
+                changed.push(path);
             }
             match c.result {
                 Some((r, result, _)) if result.rejected => refused_at = Some(r),
@@ -58,12 +58,7 @@ pub(super) fn find(view: &View) -> Vec<Reported> {
             continue;
         };
         let named = file_names(prompt);
-        let Some(file) = changed
-            .iter()
-            .rev()
-            .map(|(_, p)| *p)
-            .find(|p| names(&named, p))
-        else {
+        let Some(file) = changed.iter().rev().find(|p| names(&named, p)) else {
             continue;
         };
         let file = project_relative(file, view.cwd());
