@@ -171,6 +171,51 @@ fn post_compact_alone_saves_the_segment_the_compaction_closed() {
     );
 }
 
+/// What a Codex session did through its shell reaches the memory and the restore as a
+/// Claude Code session's Bash calls do: the test run that failed until a change made it
+/// pass (the approach tried first), and the commit.
+#[test]
+fn a_codex_sessions_failed_approach_and_commit_are_kept() {
+    let s = sandbox();
+    let mut rollout = Rollout::sample(&s.project());
+    rollout
+        .say("The third attempt is dropped because the counter starts at one; I'll count from zero.")
+        .patch("c6", "*** Begin Patch\n*** Update File: src/retry.rs\n@@\n-left: 1\n+left: 0\n*** End Patch\n")
+        .shell("c7", "cargo test -q retry", 101, "test retry_budget ... FAILED\nthread 'retry_budget' panicked at src/retry.rs:9:5: attempts: 2\n")
+        .say("Counting from zero was not it: the budget is decremented before the first attempt. Moving the decrement after the attempt.")
+        .patch("c8", "*** Begin Patch\n*** Update File: src/upload.rs\n@@\n-budget.take();\n+attempt(); budget.take();\n*** End Patch\n")
+        .shell("c9", "cargo test -q retry", 0, "test result: ok. 4 passed\n")
+        .shell("c10", "git commit -am 'fix: count every attempt against the retry budget'", 0, "[feature/retries 5e6f7a8] fix: count every attempt against the retry budget\n 2 files changed, 2 insertions(+), 2 deletions(-)\n")
+        .say("Fixed and committed.");
+    let path = rollout.write_in(&s.home().join(".codex"), CODEX_SID);
+    let (_, stderr) = hook(
+        &s,
+        &input(&s, "PreCompact", Some(&path), json!({"trigger": "auto"})),
+    );
+    let files = s.memory_files();
+    assert_eq!(files.len(), 1, "{stderr}");
+    let memory = fs::read_to_string(s.memories().join(&files[0])).unwrap();
+    let so_far =
+        &memory[memory.find("## Session so far").unwrap()..memory.find("## AI summary").unwrap()];
+    insta::assert_snapshot!("codex_failed_approach_and_commit", so_far);
+
+    let (stdout, _) = hook(
+        &s,
+        &input(
+            &s,
+            "SessionStart",
+            Some(&path),
+            json!({"source": "compact"}),
+        ),
+    );
+    let restore = context(&stdout);
+    assert!(restore.contains("cargo test -q retry"), "{restore}");
+    assert!(
+        restore.contains("fix: count every attempt against the retry budget"),
+        "{restore}"
+    );
+}
+
 #[test]
 fn a_session_without_a_rollout_logs_one_line_and_nothing_else() {
     let s = sandbox();

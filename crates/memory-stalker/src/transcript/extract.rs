@@ -411,7 +411,11 @@ fn reply(after: &[Record], results: &KeyMap<bool>, rejected: &KeySet) -> Option<
     let commands: KeySet = after
         .iter()
         .filter_map(|r| match &r.entry {
-            Entry::Assistant(a) => Some(a.tool_calls.iter().filter(|c| c.name == "Bash")),
+            Entry::Assistant(a) => Some(
+                a.tool_calls
+                    .iter()
+                    .filter(|c| super::record::is_shell(&c.name)),
+            ),
             _ => None,
         })
         .flatten()
@@ -583,6 +587,7 @@ fn files(turn: &[Record], results: &KeyMap<bool>, cwd: Option<&str>) -> Files {
             ToolDetail::Paths {
                 modified: m,
                 read: r,
+                ..
             } => {
                 for p in m.iter().rev() {
                     add(p, &mut modified, &mut seen_modified);

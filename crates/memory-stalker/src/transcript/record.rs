@@ -75,7 +75,7 @@ impl Record {
                 // test file's the test changed to fit the code.
                 ToolDetail::Modifies(_) => true,
                 // A commit is dated where it is listed.
-                _ => &*c.name == "Bash" && super::signals::runs_git_commit(&c.summary),
+                _ => is_shell(&c.name) && super::signals::runs_git_commit(&c.summary),
             }),
             _ => false,
         }
@@ -325,6 +325,9 @@ pub(crate) enum ToolDetail {
     Paths {
         modified: Vec<String>,
         read: Vec<String>,
+        /// Of `modified`, those the call may have created (a patch's added files, a
+        /// shell command's output files): an existing file it edited is not among them.
+        created: Vec<String>,
     },
     TodoWrite(Vec<TodoInput>),
     // Boxed: the other kinds of call, millions in a long segment, need no room for them.
@@ -335,6 +338,27 @@ pub(crate) enum ToolDetail {
     Ask(Vec<Question>),
     #[default]
     None,
+}
+
+impl ToolDetail {
+    /// The files the call changes: an edit's one, or every file a Codex patch or a shell
+    /// command clearly writes.
+    pub(crate) fn modified(&self) -> &[String] {
+        match self {
+            ToolDetail::Modifies(path) => std::slice::from_ref(path),
+            ToolDetail::Paths { modified, .. } => modified,
+            _ => &[],
+        }
+    }
+}
+
+/// Whether a tool runs shell commands, its summary being the command: Claude Code's
+/// `Bash`, Codex's `exec_command` and the names earlier Codex versions gave it.
+pub(crate) fn is_shell(name: &str) -> bool {
+    matches!(
+        name,
+        "Bash" | "exec_command" | "shell" | "container.exec" | "local_shell" | "shell_command"
+    )
 }
 
 /// One question of an `AskUserQuestion` call.
@@ -1379,8 +1403,12 @@ pub(crate) fn clean_detail(detail: &mut ToolDetail, redact: bool) {
                 *path = c;
             }
         }
-        ToolDetail::Paths { modified, read } => {
-            for path in modified.iter_mut().chain(read.iter_mut()) {
+        ToolDetail::Paths {
+            modified,
+            read,
+            created,
+        } => {
+            for path in modified.iter_mut().chain(read.iter_mut()).chain(created) {
                 if let Cow::Owned(c) = crate::untrusted::clean(path) {
                     *path = c;
                 }

@@ -19,6 +19,7 @@ mod tools;
 use std::path::Path;
 
 pub(crate) use line::parse;
+pub(crate) use tools::command_output;
 
 use super::record::{Entry, LineOptions, Meta, Record};
 use super::reverse::ReverseLines;

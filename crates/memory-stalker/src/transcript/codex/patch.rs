@@ -21,11 +21,21 @@ pub(super) fn is_patch(text: &str) -> bool {
 /// The files `patch` adds, updates, deletes or moves (the source and the destination of
 /// a move), in the order the patch names them, each once.
 pub(super) fn changed_files(patch: &str) -> Vec<String> {
+    files_under(patch, &HEADERS)
+}
+
+/// The files `patch` adds (`*** Add File:`), each once.
+pub(super) fn added_files(patch: &str) -> Vec<String> {
+    files_under(patch, &HEADERS[..1])
+}
+
+/// The files named by the `headers` lines of `patch`, in order, each once.
+fn files_under(patch: &str, headers: &[&str]) -> Vec<String> {
     let mut files: Vec<String> = Vec::new();
     for line in patch.lines() {
         // Headers start their line; a hunk's lines start with `+`, `-` or a space.
         let line = line.trim_end_matches('\r');
-        let Some(path) = HEADERS
+        let Some(path) = headers
             .iter()
             .find_map(|h| line.strip_prefix(h))
             .map(str::trim)
@@ -48,6 +58,7 @@ mod tests {
     fn every_header_names_a_file_once() {
         let patch = "*** Begin Patch\n*** Add File: docs/new.md\n+hello\n*** Update File: src/lib.rs\n@@\n-a\n+b\n*** Update File: src/old.rs\n*** Move to: src/new.rs\n@@\n-x\n+y\n*** Delete File: tmp.txt\n*** Update File: src/lib.rs\n@@\n-c\n+d\n*** End Patch\n";
         assert!(is_patch(patch));
+        assert_eq!(added_files(patch), ["docs/new.md"]);
         assert_eq!(
             changed_files(patch),
             [

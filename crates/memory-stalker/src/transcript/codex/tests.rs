@@ -478,3 +478,89 @@ fn the_conversation_text_shows_codex_calls_and_outputs() {
         .conversation_text(50_000);
     insta::assert_snapshot!(text);
 }
+
+/// A Codex session whose test run fails until a patch fixes it, whose test file is
+/// patched while it fails, which commits, and which gives up a way: the same signals a
+/// Claude Code session gives, read from `exec_command` and `apply_patch`.
+#[test]
+fn shell_calls_and_patches_give_the_signals_claude_codes_tools_give() {
+    let mut r = Rollout::new();
+    r.turn_start()
+        .prompt("Make the uploader's tests pass and commit.")
+        .call("c1", "exec_command", json!({"cmd": "cargo test --quiet", "workdir": "/work/app"}))
+        .exec_output("c1", 101, "running 3 tests\nerror[E0425]: cannot find value `budget` in this scope\n")
+        .say("The budget was never passed to upload(); I'll thread it through.")
+        .patch("c2", "*** Begin Patch\n*** Update File: src/upload.rs\n@@\n-fn upload() {}\n+fn upload(budget: u32) {}\n*** End Patch\n")
+        .patch_output("c2")
+        .call("c3", "exec_command", json!({"cmd": "cargo test --quiet", "workdir": "/work/app"}))
+        .exec_output("c3", 101, "test upload_retries ... FAILED\n")
+        .patch("c4", "*** Begin Patch\n*** Update File: tests/upload_test.rs\n@@\n-assert_eq!(tries, 3);\n+assert_eq!(tries, 4);\n*** End Patch\n")
+        .patch_output("c4")
+        .call("c5", "exec_command", json!({"cmd": "cargo test --quiet", "workdir": "/work/app"}))
+        .exec_output("c5", 0, "test result: ok. 3 passed\n")
+        .call("c6", "exec_command", json!({"cmd": "cargo bench --bench upload"}))
+        .exec_output("c6", 101, "error: no bench target named `upload`\n")
+        .say("Benchmarking this way won't work here: the crate has no bench target.")
+        .call("c7", "exec_command", json!({"cmd": "git add -A && git commit -m 'fix: pass the retry budget to upload'"}))
+        .exec_output("c7", 0, "[main 3f2a1c9] fix: pass the retry budget to upload\n 2 files changed\n")
+        .say("Committed.");
+    let s = r.read(ReadOptions::default()).signals();
+
+    let [run] = s.failed_runs.as_slice() else {
+        panic!("{:#?}", s.failed_runs)
+    };
+    assert_eq!(run.command, "cargo test --quiet");
+    assert_eq!(run.failures, 2);
+    // The error line is the command's own, not Codex's `Chunk ID: 1` above it.
+    assert_eq!(
+        run.error.as_deref(),
+        Some("error[E0425]: cannot find value `budget` in this scope")
+    );
+    assert_eq!(
+        run.tried,
+        ["The budget was never passed to upload(); I'll thread it through. (src/upload.rs)"]
+    );
+    assert_eq!(run.worked.as_deref(), Some("editing tests/upload_test.rs"));
+    assert_eq!(run.source.tool, "exec_command");
+
+    let [edit] = s.test_edits.as_slice() else {
+        panic!("{:#?}", s.test_edits)
+    };
+    assert_eq!(edit.file, "tests/upload_test.rs");
+    assert_eq!(edit.source.tool, "apply_patch");
+
+    let [abandoned] = s.abandoned.as_slice() else {
+        panic!("{:#?}", s.abandoned)
+    };
+    assert_eq!(abandoned.command, "cargo bench --bench upload");
+    assert_eq!(
+        abandoned.error.as_deref(),
+        Some("error: no bench target named `upload`")
+    );
+
+    let [commit] = s.commits.as_slice() else {
+        panic!("{:#?}", s.commits)
+    };
+    assert_eq!(
+        (&*commit.hash, &*commit.subject),
+        ("3f2a1c9", "fix: pass the retry budget to upload")
+    );
+    assert_eq!(commit.source.tool, "exec_command");
+}
+
+/// A test file a patch adds is no existing test changed to fit the code.
+#[test]
+fn a_test_file_a_patch_adds_is_not_a_test_changed() {
+    let mut r = Rollout::new();
+    r.turn_start()
+        .prompt("Add a test for retries.")
+        .call("c1", "exec_command", json!({"cmd": "cargo test"}))
+        .exec_output("c1", 101, "test upload ... FAILED\n")
+        .patch("c2", "*** Begin Patch\n*** Add File: tests/retry_test.rs\n+#[test] fn t() {}\n*** End Patch\n")
+        .patch_output("c2")
+        .call("c3", "exec_command", json!({"cmd": "cargo test"}))
+        .exec_output("c3", 0, "ok\n");
+    let s = r.read(ReadOptions::default()).signals();
+    assert!(s.test_edits.is_empty(), "{:#?}", s.test_edits);
+    assert_eq!(s.failed_runs.len(), 1, "{:#?}", s.failed_runs);
+}

@@ -84,7 +84,7 @@ pub(super) fn describe(
     let s = |v: Option<&[u8]>, cost: &mut Cost| record::string(v, cost);
     let workdir = s(args.workdir, cost);
     let described = match name {
-        "exec_command" | "shell" | "container.exec" | "local_shell" | "shell_command" => {
+        shell if record::is_shell(shell) => {
             let script = s(args.cmd, cost)
                 .or_else(|| script_of(args.command, cost))
                 .unwrap_or_default();
@@ -132,16 +132,20 @@ fn finish((summary, mut detail): (String, ToolDetail), redact: bool) -> (String,
 /// (a patch fed to `apply_patch` in a here-document counts as the patch).
 fn shell_call(script: String, workdir: Option<&str>) -> (String, ToolDetail) {
     let mut found = shell::files(&script, workdir);
+    // Whether a file the shell wrote existed before is not known (`sed -i` edits one,
+    // `> f` may create it): each may have been created.
+    let mut created = found.modified.clone();
     if patch::is_patch(&script) && script.contains("apply_patch") {
-        for f in patch::changed_files(&script) {
-            let f = match workdir {
-                Some(w) if !f.starts_with('/') => format!("{}/{f}", w.trim_end_matches('/')),
-                _ => f,
-            };
+        let in_workdir = |f: String| match workdir {
+            Some(w) if !f.starts_with('/') => format!("{}/{f}", w.trim_end_matches('/')),
+            _ => f,
+        };
+        for f in patch::changed_files(&script).into_iter().map(in_workdir) {
             if !found.modified.contains(&f) {
                 found.modified.push(f);
             }
         }
+        created.extend(patch::added_files(&script).into_iter().map(in_workdir));
     }
     let detail = if found.read.is_empty() && found.modified.is_empty() {
         ToolDetail::None
@@ -149,6 +153,7 @@ fn shell_call(script: String, workdir: Option<&str>) -> (String, ToolDetail) {
         ToolDetail::Paths {
             modified: found.modified,
             read: found.read,
+            created,
         }
     };
     (script, detail)
@@ -168,6 +173,7 @@ fn patch_call(patch: &str) -> (String, ToolDetail) {
         ToolDetail::Paths {
             modified: files,
             read: Vec::new(),
+            created: patch::added_files(patch),
         }
     };
     (summary, detail)
@@ -293,6 +299,32 @@ fn exit_code(head: &str) -> Option<i64> {
     None
 }
 
+/// A command's own output, without the lines Codex puts before it (`Chunk ID: …`,
+/// `Wall time: …`, `Process exited with code 1`, `Output:`); any other text as it is.
+pub(crate) fn command_output(text: &str) -> &str {
+    const WRAPPER: [&str; 5] = [
+        "Chunk ID:",
+        "Wall time:",
+        "Process exited with code",
+        "Exit code:",
+        "Original token count:",
+    ];
+    let mut rest = text;
+    let mut wrapped = false;
+    while let Some((line, after)) = rest.split_once('\n') {
+        let line = line.trim();
+        if line == "Output:" && wrapped {
+            return after;
+        }
+        if !WRAPPER.iter().any(|w| line.starts_with(w)) {
+            break;
+        }
+        wrapped = true;
+        rest = after;
+    }
+    text
+}
+
 fn clip(raw: &[u8], outputs: bool, cost: &mut Cost) -> Clipped {
     if outputs {
         skim::clip_string(raw, RESULT_KEEP_CHARS, cost).unwrap_or_default()
@@ -374,7 +406,7 @@ mod tests {
             serde_json::json!({"cmd": "sed -n '1,80p' src/lib.rs && echo done > out.txt", "workdir": "/repo"}),
         );
         assert_eq!(summary, "sed -n '1,80p' src/lib.rs && echo done > out.txt");
-        let ToolDetail::Paths { modified, read } = detail else {
+        let ToolDetail::Paths { modified, read, .. } = detail else {
             panic!("{detail:?}")
         };
         assert_eq!(read, ["/repo/src/lib.rs"]);
@@ -382,6 +414,24 @@ mod tests {
         let (summary, detail) = call("exec_command", serde_json::json!({"cmd": "cargo test"}));
         assert_eq!(summary, "cargo test");
         assert!(matches!(detail, ToolDetail::None));
+    }
+
+    #[test]
+    fn a_commands_own_output_is_read_past_codexs_lines() {
+        let wrapped = "Chunk ID: a\nWall time: 0.1 seconds\nProcess exited with code 2\nOriginal token count: 1\nOutput:\nerror: nope\n";
+        assert_eq!(command_output(wrapped), "error: nope\n");
+        assert_eq!(
+            command_output("Exit code: 1\nWall time: 0 seconds\nOutput:\nFAILED\n"),
+            "FAILED\n"
+        );
+        // Another text, or an `Output:` the command printed itself, is left as it is.
+        for text in [
+            "Output:\nx\n",
+            "error: x\nOutput:\ny\n",
+            "Chunk ID: a\nno output",
+        ] {
+            assert_eq!(command_output(text), text);
+        }
     }
 
     #[test]
@@ -405,7 +455,7 @@ mod tests {
         let heredoc = format!("apply_patch <<'EOF'\n{patch}EOF");
         let (_, detail) = call("exec_command", serde_json::json!({"cmd": heredoc}));
         assert!(
-            matches!(&detail, ToolDetail::Paths { modified, read } if modified == &["a.md", "b.rs"] && read.is_empty()),
+            matches!(&detail, ToolDetail::Paths { modified, read, created } if modified == &["a.md", "b.rs"] && read.is_empty() && created == &["a.md"]),
             "{detail:?}"
         );
     }

@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Source, View, command_key, error_line, first_sentence};
-use crate::transcript::record::Entry;
+use crate::transcript::record::{Entry, is_shell};
 
 /// Longest reason kept.
 const WHY_CHARS: usize = 200;
@@ -61,7 +61,7 @@ pub(super) fn find(view: &View) -> Vec<Abandoned> {
     let mut passed: std::collections::HashMap<String, usize> = Default::default();
     let mut failed = Vec::new();
     for c in view.calls() {
-        if c.call.name != "Bash" {
+        if !is_shell(&c.call.name) {
             continue;
         }
         let Some(key) = command_key(&c.call.summary) else {
@@ -69,7 +69,7 @@ pub(super) fn find(view: &View) -> Vec<Abandoned> {
         };
         match c.result {
             Some((at, r, _)) if c.failed() && super::runs::reached_the_command(r) => {
-                failed.push((key, at, &*c.call.summary, r.text.head()));
+                failed.push((key, at, &*c.call.name, &*c.call.summary, r.text.head()));
             }
             Some((at, _, _)) if c.succeeded() => {
                 passed.insert(key, at);
@@ -78,7 +78,7 @@ pub(super) fn find(view: &View) -> Vec<Abandoned> {
         }
     }
     let mut out: Vec<Abandoned> = Vec::new();
-    for (key, at, command, output) in failed {
+    for (key, at, tool, command, output) in failed {
         if passed.get(&key).is_some_and(|p| *p > at) {
             continue;
         }
@@ -92,7 +92,7 @@ pub(super) fn find(view: &View) -> Vec<Abandoned> {
             command: crate::text::one_line(command, 100),
             error: error_line(output),
             why,
-            source: Source::of("Bash", &view.all()[at]),
+            source: Source::of(tool, &view.all()[at]),
         });
     }
     out

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Call, Source, View};
 use crate::text::one_line;
-use crate::transcript::record::ToolDetail;
+use crate::transcript::record::is_shell;
 
 /// Longest cause kept.
 const CHARS: usize = 220;
@@ -60,13 +60,12 @@ pub(super) fn find(view: &View) -> Vec<Cause> {
     // it was followed by more investigation, not by the fix.
     let mut from = view.start;
     for c in view.calls() {
-        let bookkeeping = matches!(&*c.call.name, "TodoWrite" | "TaskCreate" | "TaskUpdate");
-        if bookkeeping {
+        if crate::transcript::is_bookkeeping(&c.call.name) {
             continue;
         }
         // A fix the next command run refutes was a guess ("the logger is exported as a
         // function", and the same error again).
-        if let ToolDetail::Modifies(path) = &c.call.detail
+        if let Some(path) = c.call.detail.modified().first()
             && c.succeeded()
             && let Some(cause) = stated(view, from, c.at)
             && !out.iter().chain(&pending).any(|o| o.cause == cause)
@@ -94,7 +93,7 @@ pub(super) fn find(view: &View) -> Vec<Cause> {
 
 /// Whether a call runs a command that checks the work (not one that only looks around).
 fn is_run(c: &Call) -> bool {
-    c.call.name == "Bash"
+    is_shell(&c.call.name)
         && c.result.is_some()
         && super::command_key(&c.call.summary).is_some()
         && c.result.is_some_and(|(_, r, _)| {

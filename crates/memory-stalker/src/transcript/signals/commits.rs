@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Source, View};
 use crate::text::one_line;
+use crate::transcript::record::is_shell;
 
 /// Longest subject kept.
 const CHARS: usize = 200;
@@ -28,7 +29,7 @@ pub struct Commit {
 pub(super) fn find(view: &View) -> Vec<Commit> {
     let mut out: Vec<Commit> = Vec::new();
     for c in view.calls() {
-        if c.call.name != "Bash" || !c.succeeded() || !runs_git_commit(&c.call.summary) {
+        if !is_shell(&c.call.name) || !c.succeeded() || !runs_git_commit(&c.call.summary) {
             continue;
         }
         let Some((_, result, _)) = c.result else {
@@ -47,7 +48,7 @@ pub(super) fn find(view: &View) -> Vec<Commit> {
                 hash: hash.to_string(),
                 subject,
                 // The call's record keeps its time (a result that succeeded does not).
-                source: Source::of("Bash", c.record),
+                source: Source::of(&c.call.name, c.record),
             });
         }
     }

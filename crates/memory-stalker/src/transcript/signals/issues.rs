@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::View;
 use crate::text::one_line;
+use crate::transcript::record::is_shell;
 
 /// Longest title kept.
 const TITLE_CHARS: usize = 120;
@@ -30,7 +31,7 @@ pub struct IssueTitle {
 pub(super) fn find(view: &View) -> Vec<IssueTitle> {
     let mut out: Vec<IssueTitle> = Vec::new();
     for c in view.calls() {
-        if !matches!(&*c.call.name, "Bash" | "exec_command" | "shell") {
+        if !is_shell(&c.call.name) {
             continue;
         }
         let Some((_, result, _)) = c.result.filter(|(_, r, _)| !r.is_error && !r.rejected) else {

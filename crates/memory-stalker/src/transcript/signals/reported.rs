@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Source, View, named_error};
 use crate::transcript::extract::project_relative;
-use crate::transcript::record::{Entry, ToolDetail};
+use crate::transcript::record::Entry;
 
 /// A failure the user pasted after Claude changed a file it names.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,10 +35,8 @@ pub(super) fn find(view: &View) -> Vec<Reported> {
     let mut out: Vec<Reported> = Vec::new();
     for (at, prompt) in view.prompts.iter().filter(|(i, _)| *i >= view.start) {
         while let Some(c) = calls.next_if(|c| c.at < *at) {
-            if let ToolDetail::Modifies(path) = &c.call.detail
-                && c.succeeded()
-            {
-                changed.push(path);
+            if c.succeeded() {
+                changed.extend(c.call.detail.modified().iter().map(String::as_str));
             }
             match c.result {
                 Some((r, result, _)) if result.rejected => refused_at = Some(r),

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Call, Source, View, first_sentence};
 use crate::text::one_line;
-use crate::transcript::record::ToolDetail;
+use crate::transcript::record::{ToolDetail, is_shell};
 
 /// Failures of one command before a change made it pass that make a failed approach:
 /// what failed is what the model must not try again. A command that passes when simply
@@ -32,6 +32,7 @@ fn ran(result: &crate::transcript::record::ToolResult) -> bool {
         !result.is_error
             || [
                 "exit code",
+                "exited with code",
                 "error",
                 "fail",
                 "not found",
@@ -143,6 +144,8 @@ impl Change {
 #[derive(Default)]
 struct Run {
     command: String,
+    /// The tool that ran it (`Bash`, Codex's `exec_command`).
+    tool: String,
     failures: usize,
     error: Option<String>,
     /// Changes made after a failure and before the next failure: they did not work.
@@ -167,25 +170,51 @@ impl Run {
 
 /// What happened, in order: a command ran, or a file changed.
 enum Event<'a> {
-    Ran { key: String, call: Call<'a> },
-    Changed { file: String, call: Call<'a> },
+    Ran {
+        key: String,
+        call: Call<'a>,
+    },
+    /// `created`: the call may have created the file (a `Write` of a new file, a file a
+    /// Codex patch adds), so it changed no existing one.
+    Changed {
+        file: &'a str,
+        created: bool,
+        call: Call<'a>,
+    },
 }
 
 fn events<'a>(calls: impl Iterator<Item = Call<'a>>) -> impl Iterator<Item = Event<'a>> {
     // Lazily: a segment can hold hundreds of thousands of calls (docs/design.md §3.12).
-    calls
-        .filter(|c| c.result.is_some())
-        .filter_map(|c| match (&c.call.detail, &*c.call.name) {
-            (ToolDetail::Modifies(path), _) if c.succeeded() => Some(Event::Changed {
-                file: path.clone(),
-                call: c,
-            }),
-            (_, "Bash") if !c.call.summary.is_empty() => Some(Event::Ran {
-                key: command_key(&c.call.summary)?,
-                call: c,
-            }),
-            _ => None,
-        })
+    calls.filter(|c| c.result.is_some()).flat_map(|c| {
+        // A shell command that only writes files (`sed -i`, a patch fed to
+        // `apply_patch`) is a change, not a run.
+        let ran = Some(&*c.call.name)
+            .filter(|n| is_shell(n))
+            .and_then(|_| command_key(&c.call.summary))
+            .filter(|key| key != "apply_patch");
+        let changed = match (&ran, c.succeeded()) {
+            (None, true) => c.call.detail.modified(),
+            _ => &[],
+        };
+        let changes = changed.iter().map(move |file| Event::Changed {
+            file,
+            created: created(&c, file),
+            call: c,
+        });
+        changes.chain(ran.map(|key| Event::Ran { key, call: c }))
+    })
+}
+
+/// Whether call `c` may have created `file`, rather than changed it.
+fn created(c: &Call, file: &str) -> bool {
+    match &c.call.detail {
+        ToolDetail::Paths { created, .. } => created.iter().any(|f| f == file),
+        _ => {
+            c.call.name == "Write"
+                && c.result
+                    .is_some_and(|(_, r, _)| r.text.head().trim_start().starts_with("File created"))
+        }
+    }
 }
 
 pub(super) fn failed_runs(view: &View) -> Vec<FailedRun> {
@@ -193,12 +222,12 @@ pub(super) fn failed_runs(view: &View) -> Vec<FailedRun> {
     let mut out = Vec::new();
     for event in events(view.calls()) {
         match event {
-            Event::Changed { file, call } => {
+            Event::Changed { file, call, .. } => {
                 let said = view
                     .narration_before(call.at, call.at.saturating_sub(3))
                     .map(|t| first_sentence(t, CHANGE_CHARS))
                     .filter(|s| says_what(s));
-                let file = crate::transcript::extract::project_relative(&file, view.cwd());
+                let file = crate::transcript::extract::project_relative(file, view.cwd());
                 for run in runs.values_mut().filter(|r| r.failures > 0) {
                     match run.pending.last_mut() {
                         // Several files changed in one step: one change.
@@ -233,6 +262,7 @@ pub(super) fn failed_runs(view: &View) -> Vec<FailedRun> {
                         .is_some_and(|(_, r, _)| missed_target(r.text.head()));
                     if run.failures == 0 {
                         run.command = call.call.summary.to_string();
+                        run.tool = call.call.name.to_string();
                         run.error = call.result.and_then(|(_, r, _)| error_line(r.text.head()));
                     }
                     run.failures += 1;
@@ -259,7 +289,7 @@ pub(super) fn failed_runs(view: &View) -> Vec<FailedRun> {
                             tried: run.last_tried(),
                             error: run.error,
                             worked: Some(format!("`{other}`")),
-                            source: Source::of("Bash", &view.all()[run.failed_at]),
+                            source: Source::of(&run.tool, &view.all()[run.failed_at]),
                         });
                     } else if run.failures >= MIN_FAILURES && changed {
                         out.push(FailedRun {
@@ -268,7 +298,7 @@ pub(super) fn failed_runs(view: &View) -> Vec<FailedRun> {
                             tried: run.last_tried(),
                             error: run.error,
                             worked: run.pending.last().map(Change::describe),
-                            source: Source::of("Bash", &view.all()[run.failed_at]),
+                            source: Source::of(&run.tool, &view.all()[run.failed_at]),
                         });
                     }
                 }
@@ -323,16 +353,16 @@ pub(super) fn test_edits(view: &View) -> Vec<TestEdit> {
             }
             // A changed test file was written before (by this session or not): the
             // Write that creates one is not a change of it.
-            Event::Changed { file, call } => {
+            Event::Changed {
+                file,
+                created,
+                call,
+            } => {
                 let Some((_, command)) = failing.last() else {
                     continue;
                 };
-                let creates = call.call.name == "Write"
-                    && call.result.is_some_and(|(_, r, _)| {
-                        r.text.head().trim_start().starts_with("File created")
-                    });
-                let shown = crate::transcript::extract::project_relative(&file, view.cwd());
-                if is_test_file(&file) && !creates && !out.iter().any(|e| e.file == shown) {
+                let shown = crate::transcript::extract::project_relative(file, view.cwd());
+                if is_test_file(file) && !created && !out.iter().any(|e| e.file == shown) {
                     out.push(TestEdit {
                         file: shown,
                         command: one_line(command, 160),
@@ -384,7 +414,7 @@ pub(super) fn diagnoses(view: &View) -> Vec<Diagnosis> {
             out.push(Diagnosis {
                 cause,
                 command: one_line(&call.call.summary, 160),
-                source: Source::of("Bash", &view.all()[failed_at]),
+                source: Source::of(&call.call.name, &view.all()[failed_at]),
             });
         }
     }
@@ -535,6 +565,7 @@ fn pointed_at(command: &str) -> String {
 /// Whether a failed command's output says it could not find what it was pointed at (a
 /// file, a module, a directory, a task).
 fn missed_target(output: &str) -> bool {
+    let output = crate::transcript::codex::command_output(output);
     let head = crate::text::prefix_chars(output, 2000).to_lowercase();
     [
         "not found",
@@ -618,7 +649,7 @@ fn telling_line(output: &str, named_only: bool) -> Option<String> {
         "fatal:",
     ];
     // A hook's message passed on JSON-escaped keeps its `\n`s as text.
-    let output = output.replace("\\n", "\n");
+    let output = crate::transcript::codex::command_output(output).replace("\\n", "\n");
     let lines: Vec<&str> = output
         .lines()
         .map(str::trim)
