@@ -45,6 +45,28 @@ fn truncate_with_ellipsis(s: &mut String, max: usize) {
     s.push('…');
 }
 
+/// `text` on one line, at most `max` characters, cut at the end of a word (with `…`).
+pub fn clip_words(text: &str, max: usize) -> String {
+    let line = one_line(text, usize::MAX);
+    if line.chars().count() <= max {
+        return line;
+    }
+    let room: String = line.chars().take(max.saturating_sub(1)).collect();
+    // The last word boundary that leaves most of the room used.
+    let end = room
+        .char_indices()
+        .filter(|(_, c)| c.is_whitespace())
+        .map(|(i, _)| i)
+        .next_back()
+        .filter(|i| room[..*i].chars().count() > max / 2)
+        .unwrap_or(room.len());
+    let kept = room[..end].trim_end_matches(|c: char| {
+        c.is_whitespace() || matches!(c, ',' | ';' | ':' | '-' | '—' | '(' | '⏎')
+    });
+    // A word with no boundary at all (a path, CJK text) is cut where it must be.
+    format!("{kept}…")
+}
+
 /// Keeps the first and last `max / 2` characters of a long text, noting what was cut.
 pub fn head_tail(text: &str, max: usize) -> String {
     let total = text.chars().count();

@@ -84,7 +84,11 @@ pub(super) fn bullets(out: &mut String, title: &str, items: &[String]) {
     }
     let _ = writeln!(out, "{title}");
     for i in items {
-        let _ = writeln!(out, "  - {}", line(i, ITEM_CHARS));
+        let _ = writeln!(
+            out,
+            "  - {}",
+            line(&crate::text::clip_words(i, ITEM_CHARS), ITEM_CHARS)
+        );
     }
 }
 

@@ -11,8 +11,8 @@ use crate::memory::labels::Labels;
 use crate::untrusted::{code, line};
 
 /// Longest item, in characters (a failed run says what worked, the error and what was
-/// tried).
-const ITEM_CHARS: usize = 420;
+/// tried, then where it was read: 420 for the text, and room for its source).
+pub(crate) const ITEM_CHARS: usize = 450;
 
 /// One kind of lasting fact: a `###` list of Session so far.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -588,7 +588,7 @@ pub(crate) fn front_matter(
         task_count,
         tasks_open,
         summary: line(
-            &crate::summary::headline::cut(&summary.headline, HEADLINE_CHARS),
+            &crate::text::clip_words(&summary.headline, HEADLINE_CHARS),
             HEADLINE_CHARS,
         ),
         summary_source: source.to_string(),

@@ -61,7 +61,7 @@ pub fn parse(text: &str) -> Result<Summary, SummaryError> {
     }
     let answer: Answer = serde_json::from_str(&text[start..=end])
         .map_err(|e| SummaryError::BadAnswer(format!("the JSON answer is not a summary: {e}")))?;
-    let headline = super::headline::cut(&answer.headline, HEADLINE_CHARS);
+    let headline = crate::text::clip_words(&answer.headline, HEADLINE_CHARS);
     if headline.is_empty() {
         return Err(SummaryError::BadAnswer("the headline is empty".into()));
     }

@@ -12,7 +12,7 @@
 //! the assistant's.
 
 use crate::lang::Lang;
-use crate::text::one_line;
+use crate::text::{clip_words, one_line};
 use crate::transcript::signals::{BashContext, IssueTitle, PlanOutcome, Refusal, RefusedBy};
 use crate::transcript::{Extraction, TodoList, is_continuation};
 
@@ -112,7 +112,7 @@ pub fn headline(s: &Sources, lang: Lang) -> String {
         .or_else(|| s.last_prompt.map(|p| from_request(p, s.bash)))
         .filter(|h| !h.trim().is_empty());
     match chosen {
-        Some(h) => cut(&h, MAX),
+        Some(h) => clip_words(&h, MAX),
         None => match lang {
             Lang::En => "Session without a user request in this segment".into(),
             Lang::Zh => "本段会话没有用户请求".into(),
@@ -636,35 +636,13 @@ fn summary_request(summary: &str) -> Option<String> {
     (!s.is_empty()).then(|| capitalize(&s))
 }
 
-/// `text` on one line, at most `max` characters, cut at the end of a word (with `…`).
-pub fn cut(text: &str, max: usize) -> String {
-    let line = one_line(text, usize::MAX);
-    if line.chars().count() <= max {
-        return line;
-    }
-    let room: String = line.chars().take(max - 1).collect();
-    // The last word boundary that leaves most of the room used.
-    let end = room
-        .char_indices()
-        .filter(|(_, c)| c.is_whitespace())
-        .map(|(i, _)| i)
-        .next_back()
-        .filter(|i| room[..*i].chars().count() > max / 2)
-        .unwrap_or(room.len());
-    let kept = room[..end].trim_end_matches(|c: char| {
-        c.is_whitespace() || matches!(c, ',' | ';' | ':' | '-' | '—' | '(' | '⏎')
-    });
-    // A word with no boundary at all (a path, CJK text) is cut where it must be.
-    format!("{kept}…")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::transcript::signals::Source;
 
     fn from(request: &str) -> String {
-        cut(&from_request(request, &[]), MAX)
+        clip_words(&from_request(request, &[]), MAX)
     }
 
     #[test]
@@ -807,7 +785,7 @@ mod tests {
 
     #[test]
     fn a_long_headline_is_cut_at_a_word_end() {
-        let h = cut(
+        let h = clip_words(
             "We've just done a big refactoring (Phase 2 from @docs/ARCHITECTURE_REVIEW-2025-07-20.md) and a lot of the browser tests are failing",
             MAX,
         );
@@ -816,9 +794,9 @@ mod tests {
             h,
             "We've just done a big refactoring (Phase 2 from @docs/ARCHITECTURE_REVIEW-2025-07-20.md) and a lot…"
         );
-        assert_eq!(cut("short", MAX), "short");
+        assert_eq!(clip_words("short", MAX), "short");
         let cjk = "灰".repeat(150);
-        assert_eq!(cut(&cjk, MAX).chars().count(), MAX);
+        assert_eq!(clip_words(&cjk, MAX).chars().count(), MAX);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crate::lang::Lang;
 use crate::memory::Section;
 use crate::memory::document::{FrontMatter, sections};
 use crate::memory::labels::Labels;
-use crate::text::one_line;
+use crate::text::{clip_words, one_line};
 use crate::transcript::signals::{
     Abandoned, Answer, BashContext, Cause, Diagnosis, FailedRun, HookFeedback, PlanOutcome,
     Refusal, RefusedBy, Reported, Signals, Source, TestEdit,
@@ -15,7 +15,9 @@ use crate::transcript::signals::{
 
 use super::instructions;
 
-/// Longest part of an item quoted from the transcript.
+/// Longest part of an item quoted from the transcript. Prose (a sentence, the user's
+/// words) is cut at a word's end; a command, a path or a line of output, whose long
+/// tokens are the information, where the room ends.
 const PART_CHARS: usize = 160;
 
 /// The facts the signals give, by kind, oldest first.
@@ -152,11 +154,13 @@ fn sourced(text: &str, source: &Source, lang: Lang) -> String {
         ("#", Lang::Zh) => source.label().replacen('#', "# 备忘", 1),
         _ => source.label(),
     };
-    format!("{} ({label})", text.trim())
+    // The text gives way, cut at a word, so that the source stays whole in the item.
+    let room = crate::memory::session::ITEM_CHARS.saturating_sub(label.chars().count() + 3);
+    format!("{} ({label})", clip_words(text.trim(), room))
 }
 
 fn quote(text: &str) -> String {
-    format!("“{}”", one_line(text, PART_CHARS))
+    format!("“{}”", clip_words(text, PART_CHARS))
 }
 
 fn answer(a: &Answer, lang: Lang) -> String {
@@ -168,7 +172,7 @@ fn answer(a: &Answer, lang: Lang) -> String {
     let text = format!(
         "{} → {}{own}",
         quote(&a.question),
-        one_line(&a.answer, PART_CHARS)
+        clip_words(&a.answer, PART_CHARS)
     );
     sourced(&text, &a.source, lang)
 }
@@ -222,9 +226,9 @@ fn plan(p: &PlanOutcome, lang: Lang) -> String {
         ) => {
             let gist = gist
                 .as_deref()
-                .map(|g| format!(" ({})", one_line(g, PART_CHARS)))
+                .map(|g| format!(" ({})", clip_words(g, PART_CHARS)))
                 .unwrap_or_default();
-            let title = one_line(title, PART_CHARS);
+            let title = clip_words(title, PART_CHARS);
             let text = match lang {
                 Lang::En => format!("Plan approved: {title}{gist}"),
                 Lang::Zh => format!("已批准的计划：{title}{gist}"),
@@ -241,7 +245,7 @@ fn plan(p: &PlanOutcome, lang: Lang) -> String {
         ) => {
             let title = title
                 .as_deref()
-                .map_or_else(String::new, |t| one_line(t, PART_CHARS));
+                .map_or_else(String::new, |t| clip_words(t, PART_CHARS));
             let text = match (lang, words) {
                 (Lang::En, Some(w)) => format!("Plan refused: {title}; you said {}", quote(w)),
                 (Lang::En, None) => format!("Plan refused: {title}"),
@@ -338,7 +342,7 @@ fn failed_run(run: &FailedRun, lang: Lang) -> String {
     let tried = run
         .tried
         .iter()
-        .map(|t| one_line(t, 90))
+        .map(|t| clip_words(t, 90))
         .collect::<Vec<_>>()
         .join("; ");
     let times = match (lang, run.failures) {
@@ -351,7 +355,7 @@ fn failed_run(run: &FailedRun, lang: Lang) -> String {
         Lang::Zh => format!("`{}` 失败 {times}{error}", run.command),
     };
     if let Some(w) = &run.worked {
-        let w = one_line(w, 140);
+        let w = clip_words(w, 140);
         text.push_str(&match lang {
             Lang::En => format!(" until: {w}"),
             Lang::Zh => format!("，直到：{w}"),
@@ -370,7 +374,7 @@ fn test_edit(e: &TestEdit, lang: Lang) -> String {
     let said = e
         .said
         .as_deref()
-        .map(|s| format!(": {}", one_line(s, PART_CHARS)))
+        .map(|s| format!(": {}", clip_words(s, PART_CHARS)))
         .unwrap_or_default();
     let text = match lang {
         Lang::En => format!(
@@ -386,7 +390,7 @@ fn test_edit(e: &TestEdit, lang: Lang) -> String {
 }
 
 fn diagnosis(d: &Diagnosis, lang: Lang) -> String {
-    let cause = one_line(&d.cause, PART_CHARS);
+    let cause = clip_words(&d.cause, PART_CHARS);
     let text = match lang {
         Lang::En => format!("Root cause found while `{}` failed: {cause}", d.command),
         Lang::Zh => format!("`{}` 失败时找到的根因：{cause}", d.command),
@@ -395,7 +399,7 @@ fn diagnosis(d: &Diagnosis, lang: Lang) -> String {
 }
 
 fn cause(c: &Cause, lang: Lang) -> String {
-    let cause = one_line(&c.cause, PART_CHARS);
+    let cause = clip_words(&c.cause, PART_CHARS);
     let text = match lang {
         Lang::En => format!("Cause found and fixed in {}: {cause}", c.file),
         Lang::Zh => format!("找到并在 {} 中修复的原因：{cause}", c.file),

@@ -140,7 +140,7 @@ pub fn summarize_with(
         .and_then(conclusion)
     {
         // Cut at a word's end, as the headline is: "constructing th…" reads as a typo.
-        let c = untrusted::line(&super::headline::cut(&conclusion, 400), 400);
+        let c = untrusted::line(&crate::text::clip_words(&conclusion, 400), 400);
         task_summary.push(match lang {
             Lang::En => format!("Last assistant conclusion: {c}"),
             Lang::Zh => format!("助手最后的结论：{c}"),
