@@ -441,6 +441,15 @@ fn search_matches_whole_words_not_substrings_nor_our_labels() {
     assert_eq!(trigger, ["aaaa0000", "cccc0000"]);
     // Continuous integration is CI.
     assert_eq!(sessions(&["continuous", "integration"]), ["bbbb0000"]);
+    // A memory found through a related word alone says so, not "0/1 terms".
+    assert_eq!(sessions(&["pipeline"]), ["bbbb0000"]);
+    let (_, out, _) = run(&s, &["search", "pipeline"]);
+    assert!(
+        out.contains("session bbbb0000 · related words only"),
+        "{out}"
+    );
+    let (_, out, _) = run(&s, &["search", "ci", "pipeline"]);
+    assert!(out.contains("session bbbb0000 · 1/2 terms"), "{out}");
 }
 
 #[test]

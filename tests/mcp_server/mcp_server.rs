@@ -209,6 +209,11 @@ async fn search_answers() {
         )
         .await
     );
+    // Found through a related word alone ("legacy" for "obsolete"): the answer says so.
+    insta::assert_snapshot!(
+        "search_related_only",
+        ok(&s, &client, "search_memories", json!({"query": "obsolete"})).await
+    );
     insta::assert_snapshot!(
         "search_nothing",
         ok(

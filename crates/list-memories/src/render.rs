@@ -200,6 +200,16 @@ pub fn nothing_found(f: &Found, dir: &Path) -> String {
     )
 }
 
+/// How many of the query's words a result holds; a result found through related words
+/// alone (a synonym, another form) says so, rather than "0/2 terms".
+fn matched(hits: usize, terms: usize) -> String {
+    if hits == 0 && terms > 0 {
+        "related words only".to_string()
+    } else {
+        format!("{hits}/{terms} terms")
+    }
+}
+
 /// Search results, best first: one session a result, its best memory.
 pub fn search(
     query: &str,
@@ -234,10 +244,9 @@ pub fn search(
             terminal_line(&m.date, 40),
             style.bold(&terminal_line(&m.file, 200)),
             style.dim(&format!(
-                "session {}{agent} · {}/{} terms",
+                "session {}{agent} · {}",
                 terminal_line(&m.session, 8),
-                h.hits,
-                h.terms
+                matched(h.hits, h.terms)
             ))
         );
         if all_projects {

@@ -152,6 +152,13 @@ pub fn search(
                     clean(&s.marked("**", "**"), 240)
                 );
             }
+            if h.hit.hits == 0 && h.hit.terms > 0 {
+                // Found through a synonym or another form alone: weaker evidence.
+                let _ = writeln!(
+                    e,
+                    "   (only words related to the query matched, none of its own)"
+                );
+            }
             if !h.hit.more_in_session.is_empty() {
                 let n = h.hit.more_in_session.len();
                 let _ = writeln!(
