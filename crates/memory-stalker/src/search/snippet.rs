@@ -269,20 +269,28 @@ fn word_spans(text: &str) -> Vec<Range<usize>> {
     out
 }
 
-/// Whether `word` is `query` or a form of the same word, for marking: one starts with
-/// the other (at least 3 letters), or they share at least 4 letters and differ only in
-/// their last 3 ("decision" and "decide").
+/// Whether `word` is `query` or a form of the same word, for marking: the same stem,
+/// as the index stems them ("decided" and "deciding", "branches" and "branch"; not
+/// "works" and "workflow", which only start alike).
 fn stem_match(word: &str, query: &str) -> bool {
+    static ENGLISH: std::sync::LazyLock<rust_stemmers::Stemmer> = std::sync::LazyLock::new(|| {
+        rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English)
+    });
     if word == query {
         return true;
     }
-    let common = word
-        .chars()
-        .zip(query.chars())
-        .take_while(|(a, b)| a == b)
-        .count();
-    let shorter = word.chars().count().min(query.chars().count());
-    (common == shorter && common >= 3) || (common >= 4 && common + 3 >= shorter)
+    // A stem is its word's start (but for a last `y`, "retry" → "retri"): words whose
+    // first three letters differ have different stems, and are not stemmed (a snippet
+    // compares every word of the lines it reads with every form of the query).
+    let mut a = word.chars();
+    let mut b = query.chars();
+    for _ in 0..3 {
+        match (a.next(), b.next()) {
+            (Some(x), Some(y)) if x == y => {}
+            _ => return false,
+        }
+    }
+    ENGLISH.stem(word) == ENGLISH.stem(query)
 }
 
 #[cfg(test)]
@@ -322,11 +330,15 @@ mod tests {
     #[test]
     fn stems_and_whole_words() {
         assert!(stem_match("decided", "deciding"));
-        assert!(stem_match("decision", "decide"));
         assert!(stem_match("branches", "branch"));
+        assert!(stem_match("retries", "retry"));
+        // Words that only start alike are not one word.
+        assert!(!stem_match("works", "workflow"));
+        assert!(!stem_match("test", "testament"));
         assert!(!stem_match("trigger", "rig"));
         assert!(!stem_match("interaction", "action"));
         assert_eq!(snip(&[(Field::Body, "the trigger fired")], "rig"), None);
+        assert_eq!(snip(&[(Field::Body, "it works great")], "workflow"), None);
         assert_eq!(
             snip(&[(Field::Files, "src/lib.rs and lib.rsx")], "lib.rs").unwrap(),
             "src/[lib.rs] and lib.rsx"
