@@ -333,6 +333,12 @@ fn message(p: &Payload, compaction_output: bool, redact: bool, cost: &mut Cost) 
     if text.trim_start().starts_with("<turn_aborted>") {
         return interrupted();
     }
+    if let Some(bash) = user_shell_command(&text) {
+        return Entry::User(Box::new(UserMsg {
+            text: kept_text(bash, redact),
+            ..UserMsg::default()
+        }));
+    }
     if !is_request(p.origin, &text, cost) {
         return Entry::Other;
     }
@@ -341,6 +347,28 @@ fn message(p: &Payload, compaction_output: bool, redact: bool, cost: &mut Cost) 
         attachment,
         ..UserMsg::default()
     }))
+}
+
+/// A command the user ran themselves (`!cmd` in Codex's TUI), which Codex records as a
+/// user message, `<user_shell_command>\n<command>\nCMD\n</command>\n<result>\nExit
+/// code: N\nDuration: … seconds\nOutput:\n…\n</result>\n</user_shell_command>`: read as
+/// Claude Code writes its bash mode (`<bash-input>`, `<bash-stdout>`), so it is the
+/// context of the next request as there (docs/design.md §3.13).
+fn user_shell_command(text: &str) -> Option<String> {
+    let body = text.trim_start().strip_prefix("<user_shell_command>")?;
+    let command = super::super::prompt::tag(body, "command")?.trim();
+    if command.is_empty() {
+        return None;
+    }
+    let result = super::super::prompt::tag(body, "result").unwrap_or("");
+    // What the command printed: after the `Output:` line of Codex's header.
+    let output = result
+        .split_once("\nOutput:\n")
+        .map_or(result, |(_, printed)| printed)
+        .trim_end();
+    Some(format!(
+        "<bash-input>{command}</bash-input><bash-stdout>{output}</bash-stdout><bash-stderr></bash-stderr>"
+    ))
 }
 
 /// Whether a `user` message is a request the user made: its recorded provenance says

@@ -564,3 +564,40 @@ fn a_test_file_a_patch_adds_is_not_a_test_changed() {
     assert!(s.test_edits.is_empty(), "{:#?}", s.test_edits);
     assert_eq!(s.failed_runs.len(), 1, "{:#?}", s.failed_runs);
 }
+
+/// A command the user ran with `!` in Codex's TUI is bash mode: not a request, the
+/// context of the request typed next.
+#[test]
+fn a_users_shell_command_is_bash_mode_context() {
+    let shell = "<user_shell_command>\n<command>\ncargo clippy\n</command>\n<result>\nExit code: 101\nDuration: 2.1000 seconds\nOutput:\nwarning: unused variable: `x`\nerror: could not compile `app` (lib) due to 1 previous error\n\n</result>\n</user_shell_command>";
+    let mut r = Rollout::new();
+    r.turn_start()
+        .prompt("Add a retry budget to the uploader.")
+        .say("Done.")
+        .message("user", shell, "user")
+        .turn_start()
+        .prompt("please fix these")
+        .say("Fixed the unused variable.");
+    let t = r.read(ReadOptions::default());
+    let [bash] = t
+        .signals()
+        .bash
+        .try_into()
+        .unwrap_or_else(|b| panic!("{b:#?}"));
+    assert_eq!(bash.command, "cargo clippy");
+    assert_eq!(
+        bash.output.as_deref(),
+        Some(
+            "warning: unused variable: `x` ⏎ error: could not compile `app` (lib) due to 1 previous error"
+        )
+    );
+    assert_eq!(bash.next_request.as_deref(), Some("please fix these"));
+    // Not a request of its own: the last request is the one typed after it.
+    let ex = t.extraction();
+    assert_eq!(ex.last_prompt.unwrap().text, "please fix these");
+    assert!(
+        !t.prompts().iter().any(|(_, p)| p.contains("cargo clippy")),
+        "{:?}",
+        t.prompts()
+    );
+}
