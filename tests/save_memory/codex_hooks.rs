@@ -56,6 +56,15 @@ fn context(stdout: &str) -> String {
         .to_string()
 }
 
+/// SessionStart(compact) for the rollout at `path`: the restore, and what went to stderr.
+fn restore_of(s: &Sandbox, path: &Path) -> (String, String) {
+    let (stdout, stderr) = hook(
+        s,
+        &input(s, "SessionStart", Some(path), json!({"source": "compact"})),
+    );
+    (context(&stdout), stderr)
+}
+
 /// The memory from its "Last complete interaction" on: what does not depend on when
 /// the test ran.
 fn body(memory: &str) -> String {
@@ -111,16 +120,7 @@ fn a_codex_compaction_is_saved_restored_and_keeps_codexs_summary() {
     assert!(!memory.contains("Claude Code compaction summary"));
 
     // SessionStart(compact) right after: the restore, as facts, naming the memory.
-    let (stdout, stderr) = hook(
-        &s,
-        &input(
-            &s,
-            "SessionStart",
-            Some(&path),
-            json!({"source": "compact"}),
-        ),
-    );
-    let restore = context(&stdout);
+    let (restore, stderr) = restore_of(&s, &path);
     assert!(restore.chars().count() <= 8_000, "{stderr}");
     let restore = restore.replace(&files[0], "<memory>");
     insta::assert_snapshot!("codex_restore", restore);
@@ -199,16 +199,7 @@ fn a_codex_sessions_failed_approach_and_commit_are_kept() {
         &memory[memory.find("## Session so far").unwrap()..memory.find("## AI summary").unwrap()];
     insta::assert_snapshot!("codex_failed_approach_and_commit", so_far);
 
-    let (stdout, _) = hook(
-        &s,
-        &input(
-            &s,
-            "SessionStart",
-            Some(&path),
-            json!({"source": "compact"}),
-        ),
-    );
-    let restore = context(&stdout);
+    let (restore, _) = restore_of(&s, &path);
     assert!(restore.contains("cargo test -q retry"), "{restore}");
     assert!(
         restore.contains("fix: count every attempt against the retry budget"),
