@@ -5,6 +5,8 @@
 //!
 //! - an automatic compaction in the middle of a `codex exec` turn: one memory, and the
 //!   next model request carries the restore naming it;
+//! - a session's failed check and its commit, as the real CLI records them, in the
+//!   memory;
 //! - a compaction before the turn of `codex exec resume`;
 //! - `/compact` typed in the interactive Codex under tmux, `--no-daemon`;
 //! - the recall in Codex of a memory Claude Code wrote, read further with the MCP tool,
@@ -153,6 +155,55 @@ fn an_automatic_compaction_mid_turn_is_saved_once_and_restored() {
     ex["last_prompt"]["timestamp"] = json!("<time>");
     ex["last_prompt"]["uuid"] = json!("<id>");
     insta::assert_json_snapshot!("codex_rollout_after_compaction", ex);
+}
+
+/// What the real Codex CLI records of a session's shell work reaches the memory as it
+/// does for Claude Code: a check that failed until a patch made it pass (a failed
+/// approach) and the commit git reported, each from `exec_command`.
+#[test]
+fn a_codex_sessions_failed_check_and_commit_reach_the_memory() {
+    let Some(codex) = installed() else { return };
+    let w = CodexWorld::new(&codex, SAVE_MEMORY);
+    w.api.push(vec![
+        Turn::patch(
+            "*** Begin Patch\n*** Add File: check.sh\n+if [ -f READY ]; then echo ready; else echo 'error: READY is missing' >&2; exit 1; fi\n*** End Patch\n",
+        ),
+        Turn::call("exec_command", json!({"cmd": "sh check.sh"})),
+        Turn::patch("*** Begin Patch\n*** Add File: READY\n+yes\n*** End Patch\n"),
+        Turn::call("exec_command", json!({"cmd": "sh check.sh"})),
+        Turn::call(
+            "exec_command",
+            json!({"cmd": "git init -q && git add -A && git -c user.name=Dev -c user.email=dev@example.com commit -m 'feat: add the readiness check'"}),
+        )
+        .tokens(200_000),
+        Turn::text("The check passes and is committed."),
+    ]);
+    let run = w.exec(&["--json", "Add a readiness check and commit it."]);
+    assert!(
+        run.out.status.success(),
+        "{}\n{}",
+        run.stdout(),
+        run.stderr()
+    );
+    let (_, memory) = only_memory(&w);
+    eprintln!("the memory Codex's session left:\n{memory}");
+    assert!(
+        memory.contains(
+            "### Approaches that failed\n\n- `sh check.sh` failed once (error: READY is missing) until: editing READY (exec_command, "
+        ),
+        "{memory}"
+    );
+    let commits = &memory[memory
+        .find("### Commits made in this session\n\n- `")
+        .unwrap_or_else(|| panic!("{memory}"))..];
+    assert!(
+        commits
+            .lines()
+            .nth(2)
+            .is_some_and(|l| l.ends_with(")")
+                && l.contains("` feat: add the readiness check (exec_command, ")),
+        "{commits}"
+    );
 }
 
 #[test]

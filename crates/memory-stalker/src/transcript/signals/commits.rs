@@ -56,8 +56,9 @@ pub(super) fn find(view: &View) -> Vec<Commit> {
     out.split_off(start)
 }
 
-/// Whether a shell command runs `git commit` (`git add -A && git commit -m …`,
-/// `git -C repo commit …`), not a command that only mentions it (`echo "git commit"`
+/// Whether a shell command runs `git commit` (`git add -A && git commit -m …`, after
+/// git's own options: `git -C repo commit …`, `git -c user.name=x commit …`, `git
+/// --no-pager commit …`), not a command that only mentions it (`echo "git commit"`
 /// still does: what git printed decides).
 ///
 /// Asked of every shell call a transcript holds, as it is read: a command without the
@@ -71,11 +72,22 @@ pub(crate) fn runs_git_commit(command: &str) -> bool {
         if w != "git" {
             continue;
         }
-        // `git commit`, or `git -C <dir> commit`.
+        // The subcommand is the first word after git's options; `-C` and `-c` take the
+        // word after them.
         let mut after = words.clone();
-        let next = after.next();
-        if next == Some("commit") || (next == Some("-C") && after.nth(1) == Some("commit")) {
-            return true;
+        while let Some(a) = after.next() {
+            match a {
+                "-C" | "-c" => {
+                    after.next();
+                }
+                option if option.starts_with('-') => {}
+                subcommand => {
+                    if subcommand == "commit" {
+                        return true;
+                    }
+                    break;
+                }
+            }
         }
     }
     false
@@ -119,6 +131,13 @@ mod tests {
     fn only_a_command_that_runs_git_commit_counts() {
         assert!(runs_git_commit("git add -A && git commit -m \"x\""));
         assert!(runs_git_commit("git -C ../repo commit --amend --no-edit"));
+        // Found by the real Codex CLI's end-to-end test: git's options before the
+        // subcommand.
+        assert!(runs_git_commit(
+            "git -c user.name=Dev -c user.email=dev@example.com commit -m 'x'"
+        ));
+        assert!(runs_git_commit("git --no-pager commit -m x"));
+        assert!(!runs_git_commit("git -c commit.gpgsign=false log"));
         assert!(!runs_git_commit("git log --oneline -5"));
         assert!(!runs_git_commit("git commit-tree abc"));
     }
