@@ -572,6 +572,9 @@ impl Gathered {
             first_record_after: self.reversed.len() - after,
         });
         self.reversed.reverse();
+        if agent == Agent::Codex {
+            codex::settle_running(&mut self.reversed);
+        }
         Transcript {
             agent,
             records: self.reversed,

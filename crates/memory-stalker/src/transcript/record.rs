@@ -334,6 +334,8 @@ pub(crate) enum ToolDetail {
     TaskCreate(Box<TaskCreateInput>),
     TaskUpdate(Box<TaskUpdateInput>),
     Plan(Option<String>),
+    /// Codex's `write_stdin`: input to, or a wait on, the running command of session N.
+    Poll(u64),
     /// `AskUserQuestion`: the questions put to the user, with the options offered.
     Ask(Vec<Question>),
     #[default]
@@ -1414,7 +1416,7 @@ pub(crate) fn clean_detail(detail: &mut ToolDetail, redact: bool) {
                 }
             }
         }
-        ToolDetail::None => {}
+        ToolDetail::Poll(_) | ToolDetail::None => {}
     }
 }
 

@@ -13,12 +13,14 @@
 
 mod line;
 mod patch;
+mod running;
 mod shell;
 mod tools;
 
 use std::path::Path;
 
 pub(crate) use line::parse;
+pub(crate) use running::settle as settle_running;
 pub(crate) use tools::command_output;
 
 use super::record::{Entry, LineOptions, Meta, Record};

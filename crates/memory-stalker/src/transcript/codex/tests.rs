@@ -601,3 +601,88 @@ fn a_users_shell_command_is_bash_mode_context() {
         t.prompts()
     );
 }
+
+/// A command still running when its call returned ("Process running with session ID
+/// N") ends in the output of a later `write_stdin` on its session: that is how it
+/// ended, for the signals.
+#[test]
+fn a_long_command_ends_where_write_stdin_says_it_exited() {
+    let running = |id: u32, out: &str| {
+        format!(
+            "Chunk ID: a\nWall time: 10.0 seconds\nProcess running with session ID {id}\nOriginal token count: 3\nOutput:\n{out}"
+        )
+    };
+    let exited = |code: i32, out: &str| {
+        format!(
+            "Chunk ID: b\nWall time: 4.0 seconds\nProcess exited with code {code}\nOriginal token count: 3\nOutput:\n{out}"
+        )
+    };
+    let mut r = Rollout::new();
+    r.turn_start()
+        .prompt("Make the tests pass.")
+        .call(
+            "c1",
+            "exec_command",
+            json!({"cmd": "cargo test", "yield_time_ms": 10000}),
+        )
+        .output("c1", &running(7, "   Compiling app v0.1.0\n"))
+        .call("c2", "write_stdin", json!({"session_id": 7, "chars": ""}))
+        .output("c2", &running(7, ""))
+        .call("c3", "write_stdin", json!({"session_id": 7, "chars": ""}))
+        .output(
+            "c3",
+            &exited(
+                101,
+                "error[E0425]: cannot find value `budget` in this scope\n",
+            ),
+        )
+        .patch(
+            "c4",
+            "*** Begin Patch\n*** Update File: src/upload.rs\n@@\n-a\n+b\n*** End Patch\n",
+        )
+        .patch_output("c4")
+        .call("c5", "exec_command", json!({"cmd": "cargo test"}))
+        .output("c5", &running(7, "   Compiling app v0.1.0\n"))
+        .call("c6", "write_stdin", json!({"session_id": 7, "chars": ""}))
+        .output("c6", &exited(0, "test result: ok. 3 passed\n"));
+    let t = r.read(ReadOptions::default());
+    let [run] = t
+        .signals()
+        .failed_runs
+        .try_into()
+        .unwrap_or_else(|f| panic!("{f:#?}"));
+    assert_eq!(run.command, "cargo test");
+    assert_eq!(run.failures, 1);
+    assert_eq!(
+        run.error.as_deref(),
+        Some("error[E0425]: cannot find value `budget` in this scope")
+    );
+    assert_eq!(run.worked.as_deref(), Some("editing src/upload.rs"));
+    // In the reply, the command failed and then passed; each wait names its command.
+    let ex = t.extraction();
+    let calls: Vec<String> = ex
+        .reply
+        .unwrap()
+        .tool_calls
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {}{}",
+                c.name,
+                c.summary,
+                if c.failed { " (failed)" } else { "" }
+            )
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            "exec_command cargo test (failed)",
+            "write_stdin session 7 (cargo test)",
+            "write_stdin session 7 (cargo test) (failed)",
+            "apply_patch src/upload.rs",
+            "exec_command cargo test",
+            "write_stdin session 7 (cargo test)",
+        ]
+    );
+}

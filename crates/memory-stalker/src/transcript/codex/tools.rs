@@ -29,6 +29,8 @@ struct Args<'a> {
     plan: Option<&'a [u8]>,
     input: Option<&'a [u8]>,
     path: Option<&'a [u8]>,
+    session_id: Option<&'a [u8]>,
+    chars: Option<&'a [u8]>,
     other: Input<'a>,
 }
 
@@ -41,6 +43,8 @@ impl<'a> Args<'a> {
             b"plan" => &mut self.plan,
             b"input" => &mut self.input,
             b"path" => &mut self.path,
+            b"session_id" => &mut self.session_id,
+            b"chars" => &mut self.chars,
             _ => return self.other.read(c, key),
         };
         *slot = Some(c.raw()?);
@@ -104,6 +108,20 @@ pub(super) fn describe(
                 })
                 .collect(),
         ),
+        // Input to, or a wait on, a command still running (`exec_command` answered
+        // "Process running with session ID N"): its later output is the command's.
+        "write_stdin" => {
+            let id = args
+                .session_id
+                .and_then(|raw| std::str::from_utf8(raw).ok())
+                .and_then(|n| n.trim_matches('"').parse::<u64>().ok());
+            let typed = s(args.chars, cost).filter(|c| !c.is_empty());
+            match (id, typed) {
+                (Some(id), None) => (format!("session {id}"), ToolDetail::Poll(id)),
+                (Some(id), Some(t)) => (format!("session {id}: {t}"), ToolDetail::Poll(id)),
+                (None, _) => (String::new(), ToolDetail::None),
+            }
+        }
         "view_image" => {
             record::file_call(s(args.path, cost).unwrap_or_default(), ToolDetail::Reads)
         }
@@ -272,6 +290,21 @@ const FAILED: [&str; 6] = [
     "apply_patch verification failed",
     "execution error",
 ];
+
+/// The session of a command still running when its call returned: `Process running
+/// with session ID N` among the lines before `Output:`.
+pub(crate) fn running_session(head: &str) -> Option<u64> {
+    head.lines()
+        .map(str::trim)
+        .take_while(|l| *l != "Output:")
+        .find_map(|l| l.strip_prefix("Process running with session ID "))
+        .and_then(|n| n.trim().parse().ok())
+}
+
+/// Whether an output's head reports how the command exited.
+pub(crate) fn reports_exit(head: &str) -> bool {
+    exit_code(head).is_some()
+}
 
 /// The exit code Codex reports at the head of a command's output: `Process exited
 /// with code N` (before the `Output:` line), or `Exit code: N` (an `apply_patch`'s).
