@@ -335,10 +335,11 @@ fn exit_code(head: &str) -> Option<i64> {
 /// A command's own output, without the lines Codex puts before it (`Chunk ID: …`,
 /// `Wall time: …`, `Process exited with code 1`, `Output:`); any other text as it is.
 pub(crate) fn command_output(text: &str) -> &str {
-    const WRAPPER: [&str; 5] = [
+    const WRAPPER: [&str; 6] = [
         "Chunk ID:",
         "Wall time:",
         "Process exited with code",
+        "Process running with session ID",
         "Exit code:",
         "Original token count:",
     ];
@@ -453,6 +454,12 @@ mod tests {
     fn a_commands_own_output_is_read_past_codexs_lines() {
         let wrapped = "Chunk ID: a\nWall time: 0.1 seconds\nProcess exited with code 2\nOriginal token count: 1\nOutput:\nerror: nope\n";
         assert_eq!(command_output(wrapped), "error: nope\n");
+        let running = "Chunk ID: a\nWall time: 10.0 seconds\nProcess running with session ID 7\nOriginal token count: 1\nOutput:\nCompiling\n";
+        assert_eq!(command_output(running), "Compiling\n");
+        assert_eq!(running_session(running), Some(7));
+        assert!(!reports_exit(running));
+        assert_eq!(running_session(wrapped), None);
+        assert!(reports_exit(wrapped));
         assert_eq!(
             command_output("Exit code: 1\nWall time: 0 seconds\nOutput:\nFAILED\n"),
             "FAILED\n"
