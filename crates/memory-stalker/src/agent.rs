@@ -38,6 +38,15 @@ impl Agent {
         }
     }
 
+    /// What the assistant is called in the memory's sentences ("Claude asked …",
+    /// "After Codex changed …").
+    pub fn speaker(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "Claude",
+            Agent::Codex => "Codex",
+        }
+    }
+
     /// Reads a key or a name, in any case (`codex`, `Codex`, `claude-code`,
     /// `claude`, `Claude Code`); `None` for anything else.
     pub fn parse(s: &str) -> Option<Agent> {

@@ -196,7 +196,7 @@ pub fn restore_context(ex: &Extraction, memory: &Path, facts: &SessionFacts) -> 
     );
     lasting::bullets(
         &mut out,
-        "- Tasks an earlier task list left open (Claude replaced the list before they were done):",
+        "- Tasks an earlier task list left open (the list was replaced before they were done):",
         &facts.left_open,
     );
     lasting::bullets(

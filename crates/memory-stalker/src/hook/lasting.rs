@@ -28,7 +28,7 @@ pub(super) fn users_words(out: &mut String, facts: &SessionFacts) {
     );
     bullets(
         out,
-        "- Commands the user ran in bash mode, and what they printed:",
+        "- Commands the user ran themselves, and what they printed:",
         &facts.context,
     );
     bullets(

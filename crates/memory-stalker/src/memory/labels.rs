@@ -171,9 +171,11 @@ pub struct Labels {
     pub standing: &'static str,
     pub decisions_taken: &'static str,
     pub failed_approaches: &'static str,
-    /// The user's answers to Claude's questions (`AskUserQuestion`).
+    /// The user's answers to the assistant's questions (`AskUserQuestion`, a question
+    /// a turn ended with).
     pub your_answers: &'static str,
-    /// Commands the user ran in bash mode, and what they printed.
+    /// Commands the user ran themselves (Claude Code's bash mode, Codex's `!`), and
+    /// what they printed.
     pub bash_context: &'static str,
     /// What hooks (a Stop hook) required.
     pub hook_requirements: &'static str,
@@ -245,8 +247,8 @@ const EN: Labels = Labels {
     standing: "Your standing instructions",
     decisions_taken: "Decisions",
     failed_approaches: "Approaches that failed",
-    your_answers: "Your answers to Claude's questions",
-    bash_context: "Commands you ran in bash mode",
+    your_answers: "Your answers to the assistant's questions",
+    bash_context: "Commands you ran yourself",
     hook_requirements: "What hooks required",
     model_preferences: "Your standing instructions (from a model's summary)",
     model_decisions: "Decisions (from a model's summary)",
@@ -313,8 +315,8 @@ const ZH: Labels = Labels {
     standing: "用户的长期要求",
     decisions_taken: "已做的决策",
     failed_approaches: "失败的尝试",
-    your_answers: "用户对 Claude 提问的回答",
-    bash_context: "用户在 bash 模式运行的命令",
+    your_answers: "用户对助手提问的回答",
+    bash_context: "用户自己运行的命令",
     hook_requirements: "钩子提出的要求",
     model_preferences: "用户的长期要求（来自模型摘要）",
     model_decisions: "已做的决策（来自模型摘要）",

@@ -14,6 +14,15 @@ use crate::untrusted::{code, line};
 /// tried, then where it was read: 420 for the text, and room for its source).
 pub(crate) const ITEM_CHARS: usize = 450;
 
+/// Headings earlier versions wrote, which named Claude and its bash mode in memories
+/// that may be Codex's: read as their kinds, never written.
+const FORMER_HEADINGS: [(&str, Kind); 4] = [
+    ("Your answers to Claude's questions", Kind::Answers),
+    ("用户对 Claude 提问的回答", Kind::Answers),
+    ("Commands you ran in bash mode", Kind::Context),
+    ("用户在 bash 模式运行的命令", Kind::Context),
+];
+
 /// One kind of lasting fact: a `###` list of Session so far.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -87,14 +96,23 @@ impl Kind {
         }
     }
 
-    /// The kind a `###` heading (in either language) names.
+    /// The kind a `###` heading (in either language, or as an earlier version wrote
+    /// it) names.
     pub fn from_heading(heading: &str) -> Option<Kind> {
         let h = heading.trim();
-        Kind::ALL.into_iter().find(|k| {
-            [Lang::En, Lang::Zh]
-                .iter()
-                .any(|l| k.label(Labels::of(*l)) == h)
-        })
+        Kind::ALL
+            .into_iter()
+            .find(|k| {
+                [Lang::En, Lang::Zh]
+                    .iter()
+                    .any(|l| k.label(Labels::of(*l)) == h)
+            })
+            .or_else(|| {
+                FORMER_HEADINGS
+                    .iter()
+                    .find(|(former, _)| *former == h)
+                    .map(|(_, k)| *k)
+            })
     }
 
     /// Most items kept (the newest, once carried over many compactions).

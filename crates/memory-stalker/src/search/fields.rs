@@ -10,6 +10,7 @@
 use crate::lang::Lang;
 use crate::memory::document::{FrontMatter, body_start, sections};
 use crate::memory::labels::{Labels, Section};
+use crate::memory::session::Kind;
 
 /// The indexed fields, in the order of the FTS table's columns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -255,7 +256,8 @@ fn subsection_field(section: Section, heading: &str) -> Option<Field> {
             // The user's bash-mode commands are the context of a request; hooks'
             // requirements are rules; answers are the user's decisions; the lists a
             // model's summary found weigh as the session's own.
-            if is(|l| l.your_requests) || is(|l| l.bash_context) {
+            let former = Kind::from_heading(heading);
+            if is(|l| l.your_requests) || is(|l| l.bash_context) || former == Some(Kind::Context) {
                 Some(Field::Requests)
             } else if is(|l| l.standing)
                 || is(|l| l.preferences)
@@ -266,6 +268,7 @@ fn subsection_field(section: Section, heading: &str) -> Option<Field> {
             } else if is(|l| l.decisions_taken)
                 || is(|l| l.key_decisions)
                 || is(|l| l.your_answers)
+                || former == Some(Kind::Answers)
                 || is(|l| l.model_decisions)
             {
                 Some(Field::Decisions)

@@ -84,7 +84,7 @@ impl SegmentFacts {
     /// The segment's facts, with what the extraction `ex` and the structural `signals`
     /// give: structural facts first (they are sure), then those found in words.
     pub fn with(self, ex: &Extraction, signals: &Signals, lang: Lang) -> SessionFacts {
-        let found = meaning::from_signals(signals, lang);
+        let found = meaning::from_signals(signals, lang, ex.agent);
         let mut constraints = found.constraints;
         constraints.extend(self.constraints);
         let mut decisions = found.decisions;
@@ -424,6 +424,11 @@ mod tests {
                 assert_eq!(Kind::from_heading(k.label(l)), Some(k));
             }
         }
+        // A memory written before the headings stopped naming Claude is read the same.
+        let doc = "## Session so far\n\n### Your answers to Claude's questions\n\n- yes\n\n### Commands you ran in bash mode\n\n- `ls`\n";
+        let read = SessionFacts::from_memory(doc);
+        assert_eq!(read.list(Kind::Answers), ["yes"]);
+        assert_eq!(read.list(Kind::Context), ["ls"]);
     }
 
     #[test]

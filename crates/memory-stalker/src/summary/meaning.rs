@@ -3,6 +3,7 @@
 //! notes) as one-line items of Session so far, each with its source; and what a model's
 //! summary of an earlier memory found, carried into the next one as the model's.
 
+use crate::agent::Agent;
 use crate::lang::Lang;
 use crate::memory::Section;
 use crate::memory::document::{FrontMatter, sections};
@@ -34,14 +35,14 @@ pub(crate) struct Found {
 }
 
 /// The facts of the segment's signals, in `lang`.
-pub(crate) fn from_signals(s: &Signals, lang: Lang) -> Found {
+pub(crate) fn from_signals(s: &Signals, lang: Lang, agent: Agent) -> Found {
     let mut f = Found::default();
     for a in &s.answers {
         f.answers.push(answer(a, lang));
         f.decisions.push(answered(a, lang));
     }
     for a in &s.replies {
-        f.answers.push(reply(a, lang));
+        f.answers.push(reply(a, lang, agent));
     }
     for p in &s.plans {
         f.decisions.push(plan(p, lang));
@@ -89,7 +90,7 @@ pub(crate) fn from_signals(s: &Signals, lang: Lang) -> Found {
         f.failed.push(abandoned(a, lang));
     }
     for r in &s.reported {
-        f.failed.push(reported(r, lang));
+        f.failed.push(reported(r, lang, agent));
     }
     for e in &s.test_edits {
         f.decisions.push(test_edit(e, lang));
@@ -177,15 +178,16 @@ fn answer(a: &Answer, lang: Lang) -> String {
     sourced(&text, &a.source, lang)
 }
 
-fn reply(a: &Answer, lang: Lang) -> String {
+fn reply(a: &Answer, lang: Lang, agent: Agent) -> String {
+    let who = agent.speaker();
     let text = match lang {
         Lang::En => format!(
-            "Claude asked {} → you answered {}",
+            "{who} asked {} → you answered {}",
             quote(&a.question),
             quote(&a.answer)
         ),
         Lang::Zh => format!(
-            "Claude 问 {} → 用户回答 {}",
+            "{who} 问 {} → 用户回答 {}",
             quote(&a.question),
             quote(&a.answer)
         ),
@@ -279,11 +281,12 @@ fn abandoned(a: &Abandoned, lang: Lang) -> String {
     sourced(&text, &a.source, lang)
 }
 
-fn reported(r: &Reported, lang: Lang) -> String {
+fn reported(r: &Reported, lang: Lang, agent: Agent) -> String {
     let error = one_line(&r.error, PART_CHARS);
+    let who = agent.speaker();
     let text = match lang {
-        Lang::En => format!("After Claude changed {}, your run failed: {error}", r.file),
-        Lang::Zh => format!("Claude 修改 {} 后，用户的运行失败：{error}", r.file),
+        Lang::En => format!("After {who} changed {}, your run failed: {error}", r.file),
+        Lang::Zh => format!("{who} 修改 {} 后，用户的运行失败：{error}", r.file),
     };
     sourced(&text, &r.source, lang)
 }
@@ -519,7 +522,7 @@ mod tests {
             }],
             ..Signals::default()
         };
-        let f = from_signals(&signals, Lang::En);
+        let f = from_signals(&signals, Lang::En, Agent::ClaudeCode);
         assert_eq!(
             f.answers,
             ["“Which rig do these beads belong to?” → No rig (AskUserQuestion, 2026-02-12 20:58)"]
@@ -568,12 +571,12 @@ mod tests {
             ..Signals::default()
         };
         assert_eq!(
-            from_signals(&pasted, Lang::En).failed,
+            from_signals(&pasted, Lang::En, Agent::ClaudeCode).failed,
             [
                 "Bash x was refused by you: “… error during build: [vite:load-fallback] Could not load src/x.vue: ENOENT” (Bash, 2026-02-12 20:58)"
             ]
         );
-        let f = from_signals(&signals, Lang::Zh);
+        let f = from_signals(&signals, Lang::Zh, Agent::ClaudeCode);
         assert!(f.decisions.is_empty(), "{:?}", f.decisions);
         assert_eq!(f.failed.len(), 1, "{:?}", f.failed);
         assert!(
@@ -581,6 +584,29 @@ mod tests {
             "{:?}",
             f.failed
         );
+    }
+
+    #[test]
+    fn the_assistant_is_named_as_the_agent_the_session_ran() {
+        let signals = Signals {
+            replies: vec![Answer {
+                question: "Shall I also migrate to AudioWorklet?".into(),
+                header: None,
+                answer: "yes, and make it cross-browser".into(),
+                chosen: false,
+                source: Source::default(),
+            }],
+            ..Signals::default()
+        };
+        for (agent, en, zh) in [
+            (Agent::ClaudeCode, "Claude asked “", "Claude 问 “"),
+            (Agent::Codex, "Codex asked “", "Codex 问 “"),
+        ] {
+            let f = from_signals(&signals, Lang::En, agent);
+            assert!(f.answers[0].starts_with(en), "{:?}", f.answers);
+            let f = from_signals(&signals, Lang::Zh, agent);
+            assert!(f.answers[0].starts_with(zh), "{:?}", f.answers);
+        }
     }
 
     #[test]
