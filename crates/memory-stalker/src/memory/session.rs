@@ -30,9 +30,9 @@ pub enum Kind {
     Requests,
     /// Rules the user gave for how to work ("keep it to the same 3 files", "use pnpm").
     Constraints,
-    /// The user's answers to Claude's questions.
+    /// The user's answers to the assistant's questions.
     Answers,
-    /// Commands the user ran in bash mode, and the end of their output.
+    /// Commands the user ran themselves (bash mode, Codex's `!`), and the end of their output.
     Context,
     /// What hooks required.
     Requirements,
