@@ -30,7 +30,7 @@ fn is_read_kind(kind: &[u8]) -> bool {
 
 /// Texts Codex puts in `user` messages of its own, when a message carries no record of
 /// where its text came from (older versions): not requests (docs/design.md §3.13).
-const HARNESS_PREFIXES: [&str; 10] = [
+const HARNESS_PREFIXES: [&str; 11] = [
     "<environment_context>",
     "<user_instructions>",
     "# AGENTS.md instructions for",
@@ -40,6 +40,7 @@ const HARNESS_PREFIXES: [&str; 10] = [
     "<user_shell_command>",
     "<image_resize_notice>",
     "<turn_aborted>",
+    "<hook_prompt",
     SUMMARY_PREFIX,
 ];
 
@@ -339,6 +340,14 @@ fn message(p: &Payload, compaction_output: bool, redact: bool, cost: &mut Cost) 
             ..UserMsg::default()
         }));
     }
+    if let Some(feedback) = hook_prompt(&text) {
+        // Not the user's words: meta, as Claude Code marks its hooks' feedback.
+        return Entry::User(Box::new(UserMsg {
+            is_meta: true,
+            text: kept_text(feedback, redact),
+            ..UserMsg::default()
+        }));
+    }
     if !is_request(p.origin, &text, cost) {
         return Entry::Other;
     }
@@ -369,6 +378,45 @@ fn user_shell_command(text: &str) -> Option<String> {
     Some(format!(
         "<bash-input>{command}</bash-input><bash-stdout>{output}</bash-stdout><bash-stderr></bash-stderr>"
     ))
+}
+
+/// What a hook made Codex tell the model (a Stop hook that blocked, with its reason),
+/// which Codex records as a user message `<hook_prompt hook_run_id="stop:0:/p/hooks.json">
+/// TEXT</hook_prompt>` (the text XML-escaped): read as Claude Code writes a Stop hook's
+/// feedback (`Stop hook feedback:\n[/p/hooks.json]: TEXT`), so what it required is
+/// kept as there (docs/design.md §3.13).
+fn hook_prompt(text: &str) -> Option<String> {
+    let rest = text.trim_start().strip_prefix("<hook_prompt")?;
+    let (attributes, body) = rest.split_once('>')?;
+    let body = body.split("</hook_prompt>").next().unwrap_or(body).trim();
+    let run = attributes
+        .split_once("hook_run_id=\"")
+        .and_then(|(_, v)| v.split_once('"'))
+        .map(|(v, _)| unescape_xml(v))?;
+    // `stop:0:/p/hooks.json`: the event (snake case), then where the hook is from.
+    let mut parts = run.splitn(3, ':');
+    let event: String = parts
+        .next()?
+        .split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_uppercase().chain(c).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect();
+    let from = parts.nth(1).unwrap_or("hook");
+    (!event.is_empty() && !body.is_empty())
+        .then(|| format!("{event} hook feedback:\n[{from}]: {}", unescape_xml(body)))
+}
+
+/// `&amp;`, `&lt;`, `&gt;`, `&quot;` and `&apos;` as the characters they stand for.
+fn unescape_xml(text: &str) -> String {
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&apos;", "'")
+        .replace("&amp;", "&")
 }
 
 /// Whether a `user` message is a request the user made: its recorded provenance says

@@ -686,3 +686,47 @@ fn a_long_command_ends_where_write_stdin_says_it_exited() {
         ]
     );
 }
+
+/// What a Stop hook made Codex tell the model (`<hook_prompt …>`) is a hook's
+/// requirement, never the user's request.
+#[test]
+fn a_hooks_prompt_is_a_requirement_not_a_request() {
+    let hook = "<hook_prompt hook_run_id=\"stop:0:/work/app/.codex/hooks.json\">Cannot stop with unstaged changes &amp; untracked files: commit them first.</hook_prompt>";
+    let mut r = Rollout::new();
+    r.turn_start()
+        .prompt("Add the retry budget.")
+        .say("Done.")
+        .message("user", hook, "hook")
+        .say("Committing now.");
+    let t = r.read(ReadOptions::default());
+    let [h] = t
+        .signals()
+        .hooks
+        .try_into()
+        .unwrap_or_else(|h| panic!("{h:#?}"));
+    assert_eq!(h.event, "Stop");
+    assert_eq!(
+        h.requirement,
+        "Cannot stop with unstaged changes & untracked files: commit them first."
+    );
+    assert_eq!(h.source.tool, "Stop hook");
+    assert_eq!(
+        t.extraction().last_prompt.unwrap().text,
+        "Add the retry budget."
+    );
+    // Without a recorded provenance (older Codex versions), the same.
+    let mut r = Rollout::new();
+    r.turn_start()
+        .prompt("Add the retry budget.")
+        .line(
+            "response_item",
+            json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": hook}]}),
+            None,
+        );
+    let t = r.read(ReadOptions::default());
+    assert_eq!(t.signals().hooks.len(), 1);
+    assert_eq!(
+        t.extraction().last_prompt.unwrap().text,
+        "Add the retry budget."
+    );
+}
