@@ -363,9 +363,11 @@ pub(crate) fn is_shell(name: &str) -> bool {
     )
 }
 
-/// One question of an `AskUserQuestion` call.
+/// One question of an `AskUserQuestion` call (or of Codex's `request_user_input`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Question {
+    /// Its id, which Codex's answers are keyed by.
+    pub id: Option<String>,
     pub question: String,
     /// The short label Claude Code shows over the question.
     pub header: Option<String>,
@@ -1150,6 +1152,8 @@ const SUMMARY_CHARS: usize = 160;
 #[derive(Deserialize)]
 struct RawQuestion {
     #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
     question: Option<String>,
     #[serde(default)]
     header: Option<String>,
@@ -1185,6 +1189,7 @@ fn ask_questions(inp: &Input, redact: bool, cost: &mut Cost) -> Vec<Question> {
             .flatten()
             .filter_map(|q| {
                 Some(Question {
+                    id: q.id,
                     question: clean(q.question.as_deref().filter(|t| !t.trim().is_empty())?),
                     header: q.header.as_deref().map(clean),
                     options: q
@@ -1204,6 +1209,7 @@ fn ask_questions(inp: &Input, redact: bool, cost: &mut Cost) -> Vec<Question> {
     string(inp.question, cost)
         .filter(|q| !q.trim().is_empty())
         .map(|q| Question {
+            id: None,
             question: clean(&q),
             header: None,
             options: Vec::new(),

@@ -730,3 +730,49 @@ fn a_hooks_prompt_is_a_requirement_not_a_request() {
         "Add the retry budget."
     );
 }
+
+/// Plan mode's questions (`request_user_input`) and the user's answers, keyed by each
+/// question's id, are answers as `AskUserQuestion`'s are.
+#[test]
+fn plan_mode_questions_and_their_answers_are_the_users_answers() {
+    let mut r = Rollout::new();
+    r.turn_start()
+        .prompt("Set up code quality tools.")
+        .call(
+            "q1",
+            "request_user_input",
+            json!({"questions": [
+                {"id": "tools", "header": "Tools", "question": "Which quality tools should I add?",
+                 "options": [{"label": "Credo + Dialyxir", "description": "lint and types"},
+                             {"label": "Credo only", "description": "lint"}]},
+                {"id": "rig", "header": "Rig", "question": "Add a test rig?",
+                 "options": [{"label": "Yes", "description": ""}, {"label": "No", "description": ""}]}]}),
+        )
+        .output(
+            "q1",
+            r#"{"answers":{"tools":{"answers":["Credo + Dialyxir"]},"rig":{"answers":["No rig, keep it simple"]}}}"#,
+        )
+        .say("Adding Credo and Dialyxir.");
+    let answers = r.read(ReadOptions::default()).signals().answers;
+    let got: Vec<(&str, &str, bool, &str)> = answers
+        .iter()
+        .map(|a| (&*a.question, &*a.answer, a.chosen, &*a.source.tool))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "Which quality tools should I add?",
+                "Credo + Dialyxir",
+                true,
+                "request_user_input"
+            ),
+            (
+                "Add a test rig?",
+                "No rig, keep it simple",
+                false,
+                "request_user_input"
+            ),
+        ]
+    );
+}

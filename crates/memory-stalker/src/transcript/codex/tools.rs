@@ -122,6 +122,9 @@ pub(super) fn describe(
                 (None, _) => (String::new(), ToolDetail::None),
             }
         }
+        // Plan mode's questions, with the options offered: read as Claude Code's
+        // `AskUserQuestion` (the answers come back keyed by each question's id).
+        "request_user_input" => record::describe_tool("AskUserQuestion", &args.other, redact, cost),
         "view_image" => {
             record::file_call(s(args.path, cost).unwrap_or_default(), ToolDetail::Reads)
         }

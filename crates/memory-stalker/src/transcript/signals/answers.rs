@@ -39,10 +39,12 @@ pub(super) fn find(view: &View) -> Vec<Answer> {
         if result.is_error {
             continue;
         }
-        let pairs = if user.answers().is_empty() {
-            parse_answer_text(result.text.head())
-        } else {
+        let pairs = if !user.answers().is_empty() {
             user.answers().to_vec()
+        } else if result.text.head().trim_start().starts_with('{') {
+            codex_answers(result.text.head(), questions)
+        } else {
+            parse_answer_text(result.text.head())
         };
         let record = &view.all()[at];
         for (question, answer) in pairs {
@@ -52,7 +54,7 @@ pub(super) fn find(view: &View) -> Vec<Answer> {
                 chosen: asked.is_some_and(|q| is_option(q, &answer)),
                 question,
                 answer,
-                source: Source::of("AskUserQuestion", record),
+                source: Source::of(&c.call.name, record),
             });
         }
     }
@@ -194,6 +196,38 @@ fn parse_answer_text(text: &str) -> Vec<(String, String)> {
         }
     }
     out
+}
+
+/// The answers Codex's `request_user_input` returned, `{"answers": {"<question id>":
+/// {"answers": ["<label or the user's words>", …]}}}`, paired with the questions asked
+/// (several answers to one question joined by ", ").
+fn codex_answers(text: &str, questions: &[Question]) -> Vec<(String, String)> {
+    #[derive(serde::Deserialize)]
+    struct Response {
+        answers: std::collections::BTreeMap<String, Answers>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Answers {
+        #[serde(default)]
+        answers: Vec<String>,
+    }
+    let Ok(response) = serde_json::from_str::<Response>(text.trim()) else {
+        return Vec::new();
+    };
+    questions
+        .iter()
+        .filter_map(|q| {
+            let given = response.answers.get(q.id.as_deref()?)?;
+            let answer = given
+                .answers
+                .iter()
+                .map(|a| crate::untrusted::clean(a.trim()).into_owned())
+                .filter(|a| !a.is_empty())
+                .collect::<Vec<_>>()
+                .join(", ");
+            (!answer.is_empty()).then(|| (q.question.clone(), one_line(&answer, TEXT_CHARS)))
+        })
+        .collect()
 }
 
 #[cfg(test)]
