@@ -6,7 +6,8 @@
 //! - an automatic compaction in the middle of a `codex exec` turn: one memory, and the
 //!   next model request carries the restore naming it;
 //! - a session's failed check and its commit, as the real CLI records them, in the
-//!   memory;
+//!   memory; a check still running when its call returned, failing and then passing
+//!   where `write_stdin` waited on it;
 //! - a compaction before the turn of `codex exec resume`;
 //! - `/compact` typed in the interactive Codex under tmux, `--no-daemon`;
 //! - the recall in Codex of a memory Claude Code wrote, read further with the MCP tool,
@@ -26,7 +27,7 @@ use serde_json::{Value, json};
 use support::claude::Tmux;
 use support::codex::{CodexWorld, installed};
 use support::http::Recorded;
-use support::responses::{FAKE_SUMMARY, Kind, Turn, developer_texts, kind};
+use support::responses::{FAKE_SUMMARY, Kind, SESSION, Turn, developer_texts, kind};
 
 const SAVE_MEMORY: &str = env!("CARGO_BIN_EXE_save-memory");
 
@@ -203,6 +204,55 @@ fn a_codex_sessions_failed_check_and_commit_reach_the_memory() {
             .is_some_and(|l| l.ends_with(")")
                 && l.contains("` feat: add the readiness check (exec_command, ")),
         "{commits}"
+    );
+}
+
+/// A command still running when `exec_command` returned ("Process running with session
+/// ID N", as the real CLI writes it) ends where the `write_stdin` that waited on it says:
+/// its failure, then its success after a patch, make the failed approach.
+#[test]
+fn a_long_check_that_failed_while_codex_waited_is_a_failed_approach() {
+    let Some(codex) = installed() else { return };
+    let w = CodexWorld::new(&codex, SAVE_MEMORY);
+    let slow = json!({"cmd": "sh slow.sh", "yield_time_ms": 250});
+    let wait = json!({"session_id": SESSION, "chars": "", "yield_time_ms": 10000});
+    w.api.push(vec![
+        Turn::patch(
+            "*** Begin Patch\n*** Add File: slow.sh\n+sleep 2\n+if [ -f READY ]; then echo ready; else echo 'error: READY is missing' >&2; exit 1; fi\n*** End Patch\n",
+        ),
+        Turn::call("exec_command", slow.clone()),
+        Turn::call("write_stdin", wait.clone()),
+        Turn::patch("*** Begin Patch\n*** Add File: READY\n+yes\n*** End Patch\n"),
+        Turn::call("exec_command", slow),
+        Turn::call("write_stdin", wait).tokens(200_000),
+        Turn::text("The slow check passes."),
+    ]);
+    let run = w.exec(&["--json", "Add a slow readiness check."]);
+    assert!(
+        run.out.status.success(),
+        "{}\n{}",
+        run.stdout(),
+        run.stderr()
+    );
+    let (_, memory) = only_memory(&w);
+    eprintln!("the memory Codex's session left:\n{memory}");
+    assert!(
+        memory.contains(
+            "- `sh slow.sh` failed once (error: READY is missing) until: editing READY (exec_command, "
+        ),
+        "{memory}"
+    );
+    assert!(
+        memory.contains("- exec_command `sh slow.sh` — failed\n"),
+        "{memory}"
+    );
+    assert!(memory.contains("- write_stdin `session "), "{memory}");
+    // The wait that saw it fail, in the reply; the last one saw it pass.
+    assert!(memory.contains(" (sh slow.sh)` — failed\n"), "{memory}");
+    assert!(
+        memory.contains("## Last action\n\n- write_stdin `session ")
+            && memory.contains(" (sh slow.sh)` — succeeded\n"),
+        "{memory}"
     );
 }
 

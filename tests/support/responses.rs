@@ -232,8 +232,11 @@ fn answer(req: &Recorded, script: &Mutex<VecDeque<Turn>>, counter: &AtomicUsize)
             let pos = q
                 .iter()
                 .position(|t| t.only_if.as_deref().is_none_or(|w| req.body.contains(w)));
-            pos.and_then(|p| q.remove(p))
-                .unwrap_or_else(|| Turn::text("done."))
+            let mut turn = pos
+                .and_then(|p| q.remove(p))
+                .unwrap_or_else(|| Turn::text("done."));
+            with_session(&mut turn, &req.body);
+            turn
         }
     };
     Reply::raw(
@@ -241,6 +244,35 @@ fn answer(req: &Recorded, script: &Mutex<VecDeque<Turn>>, counter: &AtomicUsize)
         "text/event-stream",
         &sse(&turn, &format!("resp_{n:03}")),
     )
+}
+
+/// A call's argument written `"{{session}}"` takes the number of the last session
+/// Codex reported running in the request ("Process running with session ID N"): a
+/// script cannot know it beforehand.
+pub const SESSION: &str = "{{session}}";
+
+fn with_session(turn: &mut Turn, body: &str) {
+    const MARK: &str = "Process running with session ID ";
+    let Some(id) = body.rmatch_indices(MARK).next().and_then(|(at, _)| {
+        let digits: String = body[at + MARK.len()..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse::<u64>().ok()
+    }) else {
+        return;
+    };
+    for item in &mut turn.items {
+        if let Item::Call { args, .. } = item
+            && let Some(map) = args.as_object_mut()
+        {
+            for v in map.values_mut() {
+                if v == SESSION {
+                    *v = json!(id);
+                }
+            }
+        }
+    }
 }
 
 /// The answer as server-sent events.

@@ -61,9 +61,14 @@ impl Record {
                 u.tool_results.is_empty()
                     || u.tool_use_failed
                     || u.tool_results.iter().any(|r| {
+                        let head = r.text.head().trim_start();
                         r.is_error
                             || r.rejected
-                            || r.text.head().trim_start().starts_with(PLAN_APPROVED)
+                            || head.starts_with(PLAN_APPROVED)
+                            // A Codex command still running: its end, read later, may
+                            // be a failure (`codex/running.rs`).
+                            || (head.starts_with("Chunk ID:")
+                                && super::codex::running_session(head).is_some())
                     })
                     || !u.answers().is_empty()
                     || u.plan_file().is_some()
@@ -74,6 +79,7 @@ impl Record {
                 // A change to a file may be the fix a stated cause names (§3.12), and a
                 // test file's the test changed to fit the code.
                 ToolDetail::Modifies(_) => true,
+                ToolDetail::Paths { modified, .. } if !modified.is_empty() => true,
                 // A commit is dated where it is listed.
                 _ => is_shell(&c.name) && super::signals::runs_git_commit(&c.summary),
             }),

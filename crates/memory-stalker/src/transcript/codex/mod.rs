@@ -21,7 +21,7 @@ use std::path::Path;
 
 pub(crate) use line::parse;
 pub(crate) use running::settle as settle_running;
-pub(crate) use tools::command_output;
+pub(crate) use tools::{command_output, running_session};
 
 use super::record::{Entry, LineOptions, Meta, Record};
 use super::reverse::ReverseLines;
