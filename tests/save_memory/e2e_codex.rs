@@ -9,7 +9,8 @@
 //!   memory; a check still running when its call returned, failing and then passing
 //!   where `write_stdin` waited on it;
 //! - a compaction before the turn of `codex exec resume`;
-//! - `/compact` typed in the interactive Codex under tmux, `--no-daemon`;
+//! - `/compact` typed in the interactive Codex under tmux, `--no-daemon`, after a
+//!   command run with `!` and the request it is the context of;
 //! - the recall in Codex of a memory Claude Code wrote, read further with the MCP tool,
 //!   and in Claude Code of a memory Codex wrote;
 //! - the installer into a scratch `CODEX_HOME`, twice, and its uninstall.
@@ -348,6 +349,7 @@ fn compact_typed_in_the_interactive_codex() {
             json!({"plan": [{"step": "Write API notes", "status": "in_progress"}, {"step": "Review the notes", "status": "pending"}]}),
         ),
         Turn::text("Notes planned."),
+        Turn::text("Fixed both lint problems."),
         Turn::text("Going on after compaction."),
     ]);
     let screens = {
@@ -369,6 +371,17 @@ fn compact_typed_in_the_interactive_codex() {
         }
         say(&tui, "Plan the API notes for the uploader");
         let (ok, screen) = tui.wait_for(Duration::from_secs(30), |s| s.contains("Notes planned."));
+        assert!(ok, "no answer:\n{screen}");
+        // A command the user runs with `!`, then the request it is the context of.
+        say(&tui, "!echo 'notes.md:3: error: line too long'");
+        let (ok, screen) = tui.wait_for(Duration::from_secs(20), |s| {
+            s.contains("3: error: line too long")
+        });
+        assert!(ok, "the shell command did not run:\n{screen}");
+        say(&tui, "please fix these");
+        let (ok, screen) = tui.wait_for(Duration::from_secs(30), |s| {
+            s.contains("Fixed both lint problems.")
+        });
         assert!(ok, "no answer:\n{screen}");
         say(&tui, "/compact");
         let (ok, compacted) =
@@ -397,6 +410,17 @@ fn compact_typed_in_the_interactive_codex() {
     let (path, memory) = only_memory(&w);
     assert!(
         memory.contains("trigger: \"manual\"\nagent: \"codex\"\n"),
+        "{memory}"
+    );
+    // The `!` command is the context of the request after it, not a request.
+    assert!(
+        memory.contains(
+            "### Commands you ran yourself\n\n- `echo 'notes.md:3: error: line too long'`"
+        ),
+        "{memory}"
+    );
+    assert!(
+        memory.contains("then you asked “please fix these” (! command, "),
         "{memory}"
     );
     let next = after_compaction(&w);

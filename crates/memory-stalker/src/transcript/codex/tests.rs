@@ -592,6 +592,7 @@ fn a_users_shell_command_is_bash_mode_context() {
         )
     );
     assert_eq!(bash.next_request.as_deref(), Some("please fix these"));
+    assert_eq!(bash.source.tool, "! command");
     // Not a request of its own: the last request is the one typed after it.
     let ex = t.extraction();
     assert_eq!(ex.last_prompt.unwrap().text, "please fix these");

@@ -71,7 +71,13 @@ pub(super) fn find(view: &View) -> Vec<BashContext> {
             next_request: view
                 .prompt_after(*at, next_input)
                 .map(|p| one_line(p, COMMAND_CHARS)),
-            source: Source::of("bash mode", record),
+            source: Source::of(
+                match view.agent {
+                    crate::agent::Agent::ClaudeCode => "bash mode",
+                    crate::agent::Agent::Codex => "! command",
+                },
+                record,
+            ),
         });
     }
     out

@@ -181,6 +181,8 @@ pub(crate) struct View<'a> {
     pub(super) prompts: &'a [(usize, String)],
     /// The session's working directory, which paths are shown relative to.
     cwd: Option<String>,
+    /// The agent that wrote the transcript (what its mechanisms are called).
+    pub(super) agent: crate::agent::Agent,
 }
 
 /// A main-chain tool call of the segment.
@@ -226,6 +228,7 @@ impl<'a> View<'a> {
             results,
             prompts: t.prompts(),
             cwd: t.root(),
+            agent: t.agent(),
         }
     }
 
