@@ -7,7 +7,7 @@
 //!   next model request carries the restore naming it;
 //! - a session's failed check and its commit, as the real CLI records them, in the
 //!   memory; a check still running when its call returned, failing and then passing
-//!   where `write_stdin` waited on it;
+//!   where `write_stdin` waited on it; a Stop hook's requirement (`--dangerously-bypass-hook-trust`);
 //! - a compaction before the turn of `codex exec resume`;
 //! - `/compact` typed in the interactive Codex under tmux, `--no-daemon`, after a
 //!   command run with `!` and the request it is the context of;
@@ -255,6 +255,68 @@ fn a_long_check_that_failed_while_codex_waited_is_a_failed_approach() {
             && memory.contains(" (sh slow.sh)` — succeeded\n"),
         "{memory}"
     );
+}
+
+/// What a Stop hook that blocked made the real Codex tell the model is kept as what
+/// hooks required, not taken for a request: the rollout it wrote, saved by hand.
+#[test]
+fn a_stop_hooks_requirement_in_codex_is_kept() {
+    let Some(codex) = installed() else { return };
+    let w = CodexWorld::new(&codex, SAVE_MEMORY);
+    // A Stop hook that blocks once, with its reason.
+    let flag = w.root.path().join("stop-hook-ran");
+    let script = w.root.path().join("stop.sh");
+    fs::write(
+        &script,
+        format!(
+            "if [ -e '{flag}' ]; then exit 0; fi\ntouch '{flag}'\necho '{{\"decision\": \"block\", \"reason\": \"Cannot stop with unstaged changes: commit them first.\"}}'\n",
+            flag = flag.display()
+        ),
+    )
+    .unwrap();
+    let hooks_path = w.codex_home().join("hooks.json");
+    let mut hooks: Value = serde_json::from_str(&fs::read_to_string(&hooks_path).unwrap()).unwrap();
+    hooks["hooks"]["Stop"] = json!([{"hooks": [{"type": "command", "command": format!("sh {}", script.display()), "timeout": 10}]}]);
+    fs::write(&hooks_path, hooks.to_string()).unwrap();
+    w.api.push(vec![
+        Turn::text("The notes are written."),
+        Turn::text("Committed the notes."),
+    ]);
+    let run = w.exec(&[
+        "--dangerously-bypass-hook-trust",
+        "--json",
+        "Write the API notes.",
+    ]);
+    assert!(
+        run.out.status.success(),
+        "{}\n{}",
+        run.stdout(),
+        run.stderr()
+    );
+    assert!(flag.exists(), "the Stop hook did not run: {}", run.stderr());
+    let rollouts = w.rollouts();
+    let saved = w.run(
+        Path::new(SAVE_MEMORY),
+        &[
+            "--transcript",
+            rollouts[0].to_str().unwrap(),
+            "--project",
+            w.project().to_str().unwrap(),
+        ],
+        &w.project(),
+    );
+    assert!(saved.out.status.success(), "{}", saved.stderr());
+    let (_, memory) = only_memory(&w);
+    eprintln!("the memory of a session a Stop hook blocked once:\n{memory}");
+    assert!(
+        memory.contains("### What hooks required\n\n- Cannot stop with unstaged changes: commit them first. (Stop hook, "),
+        "{memory}"
+    );
+    let requests = &memory[memory
+        .find("### Your requests")
+        .unwrap_or_else(|| panic!("{memory}"))..];
+    let requests = &requests[..requests.find("\n###").map_or(requests.len(), |e| e + 1)];
+    assert!(!requests.contains("Cannot stop"), "{requests}");
 }
 
 #[test]
