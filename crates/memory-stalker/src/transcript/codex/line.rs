@@ -396,7 +396,8 @@ fn hook_prompt(text: &str) -> Option<String> {
     // `stop:0:/p/hooks.json`: the event (snake case), then where the hook is from.
     let mut parts = run.splitn(3, ':');
     let event: String = parts
-        .next()?
+        .next()
+        .filter(|e| e.chars().all(|c| c.is_ascii_alphabetic() || c == '_'))?
         .split('_')
         .map(|w| {
             let mut c = w.chars();
@@ -601,5 +602,39 @@ mod tests {
             r#"{"timestamp":"t","type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted","turn_id":"x"}}"#,
         );
         assert!(matches!(r.entry, Entry::User(u) if u.text.starts_with(INTERRUPT_MARKER)));
+    }
+
+    /// The texts Codex wraps a user's `!` command and a hook's prompt in are read from
+    /// any text without a panic, and what they give never starts a line of ours: a
+    /// hook's feedback starts with its event, a bash-mode text with `<bash-input>`.
+    mod wrapped_user_messages {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(500))]
+            #[test]
+            fn read_any_text(
+                inner in "(?s).{0,80}",
+                attrs in "[ a-z_=\":/0-9]{0,30}",
+                wrap in 0usize..4,
+            ) {
+                let text = match wrap {
+                    0 => format!("<hook_prompt{attrs}>{inner}</hook_prompt>"),
+                    1 => format!("<user_shell_command>\n<command>\n{inner}\n</command>\n<result>\n{attrs}\nOutput:\n{inner}\n</result>\n</user_shell_command>"),
+                    2 => format!("<hook_prompt hook_run_id=\"{attrs}\">{inner}"),
+                    _ => format!("<user_shell_command>{inner}"),
+                };
+                if let Some(f) = hook_prompt(&text) {
+                    prop_assert!(f.contains(" hook feedback:\n["), "{}", f);
+                    prop_assert!(f.chars().next().is_some_and(char::is_uppercase), "{}", f);
+                }
+                if let Some(b) = user_shell_command(&text) {
+                    prop_assert!(b.starts_with("<bash-input>"), "{}", b);
+                }
+                let _ = super::super::tools::command_output(&text);
+                let _ = super::super::tools::running_session(&text);
+            }
+        }
     }
 }
