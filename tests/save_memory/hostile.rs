@@ -269,6 +269,36 @@ fn rollout_rows() -> Vec<Row> {
             max_rss_mib: 40,
         },
         Row {
+            name: "rollout of 30,000 long commands on one session, each waited on",
+            setup: |s| {
+                // Every command still running when its call returned, all on session 1,
+                // each ended by a wait: settling them is one walk, not one per command.
+                let t = rollout_at(s);
+                let mut r = Rollout::sample(&s.project());
+                for i in 0..30_000 {
+                    let (call, wait) = (format!("x{i}"), format!("w{i}"));
+                    r.call(
+                        &call,
+                        "exec_command",
+                        json!({"cmd": "cargo test", "yield_time_ms": 250}),
+                        "Chunk ID: a\nWall time: 0.2500 seconds\nProcess running with session ID 1\nOriginal token count: 1\nOutput:\n",
+                    )
+                    .call(
+                        &wait,
+                        "write_stdin",
+                        json!({"session_id": 1, "chars": ""}),
+                        "Chunk ID: b\nWall time: 1.0000 seconds\nProcess exited with code 1\nOriginal token count: 1\nOutput:\nerror: still failing\n",
+                    );
+                }
+                fs::write(&t, r.text()).unwrap();
+                codex_pre_compact(Some(&t), &s.project())
+            },
+            memory: Expect::Project,
+            says: "saved",
+            max_secs: 10,
+            max_rss_mib: 120,
+        },
+        Row {
             name: "rollout is a FIFO",
             setup: |s| {
                 let t = rollout_at(s);

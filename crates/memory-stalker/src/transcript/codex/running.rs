@@ -57,8 +57,11 @@ pub(crate) fn settle(records: &mut [Record]) {
             }
         }
     }
-    // In order: a command's result says it is running; a wait after it is on it.
+    // In order: a command's result says it is running; a wait after it is on it. Each
+    // session's ends are walked once, as the records are (a rollout may reuse one
+    // session number for thousands of commands).
     let mut running: HashMap<u64, Box<str>> = HashMap::new();
+    let mut next_end: HashMap<u64, usize> = HashMap::new();
     for (i, r) in records.iter_mut().enumerate() {
         match &mut r.entry {
             Entry::User(u) => {
@@ -70,10 +73,14 @@ pub(crate) fn settle(records: &mut [Record]) {
                         continue;
                     };
                     running.insert(session, command.clone());
-                    if let Some((_, error, text)) = ends
-                        .get(&session)
-                        .and_then(|e| e.iter().find(|(at, _, _)| *at > i))
-                    {
+                    let Some(session_ends) = ends.get(&session) else {
+                        continue;
+                    };
+                    let at = next_end.entry(session).or_default();
+                    while session_ends.get(*at).is_some_and(|(end, _, _)| *end <= i) {
+                        *at += 1;
+                    }
+                    if let Some((_, error, text)) = session_ends.get(*at) {
                         res.is_error = *error;
                         res.text = text.clone();
                     }
