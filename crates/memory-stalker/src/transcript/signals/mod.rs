@@ -24,7 +24,7 @@ mod runs;
 use serde::{Deserialize, Serialize};
 
 use super::Transcript;
-use super::record::{Entry, KeyMap, Record, ToolCall, ToolResult, UserMsg};
+use super::record::{Entry, KeyMap, Record, ToolCall, ToolResult, UserMsg, is_shell};
 
 pub use abandoned::Abandoned;
 pub use answers::Answer;
@@ -197,10 +197,40 @@ pub(crate) struct Call<'a> {
 }
 
 impl Call<'_> {
-    /// Whether the call's result was an error (a refused call included).
+    /// Whether the call's result was an error (a refused call included), or a command
+    /// piped into `tail` whose last lines say it failed (the pipe's exit status hid it).
     pub fn failed(&self) -> bool {
         self.result
             .is_some_and(|(_, r, u)| r.is_error || u.tool_use_failed)
+            || self.hidden_failure().is_some()
+    }
+
+    /// The line that says a command piped into `tail` failed, when its exit status
+    /// (`tail`'s) said it succeeded: `cargo test 2>&1 | tail -30` ending in
+    /// "error: test failed", `./gradlew … | tail -50` ending in "BUILD FAILED in 2m".
+    pub fn hidden_failure(&self) -> Option<String> {
+        let (_, r, u) = self.result?;
+        if r.is_error || u.tool_use_failed || !is_shell(&self.call.name) {
+            return None;
+        }
+        let first_line = self.call.summary.split(" ⏎ ").next().unwrap_or("");
+        let last_stage = first_line.rsplit('|').next().unwrap_or("").trim_start();
+        if !first_line.contains('|') || !last_stage.starts_with("tail") {
+            return None;
+        }
+        let end = if r.text.tail().is_empty() {
+            r.text.head()
+        } else {
+            r.text.tail()
+        };
+        let end = crate::transcript::codex::command_output(end);
+        end.lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .rev()
+            .take(3)
+            .find(|l| says_it_failed(l))
+            .map(|l| crate::text::one_line(l, 200))
     }
 
     /// Whether it succeeded (a result arrived, and was no error).
@@ -308,6 +338,24 @@ impl<'a> View<'a> {
     pub fn len(&self) -> usize {
         self.records.len()
     }
+}
+
+/// Whether a last line of a command's output is a verdict of failure: a build or test
+/// runner's (`BUILD FAILED`, `FAILURE:`, `FAILED`, `2 failed`, `Tests: 1 failed`), or an
+/// error a runner ends on (`error: …`, `Error: …`, `npm ERR!`). "0 failed" is no failure.
+fn says_it_failed(line: &str) -> bool {
+    let words: Vec<&str> = line
+        .split(|c: char| !c.is_alphanumeric() && c != '!')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let failed_count = words
+        .windows(2)
+        .any(|w| w[1].eq_ignore_ascii_case("failed") && w[0].parse::<u64>().is_ok_and(|n| n > 0));
+    failed_count
+        || words.iter().any(|w| *w == "FAILED" || *w == "FAILURE")
+        || ["error:", "error[", "Error:", "ERROR:", "npm ERR!", "FATAL"]
+            .iter()
+            .any(|m| line.starts_with(m))
 }
 
 /// The first sentence of a text, at most `max` characters, on one line.

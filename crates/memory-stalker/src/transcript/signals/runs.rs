@@ -263,7 +263,9 @@ pub(super) fn failed_runs(view: &View) -> Vec<FailedRun> {
                     if run.failures == 0 {
                         run.command = call.call.summary.to_string();
                         run.tool = call.call.name.to_string();
-                        run.error = call.result.and_then(|(_, r, _)| error_line(r.text.head()));
+                        run.error = call.hidden_failure().or_else(|| {
+                            call.result.and_then(|(_, r, _)| error_line(r.text.head()))
+                        });
                     }
                     run.failures += 1;
                 } else if call.succeeded() {

@@ -736,3 +736,70 @@ fn commits_are_read_from_what_git_printed() {
         vec![("9a8b7c6", "fix: round invoice totals once", "Bash")]
     );
 }
+
+/// A command piped into `tail` exits as `tail` does: its last lines say whether it
+/// failed.
+#[test]
+fn a_failure_a_pipe_into_tail_hid_is_a_failure() {
+    let mut t = T::default();
+    t.prompt("Make the tests pass");
+    t.call("c1", "Bash", json!({"command":"cargo test 2>&1 | tail -5"}));
+    t.result(
+        "c1",
+        "failures:\n    upload::retries_three_times\n\ntest result: FAILED. 3 passed; 1 failed; 0 ignored\n\nerror: test failed, to rerun pass `--lib`",
+        false,
+    );
+    t.say("The retry counter starts at one; I'll start it at zero.");
+    t.call("e1", "Edit", json!({"file_path":"/proj/src/upload.rs"}));
+    t.result("e1", "ok", false);
+    t.call("c2", "Bash", json!({"command":"cargo test 2>&1 | tail -5"}));
+    t.result(
+        "c2",
+        "test result: ok. 4 passed; 0 failed; 0 ignored",
+        false,
+    );
+    // Piped into `head`, the verdict is cut off: nothing is concluded from it.
+    t.call("h1", "Bash", json!({"command":"npm test 2>&1 | head -20"}));
+    t.result("h1", "FAILED src/a.test.ts", false);
+    t.call("e2", "Edit", json!({"file_path":"/proj/src/a.ts"}));
+    t.result("e2", "ok", false);
+    t.call("h2", "Bash", json!({"command":"npm test 2>&1 | head -20"}));
+    t.result("h2", "ok", false);
+    let s = signals(&t);
+    let [run] = s.failed_runs.as_slice() else {
+        panic!("{:#?}", s.failed_runs)
+    };
+    assert_eq!(run.command, "cargo test 2>&1 | tail -5");
+    assert_eq!(
+        run.error.as_deref(),
+        Some("error: test failed, to rerun pass `--lib`")
+    );
+    assert_eq!(
+        run.worked.as_deref(),
+        Some("The retry counter starts at one; I'll start it at zero. (src/upload.rs)")
+    );
+}
+
+#[test]
+fn a_last_line_says_whether_a_run_failed() {
+    for line in [
+        "BUILD FAILED in 2m 12s",
+        "FAILURE: Build failed with an exception.",
+        "test result: FAILED. 3 passed; 1 failed",
+        "=== 2 failed, 10 passed in 3.1s ===",
+        "Tests: 1 failed, 3 passed, 4 total",
+        "error: test failed, to rerun pass `--lib`",
+        "npm ERR! Test failed.",
+    ] {
+        assert!(says_it_failed(line), "{line}");
+    }
+    for line in [
+        "test result: ok. 4 passed; 0 failed; 0 ignored",
+        "=== 10 passed in 1.2s ===",
+        "BUILD SUCCESSFUL in 1m 58s",
+        "0 errors, 0 warnings",
+        "the error: handling is documented",
+    ] {
+        assert!(!says_it_failed(line), "{line}");
+    }
+}
