@@ -83,6 +83,21 @@ fn only_memory(w: &CodexWorld) -> (PathBuf, String) {
     (files[0].clone(), text)
 }
 
+/// Runs `codex exec --json <prompt>` to its end (the script compacts once): the one
+/// memory it left.
+fn memory_of_exec(w: &CodexWorld, prompt: &str) -> String {
+    let run = w.exec(&["--json", prompt]);
+    assert!(
+        run.out.status.success(),
+        "{}\n{}",
+        run.stdout(),
+        run.stderr()
+    );
+    let (_, memory) = only_memory(w);
+    eprintln!("the memory Codex's session left:\n{memory}");
+    memory
+}
+
 fn name(p: &Path) -> String {
     p.file_name().unwrap().to_string_lossy().into_owned()
 }
@@ -180,15 +195,7 @@ fn a_codex_sessions_failed_check_and_commit_reach_the_memory() {
         .tokens(200_000),
         Turn::text("The check passes and is committed."),
     ]);
-    let run = w.exec(&["--json", "Add a readiness check and commit it."]);
-    assert!(
-        run.out.status.success(),
-        "{}\n{}",
-        run.stdout(),
-        run.stderr()
-    );
-    let (_, memory) = only_memory(&w);
-    eprintln!("the memory Codex's session left:\n{memory}");
+    let memory = memory_of_exec(&w, "Add a readiness check and commit it.");
     assert!(
         memory.contains(
             "### Approaches that failed\n\n- `sh check.sh` failed once (error: READY is missing) until: editing READY (exec_command, "
@@ -228,15 +235,7 @@ fn a_long_check_that_failed_while_codex_waited_is_a_failed_approach() {
         Turn::call("write_stdin", wait).tokens(200_000),
         Turn::text("The slow check passes."),
     ]);
-    let run = w.exec(&["--json", "Add a slow readiness check."]);
-    assert!(
-        run.out.status.success(),
-        "{}\n{}",
-        run.stdout(),
-        run.stderr()
-    );
-    let (_, memory) = only_memory(&w);
-    eprintln!("the memory Codex's session left:\n{memory}");
+    let memory = memory_of_exec(&w, "Add a slow readiness check.");
     assert!(
         memory.contains(
             "- `sh slow.sh` failed once (error: READY is missing) until: editing READY (exec_command, "
