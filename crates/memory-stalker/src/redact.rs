@@ -572,6 +572,11 @@ impl Clipped {
         &self.head
     }
 
+    /// The whole text's length, in characters.
+    pub(crate) fn total_chars(&self) -> usize {
+        self.total_chars
+    }
+
     /// The end of the text when it was clipped (else empty), unredacted (for machine
     /// reading, never for output).
     pub fn tail(&self) -> &str {

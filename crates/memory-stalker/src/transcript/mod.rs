@@ -9,6 +9,7 @@
 //! A Codex CLI rollout is read the same way into the same records: its format is told
 //! from the file's first line, and [`codex`] parses its lines (docs/design.md §3.13).
 
+mod background;
 mod codex;
 mod conversation;
 mod describe;
@@ -572,8 +573,9 @@ impl Gathered {
             first_record_after: self.reversed.len() - after,
         });
         self.reversed.reverse();
-        if agent == Agent::Codex {
-            codex::settle_running(&mut self.reversed);
+        match agent {
+            Agent::Codex => codex::settle_running(&mut self.reversed),
+            Agent::ClaudeCode => background::settle(&mut self.reversed),
         }
         Transcript {
             agent,

@@ -69,6 +69,9 @@ impl Record {
                             // be a failure (`codex/running.rs`).
                             || (head.starts_with("Chunk ID:")
                                 && super::codex::running_session(head).is_some())
+                            // So is a Claude Code command sent to the background
+                            // (`background.rs`).
+                            || head.starts_with("Command running in background with ID: ")
                     })
                     || !u.answers().is_empty()
                     || u.plan_file().is_some()

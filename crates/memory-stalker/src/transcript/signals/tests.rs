@@ -803,3 +803,45 @@ fn a_last_line_says_whether_a_run_failed() {
         assert!(!says_it_failed(line), "{line}");
     }
 }
+
+/// A command sent to the background ends where `TaskOutput` reports its exit: a test
+/// run that failed there, then passed after a change, is a failed approach.
+#[test]
+fn a_background_run_ends_where_its_output_reports_the_exit() {
+    let mut t = T::default();
+    t.prompt("Make the tests pass");
+    t.call(
+        "c1",
+        "Bash",
+        json!({"command":"cargo test","run_in_background":true}),
+    );
+    t.result(
+        "c1",
+        "Command running in background with ID: b67dc5c. Output is being written to: /tmp/claude/tasks/b67dc5c.output",
+        false,
+    );
+    t.call(
+        "w1",
+        "TaskOutput",
+        json!({"task_id":"b67dc5c","block":true,"timeout":60000}),
+    );
+    t.result(
+        "w1",
+        "<retrieval_status>success</retrieval_status>\n\n<task_id>b67dc5c</task_id>\n\n<task_type>local_bash</task_type>\n\n<status>failed</status>\n\n<exit_code>101</exit_code>\n\n<output>\nerror[E0425]: cannot find value `budget` in this scope\n</output>",
+        false,
+    );
+    t.call("e1", "Edit", json!({"file_path":"/proj/src/upload.rs"}));
+    t.result("e1", "ok", false);
+    t.call("c2", "Bash", json!({"command":"cargo test"}));
+    t.result("c2", "test result: ok. 4 passed; 0 failed", false);
+    let s = signals(&t);
+    let [run] = s.failed_runs.as_slice() else {
+        panic!("{:#?}", s.failed_runs)
+    };
+    assert_eq!(run.command, "cargo test");
+    assert_eq!(
+        run.error.as_deref(),
+        Some("error[E0425]: cannot find value `budget` in this scope")
+    );
+    assert_eq!(run.worked.as_deref(), Some("editing src/upload.rs"));
+}
