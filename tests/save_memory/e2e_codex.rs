@@ -7,7 +7,8 @@
 //!   next model request carries the restore naming it;
 //! - a session's failed check and its commit, as the real CLI records them, in the
 //!   memory; a check still running when its call returned, failing and then passing
-//!   where `write_stdin` waited on it; a Stop hook's requirement (`--dangerously-bypass-hook-trust`);
+//!   where `write_stdin` waited on it; what a Stop hook and a PreToolUse hook of the
+//!   user's required (`--dangerously-bypass-hook-trust`);
 //! - a compaction before the turn of `codex exec resume`;
 //! - `/compact` typed in the interactive Codex under tmux, `--no-daemon`, after a
 //!   command run with `!` and the request it is the context of;
@@ -273,26 +274,75 @@ fn a_stop_hooks_requirement_in_codex_is_kept() {
         ),
     )
     .unwrap();
-    let hooks_path = w.codex_home().join("hooks.json");
-    let mut hooks: Value = serde_json::from_str(&fs::read_to_string(&hooks_path).unwrap()).unwrap();
-    hooks["hooks"]["Stop"] = json!([{"hooks": [{"type": "command", "command": format!("sh {}", script.display()), "timeout": 10}]}]);
-    fs::write(&hooks_path, hooks.to_string()).unwrap();
+    add_hook(&w, "Stop", None, &script);
     w.api.push(vec![
         Turn::text("The notes are written."),
         Turn::text("Committed the notes."),
     ]);
-    let run = w.exec(&[
-        "--dangerously-bypass-hook-trust",
-        "--json",
-        "Write the API notes.",
+    let memory = memory_saved_by_hand(&w, "Write the API notes.");
+    assert!(flag.exists(), "the Stop hook did not run");
+    assert!(
+        memory.contains("### What hooks required\n\n- Cannot stop with unstaged changes: commit them first. (Stop hook, "),
+        "{memory}"
+    );
+    let requests = &memory[memory
+        .find("### Your requests")
+        .unwrap_or_else(|| panic!("{memory}"))..];
+    let requests = &requests[..requests.find("\n###").map_or(requests.len(), |e| e + 1)];
+    assert!(!requests.contains("Cannot stop"), "{requests}");
+}
+
+/// A call the user's PreToolUse hook blocked in the real Codex ("Command blocked by
+/// PreToolUse hook: <reason>. Command: …"): the call failed, and the hook's reason is
+/// what hooks required.
+#[test]
+fn a_pre_tool_use_hooks_block_in_codex_is_kept() {
+    let Some(codex) = installed() else { return };
+    let w = CodexWorld::new(&codex, SAVE_MEMORY);
+    let script = w.root.path().join("guard.sh");
+    fs::write(
+        &script,
+        "cat >/dev/null\necho 'Use pnpm, not npm.' >&2\nexit 2\n",
+    )
+    .unwrap();
+    add_hook(&w, "PreToolUse", Some("Bash"), &script);
+    w.api.push(vec![
+        Turn::call("exec_command", json!({"cmd": "npm install"})),
+        Turn::text("The hook wants pnpm; I will use it."),
     ]);
+    let memory = memory_saved_by_hand(&w, "Install the dependencies.");
+    assert!(
+        memory.contains("### What hooks required\n\n- Use pnpm, not npm. (PreToolUse hook, "),
+        "{memory}"
+    );
+    assert!(
+        memory.contains("- exec_command `npm install` — failed"),
+        "{memory}"
+    );
+}
+
+/// Adds a hook of the user's for `event` to the world's `hooks.json`, running `script`.
+fn add_hook(w: &CodexWorld, event: &str, matcher: Option<&str>, script: &Path) {
+    let path = w.codex_home().join("hooks.json");
+    let mut hooks: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    let mut group = json!({"hooks": [{"type": "command", "command": format!("sh {}", script.display()), "timeout": 10}]});
+    if let Some(m) = matcher {
+        group["matcher"] = json!(m);
+    }
+    hooks["hooks"][event] = json!([group]);
+    fs::write(&path, hooks.to_string()).unwrap();
+}
+
+/// Runs `codex exec` (every hook run, trusted or not) to its end, then saves a memory of
+/// its rollout by hand: the memory.
+fn memory_saved_by_hand(w: &CodexWorld, prompt: &str) -> String {
+    let run = w.exec(&["--dangerously-bypass-hook-trust", "--json", prompt]);
     assert!(
         run.out.status.success(),
         "{}\n{}",
         run.stdout(),
         run.stderr()
     );
-    assert!(flag.exists(), "the Stop hook did not run: {}", run.stderr());
     let rollouts = w.rollouts();
     let saved = w.run(
         Path::new(SAVE_MEMORY),
@@ -305,17 +355,9 @@ fn a_stop_hooks_requirement_in_codex_is_kept() {
         &w.project(),
     );
     assert!(saved.out.status.success(), "{}", saved.stderr());
-    let (_, memory) = only_memory(&w);
-    eprintln!("the memory of a session a Stop hook blocked once:\n{memory}");
-    assert!(
-        memory.contains("### What hooks required\n\n- Cannot stop with unstaged changes: commit them first. (Stop hook, "),
-        "{memory}"
-    );
-    let requests = &memory[memory
-        .find("### Your requests")
-        .unwrap_or_else(|| panic!("{memory}"))..];
-    let requests = &requests[..requests.find("\n###").map_or(requests.len(), |e| e + 1)];
-    assert!(!requests.contains("Cannot stop"), "{requests}");
+    let (_, memory) = only_memory(w);
+    eprintln!("the memory, saved by hand:\n{memory}");
+    memory
 }
 
 #[test]

@@ -285,7 +285,9 @@ pub(super) fn result(
 const REJECTED: [&str; 2] = ["exec command rejected by user", "patch rejected by user"];
 
 /// How Codex answers a call that could not run at all.
-const FAILED: [&str; 6] = [
+const FAILED: [&str; 7] = [
+    // A hook stopped it (`Command blocked by PreToolUse hook: <reason>. Command: <cmd>`).
+    "Command blocked by ",
     "unsupported call",
     "unsupported custom tool call",
     "Fatal error",

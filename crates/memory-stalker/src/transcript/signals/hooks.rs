@@ -24,10 +24,12 @@ pub struct HookFeedback {
 pub(super) fn find(view: &View) -> Vec<HookFeedback> {
     let mut out: Vec<HookFeedback> = Vec::new();
     for (_, record, u) in view.users() {
-        if !u.tool_results.is_empty() {
-            continue;
-        }
-        let Some((event, body)) = feedback(&u.text) else {
+        let found = if u.tool_results.is_empty() {
+            feedback(&u.text)
+        } else {
+            u.tool_results.iter().find_map(|r| blocked(r.text.head()))
+        };
+        let Some((event, body)) = found else {
             continue;
         };
         let requirement = requirement(body);
@@ -71,6 +73,20 @@ fn feedback(text: &str) -> Option<(&str, &str)> {
     None
 }
 
+/// The hook event and its reason, when a call's result says a hook stopped it, as
+/// Codex answers a call its PreToolUse hook blocked: `Command blocked by PreToolUse
+/// hook: Use pnpm, not npm.. Command: npm install`.
+fn blocked(result: &str) -> Option<(&str, &str)> {
+    let rest = result.trim_start().strip_prefix("Command blocked by ")?;
+    let (event, reason) = rest.split_once(" hook: ")?;
+    if event.is_empty() || !event.chars().all(|c| c.is_ascii_alphanumeric() || c == ':') {
+        return None;
+    }
+    // The reason, its own full stop kept, without the command Codex names after it.
+    let reason = reason.rsplit_once(". Command: ").map_or(reason, |(r, _)| r);
+    Some((event, reason))
+}
+
 /// The feedback without its headings, escapes and blank lines, on one line.
 fn requirement(body: &str) -> String {
     let text = body.replace("\\n", "\n");
@@ -110,5 +126,11 @@ mod tests {
             "Pre-commit validation failed: ⏎ [FORMAT] Code is not formatted."
         );
         assert_eq!(feedback("I think the hook feedback: is odd"), None);
+        // Codex's answer to a call its PreToolUse hook blocked.
+        assert_eq!(
+            blocked("Command blocked by PreToolUse hook: Use pnpm, not npm.. Command: npm install"),
+            Some(("PreToolUse", "Use pnpm, not npm."))
+        );
+        assert_eq!(blocked("Command blocked by a typo"), None);
     }
 }

@@ -49,12 +49,14 @@ fn ran(result: &crate::transcript::record::ToolResult) -> bool {
 }
 
 /// Whether a call reached its command: not refused, not cancelled because a parallel
-/// call failed, not a misuse of the tool that Claude Code caught.
+/// call failed, not a misuse of the tool that Claude Code caught, not stopped by a hook
+/// (Codex: "Command blocked by PreToolUse hook: …").
 pub(super) fn reached_the_command(result: &crate::transcript::record::ToolResult) -> bool {
     let t = result.text.head().trim_start();
     !result.rejected
         && !t.starts_with("Sibling tool call errored")
         && !t.starts_with("<tool_use_error>")
+        && !t.starts_with("Command blocked by ")
 }
 
 /// Whether Claude's sentence before a change says what the change is ("I'll use
