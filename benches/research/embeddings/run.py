@@ -27,6 +27,7 @@ sys.path.insert(0, HERE)
 import bm25  # noqa: E402
 from model import MiniLM, MAX_LEN  # noqa: E402
 from store_map import memories as store_memories  # noqa: E402
+from ranks import metrics  # noqa: E402
 
 REPO = os.path.normpath(os.path.join(HERE, "../../.."))
 WORK = os.path.join(REPO, "target/research-embeddings")
@@ -65,13 +66,6 @@ def rank_of(mem, files, expect):
         if rel in expect:
             return i + 1
     return None
-
-
-def metrics(ranks):
-    n = max(len(ranks), 1)
-    at = lambda k: sum(1 for r in ranks if r is not None and r <= k) / n
-    mrr = sum(1.0 / r for r in ranks if r is not None) / n
-    return dict(n=len(ranks), h1=100 * at(1), h5=100 * at(5), mrr=mrr)
 
 
 def fmt(m):

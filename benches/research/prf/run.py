@@ -28,6 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.normpath(os.path.join(HERE, "../../.."))
 sys.path.insert(0, os.path.join(HERE, "../embeddings"))
 from store_map import memories as store_memories  # noqa: E402  (memory file -> session)
+from ranks import metrics  # noqa: E402
 
 WORK = os.path.join(REPO, "target/research-prf")
 OUT = os.path.join(WORK, "out")
@@ -102,13 +103,6 @@ def rank_of(mem, files, expect):
         if rel in expect:
             return i
     return None
-
-
-def metrics(ranks):
-    n = max(len(ranks), 1)
-    at = lambda k: sum(1 for r in ranks if r is not None and r <= k) / n
-    mrr = sum(1.0 / r for r in ranks if r is not None) / n
-    return dict(n=len(ranks), h1=100 * at(1), h5=100 * at(5), mrr=mrr)
 
 
 def fmt(m):

@@ -4,12 +4,11 @@
 //! 2.1, `BashOutput`) on that id: `<status>completed</status>`, `<exit_code>1</exit_code>`
 //! and its output. Read as they are, the command looks like one that succeeded and said
 //! nothing. So once a transcript is read, each such command takes the output of the
-//! first report of its exit after it, and fails when that exit code is not 0 — as
-//! `codex/running.rs` settles Codex's commands still running.
+//! first report of its exit after it, and fails when that exit code is not 0
+//! ([`super::settle`], as `codex/running.rs` settles Codex's).
 
-use std::collections::HashMap;
-
-use super::record::{Entry, KeyMap, Record};
+use super::record::Record;
+use super::settle::{Later, settle as settle_later};
 use crate::redact::Clipped;
 
 /// How Claude Code answers a command sent to the background.
@@ -57,54 +56,16 @@ fn output_of(report: &Clipped) -> Clipped {
 
 /// Settles the background commands of `records` (in file order).
 pub(crate) fn settle(records: &mut [Record]) {
-    // The id each report is on: most transcripts have none, and are left as they are.
-    let mut reports: KeyMap<Box<str>> = KeyMap::default();
-    for r in records.iter() {
-        if let Entry::Assistant(a) = &r.entry {
-            for c in a.tool_calls.iter().filter(|c| waits(&c.name)) {
-                reports.insert(c.id, c.summary.clone());
-            }
-        }
-    }
-    if reports.is_empty() {
-        return;
-    }
-    // How each background command ended, in order: (record index, exit code, output).
-    let mut ends: HashMap<Box<str>, Vec<(usize, i64, Clipped)>> = HashMap::new();
-    for (i, r) in records.iter().enumerate() {
-        if let Entry::User(u) = &r.entry {
-            for res in &u.tool_results {
-                if let Some(id) = reports.get(&res.tool_use_id)
-                    && let Some(code) = exit_code(res.text.head())
-                {
-                    let end = (i, code, res.text.clone());
-                    ends.entry(id.clone()).or_default().push(end);
-                }
-            }
-        }
-    }
-    let mut next_end: HashMap<Box<str>, usize> = HashMap::new();
-    for (i, r) in records.iter_mut().enumerate() {
-        let Entry::User(u) = &mut r.entry else {
-            continue;
-        };
-        for res in &mut u.tool_results {
-            let Some(id) = background_id(res.text.head()) else {
-                continue;
-            };
-            let Some(id_ends) = ends.get(id) else {
-                continue;
-            };
-            let at = next_end.entry(id.into()).or_default();
-            while id_ends.get(*at).is_some_and(|(end, _, _)| *end <= i) {
-                *at += 1;
-            }
-            if let Some((_, code, text)) = id_ends.get(*at) {
-                res.is_error = *code != 0;
-                res.text = output_of(text);
-            }
-        }
-    }
+    settle_later(
+        records,
+        &Later {
+            waited_on: &|c| waits(&c.name).then(|| c.summary.clone()),
+            may_start: &|_| true,
+            started: &|head| background_id(head).map(Box::from),
+            ended: &|r| exit_code(r.text.head()).map(|code| (code != 0, output_of(&r.text))),
+            name_waits: false,
+        },
+    );
 }
 
 #[cfg(test)]

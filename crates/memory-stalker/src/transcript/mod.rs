@@ -17,6 +17,7 @@ mod extract;
 mod prompt;
 mod record;
 mod reverse;
+mod settle;
 pub mod signals;
 mod skim;
 mod tasks;

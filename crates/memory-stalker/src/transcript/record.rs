@@ -81,8 +81,7 @@ impl Record {
                 ToolDetail::TodoWrite(_) => true,
                 // A change to a file may be the fix a stated cause names (§3.12), and a
                 // test file's the test changed to fit the code.
-                ToolDetail::Modifies(_) => true,
-                ToolDetail::Paths { modified, .. } if !modified.is_empty() => true,
+                detail if !detail.modified().is_empty() => true,
                 // A commit is dated where it is listed.
                 _ => is_shell(&c.name) && super::signals::runs_git_commit(&c.summary),
             }),

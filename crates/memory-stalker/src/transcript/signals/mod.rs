@@ -196,7 +196,7 @@ pub(crate) struct Call<'a> {
     pub result: Option<(usize, &'a ToolResult, &'a UserMsg)>,
 }
 
-impl Call<'_> {
+impl<'a> Call<'a> {
     /// Whether the call's result was an error (a refused call included), or a command
     /// piped into `tail` whose last lines say it failed (the pipe's exit status hid it).
     pub fn failed(&self) -> bool {
@@ -208,7 +208,7 @@ impl Call<'_> {
     /// The line that says a command piped into `tail` failed, when its exit status
     /// (`tail`'s) said it succeeded: `cargo test 2>&1 | tail -30` ending in
     /// "error: test failed", `./gradlew … | tail -50` ending in "BUILD FAILED in 2m".
-    pub fn hidden_failure(&self) -> Option<String> {
+    pub fn hidden_failure(&self) -> Option<&'a str> {
         let (_, r, u) = self.result?;
         if r.is_error || u.tool_use_failed || !is_shell(&self.call.name) {
             return None;
@@ -230,7 +230,6 @@ impl Call<'_> {
             .rev()
             .take(3)
             .find(|l| says_it_failed(l))
-            .map(|l| crate::text::one_line(l, 200))
     }
 
     /// Whether it succeeded (a result arrived, and was no error).

@@ -265,9 +265,12 @@ pub(super) fn failed_runs(view: &View) -> Vec<FailedRun> {
                     if run.failures == 0 {
                         run.command = call.call.summary.to_string();
                         run.tool = call.call.name.to_string();
-                        run.error = call.hidden_failure().or_else(|| {
-                            call.result.and_then(|(_, r, _)| error_line(r.text.head()))
-                        });
+                        run.error = call
+                            .hidden_failure()
+                            .map(|l| one_line(l, ERROR_CHARS))
+                            .or_else(|| {
+                                call.result.and_then(|(_, r, _)| error_line(r.text.head()))
+                            });
                     }
                     run.failures += 1;
                 } else if call.succeeded() {
