@@ -77,6 +77,39 @@ fn pad(s: &str, w: usize) -> String {
     format!("{out}{}", " ".repeat(w.saturating_sub(used)))
 }
 
+/// Fits a headline in `w` columns as [`pad`] does, but cut at a word's end when a word
+/// boundary leaves more than half the room used: "Replace them with a single link…",
+/// not "…link …" or "…a sin…", which reads as a typo. Text with no boundary (a path,
+/// CJK) is cut where it must be.
+fn pad_words(s: &str, w: usize) -> String {
+    let s = terminal_line(s, usize::MAX);
+    if s.width() <= w {
+        return pad(&s, w);
+    }
+    let room = w.saturating_sub(1);
+    let mut used = 0;
+    let mut end = 0;
+    let mut word_end = None;
+    for (i, c) in s.char_indices() {
+        let cw = c.width().unwrap_or(0);
+        if used + cw > room {
+            break;
+        }
+        if c.is_whitespace() && used > w / 2 {
+            word_end = Some(i);
+        }
+        used += cw;
+        end = i + c.len_utf8();
+    }
+    // A word cut where the room ends is kept only when it ends there anyway.
+    let whole = s[end..].starts_with(char::is_whitespace);
+    let cut = if whole { end } else { word_end.unwrap_or(end) };
+    let kept = s[..cut].trim_end_matches(|c: char| {
+        c.is_whitespace() || matches!(c, ',' | ';' | ':' | '-' | '—' | '(' | '⏎')
+    });
+    pad(&format!("{kept}…"), w)
+}
+
 /// Appends `s` fitted in `w` columns, as [`pad`] does, without its allocations when
 /// `s` is printable ASCII with no space at either end: then it is its own one-line
 /// form, and each byte takes one column.
@@ -144,7 +177,7 @@ pub fn table(entries: &[MemoryEntry], style: &Style) -> String {
         pad_into(&mut out, &e.session, 10);
         pad_into(&mut out, e.agent.name(), 13);
         pad_into(&mut out, &tasks, 12);
-        pad_into(&mut out, summary, summary_w);
+        out.push_str(&pad_words(summary, summary_w));
         out.push_str("  ");
         out.push_str(&style.dim(&bytes(e.size_bytes)));
         if e.too_large {
@@ -379,6 +412,33 @@ mod properties;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_headline_is_cut_at_a_words_end() {
+        let h = "Replace them with a single link to the combined transcript instead";
+        assert_eq!(
+            pad_words(h, 33).trim_end(),
+            "Replace them with a single link…"
+        );
+        assert_eq!(pad_words(h, 33).width(), 33);
+        // A word that ends where the room does is kept whole.
+        assert_eq!(pad_words("abc def ghi", 8).trim_end(), "abc def…");
+        // Punctuation before the cut goes: "…tests:" reads as a lead-in.
+        assert_eq!(
+            pad_words("Fix the tests: all of them now", 17).trim_end(),
+            "Fix the tests…"
+        );
+        // No boundary in the second half of the room: cut where it must be.
+        assert_eq!(
+            pad_words("a verylongidentifierwithoutspaces", 12).trim_end(),
+            "a verylongi…"
+        );
+        assert_eq!(pad_words("灰度区域管理功能全栈实现", 9).width(), 9);
+        assert_eq!(pad_words("short", 10), pad("short", 10));
+        for w in [0, 1, 2, 3] {
+            assert!(pad_words("two words here", w).width() <= w.max(1), "{w}");
+        }
+    }
 
     /// The allocation-free path of the table gives what `pad` gives.
     #[test]

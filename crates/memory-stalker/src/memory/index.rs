@@ -73,7 +73,11 @@ pub fn render_index(newest: &[MemoryEntry], total: usize) -> String {
             line(&e.date, 40),
             line(&e.file, 200),
             tasks,
-            line(&e.summary, SUMMARY_CHARS)
+            // Cut at a word's end, as the headline itself is.
+            line(
+                &crate::text::clip_words(&e.summary, SUMMARY_CHARS),
+                SUMMARY_CHARS
+            )
         );
         let after = out.chars().count() + entry.chars().count() + footer(shown + 1).chars().count();
         if after > budget {
@@ -126,6 +130,21 @@ mod tests {
             "the newest first:\n{index}"
         );
         assert!(index.contains(&format!("{} older memories", 5_000 - lines)));
+        // Each summary is cut at a word's end: "…with 灰度 text a long…", never "…lo…".
+        for l in index.lines().filter(|l| l.starts_with("- ")) {
+            let summary = l
+                .rsplit(" · ")
+                .next()
+                .unwrap()
+                .trim_start_matches("[foreign] ");
+            let kept = summary.trim_end_matches('…');
+            assert!(summary.chars().count() <= SUMMARY_CHARS, "{l}");
+            assert!(
+                "a long summary with 灰度 text "
+                    .contains(&format!(" {} ", kept.rsplit(' ').next().unwrap())),
+                "cut mid-word: {l}"
+            );
+        }
     }
 
     #[test]
