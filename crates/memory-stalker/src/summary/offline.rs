@@ -416,7 +416,6 @@ fn conclusion(text: &str) -> Option<String> {
         .map(|p| p.trim().to_string())
         .filter(|p| !p.is_empty())
         .collect();
-    let ends_in_colon = |l: &str| l.trim_end().ends_with([':', '：']);
     let lead_in = |p: &str| p.lines().next().is_some_and(ends_in_colon) || ends_in_colon(p);
     let at = paragraphs
         .iter()
@@ -436,16 +435,21 @@ fn conclusion(text: &str) -> Option<String> {
                 .into_iter()
                 .filter(|s| !ends_in_colon(s) && !is_narration(&s.to_lowercase()))
                 .collect();
-            // A list whose items are apart ("1. …\n\n2. …") is several paragraphs.
-            let list: Vec<&str> = paragraphs[at + 1..]
+            // A list whose items are apart ("1. …\n\n2. …") is several paragraphs; a
+            // list in groups has a heading line over each ("**Completed tasks:**").
+            let run: Vec<&str> = paragraphs[at + 1..]
                 .iter()
-                .take_while(|p| is_list(p))
-                .map(String::as_str)
+                .enumerate()
+                .take_while(|(i, p)| {
+                    is_list(p)
+                        || (is_heading(p) && paragraphs.get(at + 2 + i).is_some_and(|n| is_list(n)))
+                })
+                .map(|(_, p)| p.as_str())
                 .collect();
-            let rest = if list.is_empty() {
+            let rest = if run.is_empty() {
                 paragraphs.get(at + 1).cloned().unwrap_or_default()
             } else {
-                list.join("\n")
+                run.join("\n")
             };
             (said.join(" "), rest)
         }
@@ -459,29 +463,110 @@ fn conclusion(text: &str) -> Option<String> {
     (!text.is_empty() && !ends_in_colon(&text)).then_some(text)
 }
 
+/// Whether a line ends in a colon, bold or not ("Done:", "**Completed tasks:**"): a
+/// lead-in.
+fn ends_in_colon(line: &str) -> bool {
+    line.trim_end()
+        .trim_end_matches(['*', '_'])
+        .ends_with([':', '：'])
+}
+
 /// Whether a line is an item of a list (`- a`, `* a`, `1. a`).
 fn is_item(line: &str) -> bool {
     let t = line.trim_start();
-    t.starts_with(['-', '*', '•']) || strip_ordinal(t).len() < t.len()
+    // A marker and a space: `**bold**` opens no item.
+    ["- ", "* ", "• "].iter().any(|m| t.starts_with(m)) || strip_ordinal(t).len() < t.len()
 }
 
-/// Whether a paragraph starts with a list item.
+/// Whether a paragraph is a list: it starts with an item or a table row, or with a
+/// heading line over items.
 fn is_list(paragraph: &str) -> bool {
-    paragraph.lines().next().is_some_and(is_item)
+    let mut lines = paragraph.lines();
+    match lines.next() {
+        Some(l) if is_item(l) || is_table_row(l) => true,
+        Some(l) if ends_in_colon(l) => lines.next().is_some_and(|n| is_item(n) || is_table_row(n)),
+        _ => false,
+    }
 }
 
 /// A paragraph on one line: a list's items joined by "; ", its markers left out.
 fn list_items(paragraph: &str) -> String {
-    let list = paragraph
+    let lines: Vec<&str> = paragraph
         .lines()
-        .filter(|l| !l.trim().is_empty())
-        .all(is_item);
-    paragraph
-        .lines()
-        .map(|l| strip_ordinal(without_marker(l.trim())).trim().to_string())
+        .map(str::trim)
         .filter(|l| !l.is_empty())
+        .collect();
+    let mut out = String::new();
+    let mut prev: Option<Piece> = None;
+    for (i, line) in lines.iter().enumerate() {
+        let next = lines.get(i + 1).copied();
+        let (text, piece) = if is_table_row(line) {
+            // A table's rule, and its header row over it, name no finding.
+            if is_table_rule(line) || next.is_some_and(is_table_rule) {
+                continue;
+            }
+            (table_cells(line), Piece::Item)
+        } else if is_item(line) {
+            (
+                strip_ordinal(without_marker(line)).trim().to_string(),
+                Piece::Item,
+            )
+        } else if is_heading(line) && next.is_some_and(|n| is_item(n) || is_table_row(n)) {
+            (
+                line.trim_matches(['*', '_']).trim().to_string(),
+                Piece::Heading,
+            )
+        } else {
+            (without_marker(line).to_string(), Piece::Prose)
+        };
+        if text.is_empty() {
+            continue;
+        }
+        if let Some(p) = prev {
+            // Items apart by "; ", but an item that ends in a colon leads into the next.
+            let apart = p == Piece::Item && piece != Piece::Prose && !out.ends_with([':', '：']);
+            out.push_str(if apart { "; " } else { " " });
+        }
+        out.push_str(&text);
+        prev = Some(piece);
+    }
+    out
+}
+
+/// What a line of a closing block is to [`list_items`].
+#[derive(Clone, Copy, PartialEq)]
+enum Piece {
+    Item,
+    Heading,
+    Prose,
+}
+
+/// Whether a one-line paragraph or line is a heading over what follows it ("Done:",
+/// "**Completed tasks:**"), not an item itself.
+fn is_heading(p: &str) -> bool {
+    !p.contains('\n') && !is_item(p) && ends_in_colon(p)
+}
+
+/// Whether a line is a row of a Markdown table (`| a | b |`).
+fn is_table_row(line: &str) -> bool {
+    let t = line.trim();
+    t.len() > 1 && t.starts_with('|') && t.ends_with('|')
+}
+
+/// Whether a line is a table's rule (`|---|:--:|`).
+fn is_table_rule(line: &str) -> bool {
+    is_table_row(line) && line.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
+}
+
+/// A table row's cells, on one line: `3bb8701 · spotter-fum.1 · Enriched …`.
+fn table_cells(row: &str) -> String {
+    row.trim()
+        .trim_matches('|')
+        .split('|')
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
         .collect::<Vec<_>>()
-        .join(if list { "; " } else { " " })
+        .join(" · ")
 }
 
 /// A line without its list, quote or heading marker (`- `, `* `, `• `, `> `, `## `):
@@ -671,6 +756,34 @@ mod tests {
         assert_eq!(
             conclusion("I've added tests for the cache. The new test suite includes:\n\n- version checks\n- upgrades").as_deref(),
             Some("I've added tests for the cache. version checks; upgrades")
+        );
+        // A list in groups: each heading stays over its items, without its bold marks.
+        assert_eq!(
+            conclusion("All done. The epic is complete. Here's a summary:\n\n**Completed tasks:**\n1. **a.1** - deps\n2. **a.2** - headers\n\n**Key fix:** the span helper.").as_deref(),
+            Some("All done. The epic is complete. Completed tasks: **a.1** - deps; **a.2** - headers")
+        );
+        assert_eq!(
+            conclusion("All done. Here's a summary:\n\n**Completed tasks:**\n\n1. **a.1** - deps\n2. **a.2** - headers\n\n**Key fix:** the span helper.").as_deref(),
+            Some("All done. Completed tasks: **a.1** - deps; **a.2** - headers")
+        );
+        assert_eq!(
+            conclusion("Updated:\n\n**Stack:**\n- Next.js 15\n- React 19\n\n**Commands:**\n- `npm start` added\n\nThat's all.").as_deref(),
+            Some("Stack: Next.js 15; React 19; Commands: `npm start` added")
+        );
+        // A table's rows, without its header and rule.
+        assert_eq!(
+            conclusion("All done. Here is what was committed:\n\n| Commit | Task |\n|---|:--|\n| `3bb8701` | spotter-fum.1 |\n| `b9288c2` | spotter-fum.2 |\n").as_deref(),
+            Some("All done. `3bb8701` · spotter-fum.1; `b9288c2` · spotter-fum.2")
+        );
+        // An item that leads into the next ones is not cut off from them by a ";".
+        assert_eq!(
+            conclusion("Done:\n- Rewrites serve the page\n- Rewrites intercept these requests:\n- `/a.css` → `/t/a.css`").as_deref(),
+            Some("Rewrites serve the page; Rewrites intercept these requests: `/a.css` → `/t/a.css`")
+        );
+        // Bold text opens no list item.
+        assert_eq!(
+            conclusion("Done:\n**Fixed** the cache. All green.").as_deref(),
+            Some("**Fixed** the cache. All green.")
         );
     }
 }
