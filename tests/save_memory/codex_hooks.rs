@@ -315,3 +315,78 @@ fn inspect_tells_a_rollout_from_its_first_line() {
         "absent for Claude Code, as it always was"
     );
 }
+
+/// A Codex sub-agent (`multi_agent_v1`'s `spawn_agent`) runs hooks with its *parent's*
+/// `session_id`, its own rollout and an `agent_id` (as the real Codex 0.169.0 sends
+/// them). Its compaction saves no memory, leaves the session's memory as it was, and
+/// its tool calls do not take the note that waits for the session's own model.
+#[test]
+fn a_sub_agents_hooks_leave_the_sessions_memory_and_note_alone() {
+    let s = sandbox();
+    let codex_home = s.home().join(".codex");
+    let mut rollout = Rollout::sample(&s.project());
+    let path = rollout.write_in(&codex_home, CODEX_SID);
+    let (_, stderr) = hook(
+        &s,
+        &input(&s, "PreCompact", Some(&path), json!({"trigger": "auto"})),
+    );
+    rollout.compaction("The session's own summary.");
+    fs::write(&path, rollout.text()).unwrap();
+    hook(
+        &s,
+        &input(&s, "PostCompact", Some(&path), json!({"trigger": "auto"})),
+    );
+    let files = s.memory_files();
+    assert_eq!(files.len(), 1, "{stderr}");
+    let memory = fs::read_to_string(s.memories().join(&files[0])).unwrap();
+
+    // The sub-agent's own rollout, compacted in turn.
+    let child_id = "0199c0de-5e55-7a11-8b22-00000000c41d";
+    let mut child = Rollout::new(child_id, &s.project());
+    child
+        .prompt("CHILD-TASK count the lines of notes.txt")
+        .shell("k1", "wc -l notes.txt", 0, "3 notes.txt\n")
+        .say("notes.txt has 3 lines");
+    let child_path = child.write_in(&codex_home, child_id);
+    let sub = json!({"trigger": "auto", "agent_id": child_id, "agent_type": "default"});
+    let (stdout, stderr) = hook(&s, &input(&s, "PreCompact", Some(&child_path), sub.clone()));
+    assert_eq!(stdout, "");
+    assert!(stderr.contains("a sub-agent's compaction"), "{stderr}");
+    assert_eq!(
+        s.memory_files(),
+        files,
+        "no memory of the sub-agent: {stderr}"
+    );
+    child.compaction("The sub-agent's summary.");
+    fs::write(&child_path, child.text()).unwrap();
+    let (stdout, _) = hook(
+        &s,
+        &input(&s, "PostCompact", Some(&child_path), sub.clone()),
+    );
+    assert_eq!(stdout, "");
+    assert_eq!(s.memory_files(), files);
+    assert_eq!(
+        fs::read_to_string(s.memories().join(&files[0])).unwrap(),
+        memory,
+        "the session's memory is untouched"
+    );
+
+    // The sub-agent's tool call leaves the session's note; the session's own takes it.
+    let tool = |agent: Option<&str>| {
+        let mut v = input(
+            &s,
+            "PostToolUse",
+            Some(&path),
+            json!({"tool_name": "Bash", "tool_input": {"command": "wc -l notes.txt"}, "tool_response": "3", "tool_use_id": "k1"}),
+        );
+        if let Some(a) = agent {
+            v["agent_id"] = json!(a);
+            v["transcript_path"] = json!(child_path);
+        }
+        let out = s.run(BIN, &["hand-over-note"], v.to_string().as_bytes());
+        text(&out).0
+    };
+    assert_eq!(tool(Some(child_id)), "", "the sub-agent takes no note");
+    let note = tool(None);
+    assert!(note.contains("Never change the public API."), "{note}");
+}

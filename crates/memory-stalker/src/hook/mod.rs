@@ -69,6 +69,19 @@ pub fn run_parsed(input: Result<HookInput, Error>, config: &Config, log: &Log) -
     for w in &config.warnings {
         log.warn(w);
     }
+    if let Some(agent_id) = input.sub_agent() {
+        // A sub-agent's hooks carry its parent's session id (Codex) but its own
+        // transcript: a memory of it would pass for the session's newest, and its
+        // restore would reach the wrong model. The sub-agent's work reaches the session
+        // through the agent's result, which the session's own memory reads.
+        if matches!(event, Event::PreCompact) {
+            log.info(&format!(
+                "a sub-agent's compaction (agent {}): no memory is saved for a sub-agent; the session's own compactions are",
+                crate::text::prefix_chars(agent_id, 40)
+            ));
+        }
+        return String::new();
+    }
     if let Some(off) = switch.filter(|s| !s.enabled) {
         // Said once per compaction (at PreCompact) and once per session start; the
         // other hooks of a compaction stay quiet.

@@ -86,6 +86,10 @@ pub fn hand_over(stdin: &[u8], config: &Config) -> String {
     else {
         return String::new();
     };
+    // A sub-agent's hook names its parent's session: the note is the session's own model's.
+    if input.sub_agent().is_some() {
+        return String::new();
+    }
     let Some(path) = input
         .session_id
         .as_deref()

@@ -40,6 +40,10 @@ pub struct HookInput {
     /// The session's permission mode: Codex sends it with SessionStart, Claude Code
     /// does not. Only its presence is read.
     pub permission_mode: Option<serde::de::IgnoredAny>,
+    /// A sub-agent's id, when the hook fires inside one (docs/design.md §2.11, "Sub-agents"): Codex
+    /// then sends the *parent's* `session_id` with the sub-agent's own rollout, and
+    /// Claude Code names a sub-agent the same way. Control characters removed.
+    pub agent_id: Option<String>,
 }
 
 impl HookInput {
@@ -59,12 +63,21 @@ impl HookInput {
             ))
         })?;
         // Ids end up in file names, front matter and Markdown: no control characters.
-        for id in [&mut input.session_id, &mut input.prompt_id] {
+        for id in [
+            &mut input.session_id,
+            &mut input.prompt_id,
+            &mut input.agent_id,
+        ] {
             if let Some(v) = id.as_mut() {
                 *v = crate::untrusted::clean(v).into_owned();
             }
         }
         Ok(input)
+    }
+
+    /// The sub-agent the hook fires inside, if any (an empty id is none).
+    pub fn sub_agent(&self) -> Option<&str> {
+        self.agent_id.as_deref().filter(|a| !a.trim().is_empty())
     }
 
     /// The project directory (docs/design.md §2.2): `CLAUDE_PROJECT_DIR` when `cwd` lies

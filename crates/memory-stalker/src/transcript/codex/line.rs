@@ -596,6 +596,46 @@ mod tests {
         assert_eq!(&*a.tool_calls[0].summary, "retry budget");
     }
 
+    /// A sub-agent's calls, as Codex 0.169.0 records them: what it was asked is the
+    /// summary (a wait or a close has nothing to say).
+    #[test]
+    fn a_sub_agents_task_is_its_calls_summary() {
+        let call = |name: &str, args: &str| {
+            let line = serde_json::json!({"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":name,"namespace":"multi_agent_v1","arguments":args,"call_id":"c"}});
+            let Entry::Assistant(a) = parse_line(&line.to_string()).entry else {
+                panic!()
+            };
+            (
+                a.tool_calls[0].name.to_string(),
+                a.tool_calls[0].summary.to_string(),
+            )
+        };
+        assert_eq!(
+            call(
+                "spawn_agent",
+                r#"{"message": "count the lines of notes.txt"}"#
+            ),
+            (
+                "multi_agent_v1__spawn_agent".into(),
+                "count the lines of notes.txt".into()
+            )
+        );
+        assert_eq!(
+            call(
+                "send_input",
+                r#"{"target": "0199", "message": "also say hi"}"#
+            )
+            .1,
+            "also say hi"
+        );
+        assert_eq!(call("wait_agent", r#"{"targets": ["0199"]}"#).1, "");
+        let line = serde_json::json!({"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"spawn_agent","namespace":"collaboration","arguments":r#"{"task_name": "lint", "message": "run the linter"}"#,"call_id":"c"}});
+        let Entry::Assistant(a) = parse_line(&line.to_string()).entry else {
+            panic!()
+        };
+        assert_eq!(&*a.tool_calls[0].summary, "lint: run the linter");
+    }
+
     #[test]
     fn turn_aborted_events_interrupt() {
         let r = parse_line(

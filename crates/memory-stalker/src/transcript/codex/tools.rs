@@ -31,6 +31,8 @@ struct Args<'a> {
     path: Option<&'a [u8]>,
     session_id: Option<&'a [u8]>,
     chars: Option<&'a [u8]>,
+    message: Option<&'a [u8]>,
+    task_name: Option<&'a [u8]>,
     other: Input<'a>,
 }
 
@@ -45,6 +47,8 @@ impl<'a> Args<'a> {
             b"path" => &mut self.path,
             b"session_id" => &mut self.session_id,
             b"chars" => &mut self.chars,
+            b"message" => &mut self.message,
+            b"task_name" => &mut self.task_name,
             _ => return self.other.read(c, key),
         };
         *slot = Some(c.raw()?);
@@ -125,6 +129,22 @@ pub(super) fn describe(
         // Plan mode's questions, with the options offered: read as Claude Code's
         // `AskUserQuestion` (the answers come back keyed by each question's id).
         "request_user_input" => record::describe_tool("AskUserQuestion", &args.other, redact, cost),
+        // A sub-agent given a task, or more to do (`multi_agent_v1__spawn_agent`,
+        // `send_input`; v2's `collaboration__spawn_agent` names the task): what it was
+        // asked is what the call did.
+        sub if matches!(
+            sub.rsplit("__").next(),
+            Some("spawn_agent" | "send_input" | "send_message" | "followup_task")
+        ) =>
+        {
+            let message = s(args.message, cost).unwrap_or_default();
+            let summary = match s(args.task_name, cost) {
+                Some(task) if !message.is_empty() => format!("{task}: {message}"),
+                Some(task) => task,
+                None => message,
+            };
+            (summary, ToolDetail::None)
+        }
         "view_image" => {
             record::file_call(s(args.path, cost).unwrap_or_default(), ToolDetail::Reads)
         }
