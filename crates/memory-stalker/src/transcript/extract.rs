@@ -538,7 +538,9 @@ fn within_budget(text: String, closing_at: Option<usize>) -> (String, Option<usi
 /// Whether a tool keeps the task list rather than doing the work: it ends no reply's
 /// work, and a failed one changes no code.
 pub fn is_bookkeeping(tool: &str) -> bool {
-    // ToolSearch only loads a deferred tool (TodoWrite on 2.1.3xx) for the next call.
+    // ToolSearch only loads a deferred tool (TodoWrite on 2.1.3xx) for the next call;
+    // closing a Codex sub-agent that has answered (`multi_agent_v1__close_agent`) ends
+    // nothing under way.
     matches!(
         tool,
         "TodoWrite"
@@ -548,7 +550,7 @@ pub fn is_bookkeeping(tool: &str) -> bool {
             | "TaskGet"
             | "ToolSearch"
             | "update_plan"
-    )
+    ) || tool.ends_with("__close_agent")
 }
 
 fn main_calls(segment: &[Record]) -> impl DoubleEndedIterator<Item = &super::record::ToolCall> {

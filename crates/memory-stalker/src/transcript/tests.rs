@@ -852,6 +852,36 @@ fn the_closing_block_is_what_follows_the_last_call_that_did_work() {
     assert_eq!(reply.last_words(), Some("Want me to add eviction next?"));
 }
 
+/// Closing a sub-agent that has answered is bookkeeping: the last action is the wait
+/// that brought its answer.
+#[test]
+fn closing_a_sub_agent_is_not_the_last_action() {
+    let mut t = T::default();
+    t.prompt("count the lines with a sub-agent")
+        .call(
+            "s1",
+            "multi_agent_v1__spawn_agent",
+            json!({"message":"count the lines"}),
+        )
+        .result("s1", "{\"agent_id\":\"c1\"}", false)
+        .call(
+            "w1",
+            "multi_agent_v1__wait_agent",
+            json!({"targets":["c1"]}),
+        )
+        .result(
+            "w1",
+            "{\"status\":{\"c1\":{\"completed\":\"3 lines\"}}}",
+            false,
+        )
+        .call("x1", "multi_agent_v1__close_agent", json!({"target":"c1"}))
+        .result("x1", "{}", false)
+        .say("notes.txt has 3 lines.");
+    let ex = t.extract();
+    assert_eq!(ex.last_action.unwrap().tool, "multi_agent_v1__wait_agent");
+    assert_eq!(ex.reply.unwrap().closing(), Some("notes.txt has 3 lines."));
+}
+
 #[test]
 fn a_refused_plan_is_not_the_plan() {
     let mut t = T::default();
