@@ -9,6 +9,8 @@
 //!   memory; a check still running when its call returned, failing and then passing
 //!   where `write_stdin` waited on it; what a Stop hook and a PreToolUse hook of the
 //!   user's required (`--dangerously-bypass-hook-trust`);
+//! - a sub-agent the model spawned (`multi_agent_v1`) that compacts while its parent
+//!   waits: its hooks save no memory under the session's id;
 //! - a compaction before the turn of `codex exec resume`;
 //! - `/compact` typed in the interactive Codex under tmux, `--no-daemon`, after a
 //!   command run with `!` and the request it is the context of;
@@ -358,6 +360,143 @@ fn memory_saved_by_hand(w: &CodexWorld, prompt: &str) -> String {
     let (_, memory) = only_memory(w);
     eprintln!("the memory, saved by hand:\n{memory}");
     memory
+}
+
+/// The namespace of Codex's sub-agent tools; Codex 0.169.0 offers it only through
+/// `tool_search`.
+const MULTI_AGENT: &str = "multi_agent_v1";
+
+/// The fake model of a session that hands a task to a sub-agent. The two threads ask at
+/// once, in no fixed order, so each request is answered from what its `input` holds; the
+/// sub-agent's carry `"thread_source":"subagent"` in `x-codex-turn-metadata`. The parent
+/// finds the tools (`tool_search`), spawns the sub-agent, waits for it, closes it and
+/// answers; the sub-agent runs a command whose usage is over the limit, so it compacts,
+/// then answers.
+fn parent_and_sub_agent(req: &Recorded) -> Turn {
+    let meta: Value = req
+        .header("x-codex-turn-metadata")
+        .and_then(|m| serde_json::from_str(m).ok())
+        .unwrap_or_default();
+    let input = req.json()["input"].as_array().cloned().unwrap_or_default();
+    let calls: Vec<&Value> = input
+        .iter()
+        .filter(|i| i["type"] == "function_call")
+        .collect();
+    let called = |name: &str| calls.iter().any(|c| c["name"] == name);
+    if meta["thread_source"] == "subagent" {
+        let compacted = input
+            .iter()
+            .filter_map(|i| i["content"].as_array())
+            .flatten()
+            .any(|c| c["text"].as_str().is_some_and(|t| t.contains(FAKE_SUMMARY)));
+        return if compacted || called("exec_command") {
+            Turn::text("notes.txt has 3 lines")
+        } else {
+            Turn::call("exec_command", json!({"cmd": "wc -l notes.txt"})).tokens(200_000)
+        };
+    }
+    if !input.iter().any(|i| i["type"] == "tool_search_output") {
+        return Turn::raw(json!({
+            "type": "tool_search_call", "id": "ts_1", "call_id": "search-1",
+            "execution": "client", "status": "completed",
+            "arguments": {"query": "spawn sub-agent", "limit": 8}}));
+    }
+    let Some(spawn) = calls.iter().find(|c| c["name"] == "spawn_agent") else {
+        return Turn::call_in(
+            MULTI_AGENT,
+            "spawn_agent",
+            json!({"message": "CHILD-TASK count the lines of notes.txt"}),
+        );
+    };
+    // The spawn's output: {"agent_id": …, "nickname": …}.
+    let agent = input
+        .iter()
+        .find(|i| i["type"] == "function_call_output" && i["call_id"] == spawn["call_id"])
+        .and_then(|o| serde_json::from_str::<Value>(o["output"].as_str()?).ok())
+        .map(|o| o["agent_id"].clone())
+        .unwrap_or_default();
+    if !called("wait_agent") {
+        Turn::call_in(
+            MULTI_AGENT,
+            "wait_agent",
+            json!({"targets": [agent], "timeout_ms": 20000}),
+        )
+    } else if !called("close_agent") {
+        Turn::call_in(MULTI_AGENT, "close_agent", json!({"target": agent}))
+    } else {
+        Turn::text("The sub-agent says notes.txt has 3 lines.")
+    }
+}
+
+/// A sub-agent's hooks in the real Codex carry the session's id with the sub-agent's
+/// own rollout (docs/design.md §2.11): its compaction saves no memory, which would pass
+/// for the session's newest; its PreCompact says so in the project's log.
+#[test]
+fn a_sub_agents_compaction_in_codex_saves_no_memory() {
+    let Some(codex) = installed() else { return };
+    let w = CodexWorld::new(&codex, SAVE_MEMORY);
+    fs::write(w.project().join("notes.txt"), "alpha\nbeta\ngamma\n").unwrap();
+    w.api.answer_with(parent_and_sub_agent);
+    let run = w.exec(&["--json", "Ask a sub-agent how many lines notes.txt has."]);
+    assert!(
+        run.out.status.success(),
+        "{}\n{}",
+        run.stdout(),
+        run.stderr()
+    );
+
+    // The sub-agent ran in a rollout of its own and compacted there; the session did not.
+    let sub_agents = |r: &Recorded| {
+        r.header("x-codex-turn-metadata")
+            .is_some_and(|m| m.contains("\"thread_source\":\"subagent\""))
+    };
+    let compactions = w.api.compaction_requests();
+    assert_eq!(compactions.len(), 1, "{}", run.stderr());
+    assert!(sub_agents(&compactions[0]), "the session compacted itself");
+    let rollouts = w.rollouts();
+    assert_eq!(rollouts.len(), 2, "{rollouts:?}");
+    let (children, _): (Vec<_>, Vec<_>) = rollouts.iter().partition(|p| {
+        fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .next()
+            .is_some_and(|meta| meta.contains("\"thread_source\":\"subagent\""))
+    });
+    assert_eq!(children.len(), 1, "{rollouts:?}");
+    let child = children[0];
+    let rollout = fs::read_to_string(child).unwrap();
+    assert!(rollout.contains("\"type\":\"compacted\""), "{rollout}");
+    let meta: Value = serde_json::from_str(rollout.lines().next().unwrap()).unwrap();
+    let agent = meta["payload"]["id"].as_str().unwrap();
+    // Its answer reached the session through the wait.
+    let last = w.api.turn_requests().into_iter().rfind(|r| !sub_agents(r));
+    assert!(
+        last.is_some_and(|r| r.body.contains("notes.txt has 3 lines")),
+        "the session did not get the sub-agent's answer"
+    );
+
+    // Its PreCompact ran, and saved nothing.
+    let log = fs::read_to_string(w.memories().join(".log")).unwrap_or_default();
+    eprintln!("the project's log:\n{log}");
+    assert!(
+        log.contains(&format!("a sub-agent's compaction (agent {agent})")),
+        "{log}"
+    );
+    assert!(!log.contains(" info saved "), "{log}");
+    let memories: Vec<String> = w
+        .memory_files()
+        .iter()
+        .map(|m| {
+            let text = fs::read_to_string(m).unwrap();
+            let transcript = text.lines().find(|l| l.starts_with("transcript: "));
+            format!("{} ({})", name(m), transcript.unwrap_or("no transcript"))
+        })
+        .collect();
+    assert!(
+        memories.is_empty(),
+        "memories saved, the sub-agent's rollout being {}: {memories:?}",
+        child.display()
+    );
 }
 
 #[test]

@@ -5,8 +5,12 @@
 //!
 //! The events are those Codex 0.169.0 accepts: `response.created`,
 //! `response.output_item.added`/`.done` (a message, a `function_call` or a
-//! `custom_tool_call`), `response.output_text.delta`, `response.completed` with `usage`
-//! (usage at or above `model_auto_compact_token_limit` makes Codex compact).
+//! `custom_tool_call`, or any item given whole), `response.output_text.delta`,
+//! `response.completed` with `usage` (usage at or above `model_auto_compact_token_limit`
+//! makes Codex compact).
+//!
+//! The conversation's requests are answered from a queue of turns, or, where several
+//! threads ask at once (a sub-agent and its parent), by a function of each request.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -35,6 +39,8 @@ pub enum Item {
     },
     /// A free-form call (`apply_patch`).
     Custom { name: String, input: String },
+    /// Any output item, sent as it is (a `tool_search_call`).
+    Raw(Value),
 }
 
 /// A scripted answer: its items, and the input tokens it reports.
@@ -91,6 +97,15 @@ impl Turn {
         }
     }
 
+    /// Any output item, sent as it is.
+    pub fn raw(item: Value) -> Turn {
+        Turn {
+            items: vec![Item::Raw(item)],
+            input_tokens: 1_000,
+            only_if: None,
+        }
+    }
+
     /// Reports this many input tokens (over the limit: Codex compacts after it).
     pub fn tokens(mut self, n: u64) -> Turn {
         self.input_tokens = n;
@@ -98,10 +113,14 @@ impl Turn {
     }
 }
 
+/// What answers each conversation request, in place of the queue.
+type Answerer = dyn Fn(&Recorded) -> Turn + Send + Sync;
+
 /// The fake API.
 pub struct FakeResponses {
     pub server: FakeServer,
     script: Arc<Mutex<VecDeque<Turn>>>,
+    answerer: Arc<Mutex<Option<Arc<Answerer>>>>,
 }
 
 /// What the fake model answers Codex's compaction requests with.
@@ -111,10 +130,15 @@ pub const FAKE_SUMMARY: &str =
 impl FakeResponses {
     pub fn start() -> FakeResponses {
         let script: Arc<Mutex<VecDeque<Turn>>> = Arc::new(Mutex::new(VecDeque::new()));
-        let s = script.clone();
+        let answerer: Arc<Mutex<Option<Arc<Answerer>>>> = Arc::new(Mutex::new(None));
+        let (s, a) = (script.clone(), answerer.clone());
         let counter = Arc::new(AtomicUsize::new(0));
-        let server = FakeServer::start(move |req, _| answer(req, &s, &counter));
-        FakeResponses { server, script }
+        let server = FakeServer::start(move |req, _| answer(req, &s, &a, &counter));
+        FakeResponses {
+            server,
+            script,
+            answerer,
+        }
     }
 
     /// The API's base URL, as Codex's provider `base_url` takes it.
@@ -124,6 +148,13 @@ impl FakeResponses {
 
     pub fn push(&self, turns: impl IntoIterator<Item = Turn>) {
         self.script.lock().unwrap().extend(turns);
+    }
+
+    /// Answers every conversation request with `f` of it, not from the queue: for
+    /// requests that come in no fixed order (a sub-agent's and its parent's, each
+    /// answered from what its `input` already holds).
+    pub fn answer_with(&self, f: impl Fn(&Recorded) -> Turn + Send + Sync + 'static) {
+        *self.answerer.lock().unwrap() = Some(Arc::new(f));
     }
 
     /// Every `POST /v1/responses`, in order.
@@ -218,7 +249,12 @@ pub fn developer_texts(req: &Recorded) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn answer(req: &Recorded, script: &Mutex<VecDeque<Turn>>, counter: &AtomicUsize) -> Reply {
+fn answer(
+    req: &Recorded,
+    script: &Mutex<VecDeque<Turn>>,
+    answerer: &Mutex<Option<Arc<Answerer>>>,
+    counter: &AtomicUsize,
+) -> Reply {
     if req.method != "POST" || !req.path.ends_with("/responses") {
         return Reply::json(404, json!({"error": {"message": "not here"}}));
     }
@@ -228,13 +264,19 @@ fn answer(req: &Recorded, script: &Mutex<VecDeque<Turn>>, counter: &AtomicUsize)
         Kind::Compaction => Turn::text(FAKE_SUMMARY),
         Kind::MemorySummary => Turn::text(super::http::MODEL_SUMMARY),
         Kind::Turn => {
-            let mut q = script.lock().unwrap();
-            let pos = q
-                .iter()
-                .position(|t| t.only_if.as_deref().is_none_or(|w| req.body.contains(w)));
-            let mut turn = pos
-                .and_then(|p| q.remove(p))
-                .unwrap_or_else(|| Turn::text("done."));
+            // Outside the lock: the function may take its time.
+            let by_request = answerer.lock().unwrap().clone();
+            let mut turn = match by_request {
+                Some(f) => f(req),
+                None => {
+                    let mut q = script.lock().unwrap();
+                    let pos = q
+                        .iter()
+                        .position(|t| t.only_if.as_deref().is_none_or(|w| req.body.contains(w)));
+                    pos.and_then(|p| q.remove(p))
+                        .unwrap_or_else(|| Turn::text("done."))
+                }
+            };
             with_session(&mut turn, &req.body);
             turn
         }
@@ -309,6 +351,7 @@ fn sse(turn: &Turn, id: &str) -> String {
             Item::Custom { name, input } => {
                 json!({"type": "custom_tool_call", "id": format!("ctc_{id}_{i}"), "call_id": format!("call_{id}_{i}"), "name": name, "input": input, "status": "completed"})
             }
+            Item::Raw(item) => item.clone(),
         };
         if !matches!(item, Item::Text(_)) {
             events.push((
