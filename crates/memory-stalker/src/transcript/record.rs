@@ -72,6 +72,10 @@ impl Record {
                             // So is a Claude Code command sent to the background
                             // (`background.rs`).
                             || head.starts_with("Command running in background with ID: ")
+                            // The user's answers to questions, as an old Claude Code
+                            // and Codex's `request_user_input` return them.
+                            || head.starts_with("User has answered your questions:")
+                            || head.starts_with("{\"answers\":")
                     })
                     || !u.answers().is_empty()
                     || u.plan_file().is_some()

@@ -733,27 +733,34 @@ fn a_hooks_prompt_is_a_requirement_not_a_request() {
 }
 
 /// Plan mode's questions (`request_user_input`) and the user's answers, keyed by each
-/// question's id, are answers as `AskUserQuestion`'s are.
+/// question's id, are answers as `AskUserQuestion`'s are. The answers are as the real
+/// Codex 0.169.0 gives them from its question screen: the option's label, then what the
+/// user typed in its notes as `user_note: …`; "None of the above" is the screen's own
+/// option, with or without a note.
 #[test]
 fn plan_mode_questions_and_their_answers_are_the_users_answers() {
     let mut r = Rollout::new();
+    let options = |a: &str, b: &str| json!([{"label": a, "description": ""}, {"label": b, "description": ""}]);
     r.turn_start()
-        .prompt("Set up code quality tools.")
+        .prompt("Set up a cache.")
         .call(
             "q1",
             "request_user_input",
             json!({"questions": [
-                {"id": "tools", "header": "Tools", "question": "Which quality tools should I add?",
-                 "options": [{"label": "Credo + Dialyxir", "description": "lint and types"},
-                             {"label": "Credo only", "description": "lint"}]},
+                {"id": "db", "header": "Database", "question": "Which database should the cache use?",
+                 "options": options("SQLite", "Postgres")},
+                {"id": "ttl", "header": "TTL", "question": "How long should entries live?",
+                 "options": options("One hour", "One day")},
+                {"id": "name", "header": "Name", "question": "What should the cache be called?",
+                 "options": options("app_cache", "cache")},
                 {"id": "rig", "header": "Rig", "question": "Add a test rig?",
-                 "options": [{"label": "Yes", "description": ""}, {"label": "No", "description": ""}]}]}),
+                 "options": options("Yes", "Later")}]}),
         )
         .output(
             "q1",
-            r#"{"answers":{"tools":{"answers":["Credo + Dialyxir"]},"rig":{"answers":["No rig, keep it simple"]}}}"#,
+            r#"{"answers":{"db":{"answers":["Postgres","user_note: with pgbouncer please"]},"ttl":{"answers":["None of the above","user_note: five minutes"]},"name":{"answers":["app_cache"]},"rig":{"answers":["None of the above"]}}}"#,
         )
-        .say("Adding Credo and Dialyxir.");
+        .say("Postgres behind pgbouncer, five minutes.");
     let answers = r.read(ReadOptions::default()).signals().answers;
     let got: Vec<(&str, &str, bool, &str)> = answers
         .iter()
@@ -763,17 +770,49 @@ fn plan_mode_questions_and_their_answers_are_the_users_answers() {
         got,
         [
             (
-                "Which quality tools should I add?",
-                "Credo + Dialyxir",
+                "Which database should the cache use?",
+                "Postgres (with pgbouncer please)",
+                true,
+                "request_user_input"
+            ),
+            (
+                "How long should entries live?",
+                "five minutes",
+                false,
+                "request_user_input"
+            ),
+            (
+                "What should the cache be called?",
+                "app_cache",
                 true,
                 "request_user_input"
             ),
             (
                 "Add a test rig?",
-                "No rig, keep it simple",
-                false,
+                "None of the above (not Yes or Later)",
+                true,
                 "request_user_input"
             ),
         ]
     );
+}
+
+/// A question Codex could not put (outside Plan mode) failed and gave no answer.
+#[test]
+fn a_question_outside_plan_mode_failed() {
+    let mut r = Rollout::new();
+    r.turn_start()
+        .prompt("Set up a cache.")
+        .call(
+            "q1",
+            "request_user_input",
+            json!({"questions": [{"id": "db", "header": "Database", "question": "Which database?",
+                 "options": [{"label": "SQLite", "description": ""}, {"label": "Postgres", "description": ""}]}]}),
+        )
+        .output("q1", "request_user_input is unavailable in Default mode")
+        .say("I'll pick SQLite.");
+    let t = r.read(ReadOptions::default());
+    assert!(t.signals().answers.is_empty());
+    let reply = t.extraction().reply.unwrap();
+    assert!(reply.tool_calls[0].failed, "{:?}", reply.tool_calls);
 }

@@ -305,9 +305,12 @@ pub(super) fn result(
 const REJECTED: [&str; 2] = ["exec command rejected by user", "patch rejected by user"];
 
 /// How Codex answers a call that could not run at all.
-const FAILED: [&str; 7] = [
+const FAILED: [&str; 9] = [
     // A hook stopped it (`Command blocked by PreToolUse hook: <reason>. Command: <cmd>`).
     "Command blocked by ",
+    // A question put outside Plan mode, or with no options (Codex 0.169.0).
+    "request_user_input is unavailable",
+    "request_user_input requires",
     "unsupported call",
     "unsupported custom tool call",
     "Fatal error",

@@ -39,19 +39,35 @@ pub(super) fn find(view: &View) -> Vec<Answer> {
         if result.is_error {
             continue;
         }
-        let pairs = if !user.answers().is_empty() {
-            user.answers().to_vec()
+        let is_offered = |question: &str, answer: &str| {
+            questions
+                .iter()
+                .find(|q| q.question == question)
+                .is_some_and(|q| is_option(q, answer))
+        };
+        // Each question, its answer, and whether that is an option offered.
+        let pairs: Vec<(String, String, bool)> = if !user.answers().is_empty() {
+            user.answers()
+                .iter()
+                .map(|(q, a)| (q.clone(), a.clone(), is_offered(q, a)))
+                .collect()
         } else if result.text.head().trim_start().starts_with('{') {
             codex_answers(result.text.head(), questions)
         } else {
             parse_answer_text(result.text.head())
+                .into_iter()
+                .map(|(q, a)| {
+                    let offered = is_offered(&q, &a);
+                    (q, a, offered)
+                })
+                .collect()
         };
         let record = &view.all()[at];
-        for (question, answer) in pairs {
+        for (question, answer, chosen) in pairs {
             let asked = questions.iter().find(|q| q.question == question);
             out.push(Answer {
                 header: asked.and_then(|q| q.header.clone()),
-                chosen: asked.is_some_and(|q| is_option(q, &answer)),
+                chosen,
                 question,
                 answer,
                 source: Source::of(&c.call.name, record),
@@ -198,10 +214,19 @@ fn parse_answer_text(text: &str) -> Vec<(String, String)> {
     out
 }
 
+/// The label Codex's question screen adds under the options offered.
+const NONE_OF_THE_ABOVE: &str = "None of the above";
+/// How Codex marks what the user typed in an answer's notes (Tab on its question screen).
+const USER_NOTE: &str = "user_note:";
+
 /// The answers Codex's `request_user_input` returned, `{"answers": {"<question id>":
-/// {"answers": ["<label or the user's words>", …]}}}`, paired with the questions asked
-/// (several answers to one question joined by ", ").
-fn codex_answers(text: &str, questions: &[Question]) -> Vec<(String, String)> {
+/// {"answers": ["<label>", "user_note: <what the user typed>"]}}}` (as the real Codex
+/// 0.169.0 answers it), paired with the questions asked: the option chosen with the
+/// user's note after it ("Postgres (with pgbouncer please)"), the note alone when the
+/// user chose "None of the above" and said what instead (their own words), else the
+/// options turned down ("None of the above (not SQLite or Postgres)"). Whether the
+/// answer is an option offered comes third.
+fn codex_answers(text: &str, questions: &[Question]) -> Vec<(String, String, bool)> {
     #[derive(serde::Deserialize)]
     struct Response {
         answers: std::collections::BTreeMap<String, Answers>,
@@ -218,14 +243,38 @@ fn codex_answers(text: &str, questions: &[Question]) -> Vec<(String, String)> {
         .iter()
         .filter_map(|q| {
             let given = response.answers.get(q.id.as_deref()?)?;
-            let answer = given
+            let parts: Vec<String> = given
                 .answers
                 .iter()
                 .map(|a| crate::untrusted::clean(a.trim()).into_owned())
                 .filter(|a| !a.is_empty())
+                .collect();
+            let (notes, labels): (Vec<&String>, Vec<&String>) =
+                parts.iter().partition(|a| a.starts_with(USER_NOTE));
+            let note = notes
+                .iter()
+                .map(|n| n[USER_NOTE.len()..].trim())
+                .filter(|n| !n.is_empty())
                 .collect::<Vec<_>>()
-                .join(", ");
-            (!answer.is_empty()).then(|| (q.question.clone(), one_line(&answer, TEXT_CHARS)))
+                .join(" ");
+            let none = |l: &&String| l.eq_ignore_ascii_case(NONE_OF_THE_ABOVE);
+            let chose: Vec<&str> = labels
+                .iter()
+                .filter(|l| !none(l))
+                .map(|l| l.as_str())
+                .collect();
+            let offered = chose.iter().all(|c| is_option(q, c));
+            let (answer, chosen) = match (chose.is_empty(), note.is_empty()) {
+                (false, true) => (chose.join(", "), offered),
+                (false, false) => (format!("{} ({note})", chose.join(", ")), offered),
+                (true, false) => (note, false),
+                (true, true) if labels.iter().any(none) && !q.options.is_empty() => (
+                    format!("{NONE_OF_THE_ABOVE} (not {})", q.options.join(" or ")),
+                    true,
+                ),
+                (true, true) => return None,
+            };
+            Some((q.question.clone(), one_line(&answer, TEXT_CHARS), chosen))
         })
         .collect()
 }
