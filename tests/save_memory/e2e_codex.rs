@@ -14,6 +14,8 @@
 //! - a compaction before the turn of `codex exec resume`;
 //! - `/compact` typed in the interactive Codex under tmux, `--no-daemon`, after a
 //!   command run with `!` and the request it is the context of;
+//! - a question the model asked in Plan mode (`request_user_input`), answered on the
+//!   interactive Codex's screen with an option and a note;
 //! - the recall in Codex of a memory Claude Code wrote, read further with the MCP tool,
 //!   and in Claude Code of a memory Codex wrote;
 //! - the installer into a scratch `CODEX_HOME`, twice, and its uninstall.
@@ -680,6 +682,157 @@ fn compact_typed_in_the_interactive_codex() {
         "left running: {:?}",
         processes_in(w.root.path())
     );
+}
+
+/// The question the fake model asks with `request_user_input` (Plan mode's tool; every
+/// field is required).
+fn database_question() -> Value {
+    json!({"questions": [{
+        "id": "db",
+        "header": "Database",
+        "question": "Which database should the cache use?",
+        "options": [
+            {"label": "SQLite", "description": "one file"},
+            {"label": "Postgres", "description": "a server"}]}]})
+}
+
+/// A question the model asked in Plan mode (`request_user_input`), answered on the
+/// interactive Codex's screen with an option and a note typed after Tab: the memory
+/// keeps the answer, with the note, and the choice as a decision.
+#[test]
+fn a_question_answered_in_codexs_plan_mode_is_kept() {
+    let Some(codex) = installed() else { return };
+    if !support::claude::tmux_available() {
+        return;
+    }
+    let w = CodexWorld::new(&codex, SAVE_MEMORY);
+    w.api.push([
+        Turn::call("request_user_input", database_question()),
+        Turn::text("Postgres behind pgbouncer it is."),
+    ]);
+    let screens = {
+        let tui = w.tui(&[], 120, 40);
+        let ready =
+            |s: &str| s.contains("Ask Codex to do anything") || s.contains("Use existing model");
+        let (ok, screen) = tui.wait_for(Duration::from_secs(30), ready);
+        assert!(ok, "the TUI did not start:\n{screen}");
+        if screen.contains("Use existing model") {
+            tui.keys(&["2"]);
+            std::thread::sleep(Duration::from_millis(300));
+            tui.keys(&["Enter"]);
+            let (ok, screen) = tui.wait_for(Duration::from_secs(15), |s| {
+                s.contains("Ask Codex to do anything")
+            });
+            assert!(ok, "{screen}");
+        }
+        // The prompt, sent in Plan mode (shift+tab; the tool is only offered there).
+        // Codex draws its prompt before the session is configured, and a shift+tab sent
+        // before that is lost, or undone when it is: sent once the screen is still, and
+        // again until Plan mode shows and lasts.
+        tui.settle(Duration::from_secs(1), Duration::from_secs(10));
+        tui.type_text("Set up a cache for the uploader");
+        let in_plan = |s: &str| s.contains("Plan mode (shift+tab to cycle)");
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            tui.keys(&["BTab"]);
+            let (shown, _) = tui.wait_for(Duration::from_secs(5), in_plan);
+            let screen = tui.settle(Duration::from_secs(1), Duration::from_secs(5));
+            if shown && in_plan(&screen) {
+                break;
+            }
+            assert!(attempts < 3, "no Plan mode:\n{screen}");
+        }
+        tui.keys(&["Enter"]);
+        let (ok, asked) = tui.wait_for(Duration::from_secs(30), |s| {
+            s.contains("Question 1/1") && s.contains("3. None of the above")
+        });
+        assert!(ok, "no question:\n{asked}");
+        // The second option, then a note (Tab opens the notes), then submit.
+        tui.keys(&["Down"]);
+        let (ok, screen) = tui.wait_for(Duration::from_secs(10), |s| s.contains("› 2. Postgres"));
+        assert!(ok, "Postgres not selected:\n{screen}");
+        tui.keys(&["Tab"]);
+        let (ok, screen) = tui.wait_for(Duration::from_secs(10), |s| {
+            s.contains("tab or esc to clear notes")
+        });
+        assert!(ok, "no notes:\n{screen}");
+        tui.type_text("with pgbouncer please");
+        let (ok, noted) = tui.wait_for(Duration::from_secs(10), |s| {
+            s.contains("› with pgbouncer please")
+        });
+        assert!(ok, "the note was not typed:\n{noted}");
+        std::thread::sleep(Duration::from_millis(600));
+        tui.keys(&["Enter"]);
+        let (ok, answered) = tui.wait_for(Duration::from_secs(30), |s| {
+            s.contains("Postgres behind pgbouncer it is.")
+        });
+        assert!(ok, "no answer:\n{answered}");
+        say(&tui, "/compact");
+        let (ok, compacted) =
+            tui.wait_for(Duration::from_secs(30), |s| s.contains("Context compacted"));
+        assert!(ok, "no compaction:\n{compacted}");
+        assert!(
+            eventually(Duration::from_secs(10), || w
+                .memory_files()
+                .first()
+                .and_then(|p| fs::read_to_string(p).ok())
+                .is_some_and(|m| m.contains("## Codex compaction summary"))),
+            "PostCompact did not add Codex's summary"
+        );
+        say(&tui, "/quit");
+        let _ = tui.wait_for(Duration::from_secs(10), |s| s.trim().is_empty());
+        format!("{asked}\n---\n{noted}\n---\n{answered}\n---\n{compacted}")
+    };
+    let out = support::repo_root().join("target/e2e/codex-tui-question.txt");
+    let _ = fs::write(&out, &screens);
+
+    // What Codex sent the model: the option picked, and the note.
+    let sent = w
+        .api
+        .turn_requests()
+        .iter()
+        .flat_map(|r| r.json()["input"].as_array().cloned().unwrap_or_default())
+        .find(|i| i["type"] == "function_call_output")
+        .and_then(|o| serde_json::from_str::<Value>(o["output"].as_str()?).ok())
+        .expect("the answer reached the model");
+    eprintln!("Plan mode: the answer as received: {sent}");
+    assert_eq!(
+        sent,
+        json!({"answers": {"db": {"answers": ["Postgres", "user_note: with pgbouncer please"]}}})
+    );
+
+    let (_, memory) = only_memory(&w);
+    eprintln!("the memory:\n{memory}");
+    assert!(
+        memory.contains("trigger: \"manual\"\nagent: \"codex\"\n"),
+        "{memory}"
+    );
+    let answers = section(&memory, "### Your answers to the assistant's questions");
+    assert!(
+        answers.contains(
+            "\n- “Which database should the cache use?” → Postgres (with pgbouncer please) (request_user_input, "
+        ),
+        "{memory}"
+    );
+    assert!(
+        section(&memory, "### Decisions").contains(
+            "\n- You chose “Postgres (with pgbouncer please)” when asked “Which database should the cache use?” (request_user_input, "
+        ),
+        "{memory}"
+    );
+}
+
+/// The section of `memory` under `heading`, to the next heading.
+fn section<'a>(memory: &'a str, heading: &str) -> &'a str {
+    let Some(at) = memory.find(&format!("\n{heading}\n")) else {
+        panic!("no {heading:?} in:\n{memory}");
+    };
+    let rest = &memory[at + 1..];
+    let body = heading.len() + 1;
+    &rest[..rest[body..]
+        .find("\n#")
+        .map_or(rest.len(), |e| body + e + 1)]
 }
 
 #[test]
