@@ -390,3 +390,38 @@ fn a_sub_agents_hooks_leave_the_sessions_memory_and_note_alone() {
     let note = tool(None);
     assert!(note.contains("Never change the public API."), "{note}");
 }
+
+/// The title the interactive Codex gave the thread (its `session_index.jsonl`, newest
+/// entry first) is the memory's headline and heads the restore, as Claude Code's title
+/// is.
+#[test]
+fn codexs_title_of_the_thread_is_the_headline() {
+    let s = sandbox();
+    let codex_home = s.home().join(".codex");
+    let path = Rollout::sample(&s.project()).write_in(&codex_home, CODEX_SID);
+    fs::write(
+        codex_home.join("session_index.jsonl"),
+        format!(
+            "{{\"id\":\"{CODEX_SID}\",\"thread_name\":\"Retry uploads\",\"updated_at\":\"2026-11-25T09:00:01Z\"}}\n\
+             {{\"id\":\"0199c0de-0000-7a11-8b22-3c4d5e6f7a8b\",\"thread_name\":\"Another session\",\"updated_at\":\"2026-11-25T09:00:02Z\"}}\n\
+             {{\"id\":\"{CODEX_SID}\",\"thread_name\":\"Retry budget for the uploader\",\"updated_at\":\"2026-11-25T09:00:03Z\"}}\n"
+        ),
+    )
+    .unwrap();
+    let (_, stderr) = hook(
+        &s,
+        &input(&s, "PreCompact", Some(&path), json!({"trigger": "auto"})),
+    );
+    let files = s.memory_files();
+    assert_eq!(files.len(), 1, "{stderr}");
+    let memory = fs::read_to_string(s.memories().join(&files[0])).unwrap();
+    assert!(
+        memory.contains("summary: \"Retry budget for the uploader\"\n"),
+        "{memory}"
+    );
+    let (restore, _) = restore_of(&s, &path);
+    assert!(
+        restore.contains("\n- Codex's title of this session: Retry budget for the uploader\n"),
+        "{restore}"
+    );
+}

@@ -656,6 +656,9 @@ fn compact_typed_in_the_interactive_codex() {
         memory.contains("trigger: \"manual\"\nagent: \"codex\"\n"),
         "{memory}"
     );
+    // The title the TUI asked its model for (the fake API's "Retry budget"), which Codex
+    // keeps in its home's session_index.jsonl, is the headline.
+    assert!(memory.contains("\nsummary: \"Retry budget\"\n"), "{memory}");
     // The `!` command is the context of the request after it, not a request.
     assert!(
         memory.contains(

@@ -218,7 +218,8 @@ pub fn restore_context(ex: &Extraction, memory: &Path, facts: &SessionFacts) -> 
     fit(out, RESTORE_MAX)
 }
 
-/// The restore's first lines: what it is, the memory file, Claude Code's title.
+/// The restore's first lines: what it is, the memory file, the agent's title of the
+/// session.
 fn heading(ex: &Extraction, memory: &Path) -> String {
     let file = memory.file_name().map_or_else(
         || untrusted::path(memory),
@@ -239,7 +240,8 @@ fn heading(ex: &Extraction, memory: &Path) -> String {
     if let Some(title) = &ex.title {
         let _ = writeln!(
             out,
-            "- Claude Code's title of this session: {}",
+            "- {}'s title of this session: {}",
+            ex.agent.name(),
             line(title, 200)
         );
     }

@@ -35,7 +35,8 @@ pub struct Extraction {
     pub records: usize,
     /// Lines that were not JSON records.
     pub bad_lines: usize,
-    /// Claude Code's own title of the session, when the transcript read has one.
+    /// The agent's own title of the session: Claude Code's title record, or the title
+    /// the interactive Codex gave the thread (`session_index.jsonl`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// The last prompt the user really typed (docs/design.md §3.3).
@@ -250,7 +251,8 @@ pub(super) fn extract(t: &Transcript) -> Extraction {
         git_branch: None,
         records: t.records_read,
         bad_lines: t.bad_lines,
-        title: title(records),
+        // A rollout holds no title: Codex keeps its own in its home's index.
+        title: title(records).or_else(|| t.codex_title.clone()),
         last_prompt: None,
         request: None,
         reply: None,

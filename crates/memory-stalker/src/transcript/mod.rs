@@ -117,6 +117,8 @@ pub struct Transcript {
     /// The project the session belongs to, when the caller knows it
     /// ([`Transcript::in_project`]).
     project: Option<PathBuf>,
+    /// Codex's title of the session, from its home's index ([`codex::thread_name`]).
+    codex_title: Option<String>,
 }
 
 /// The id of the sub-agent whose transcript `path` is, from its name: Claude Code
@@ -221,6 +223,9 @@ impl Transcript {
                 ),
             }?;
         read.sub_agent = sub_agent;
+        if agent == Agent::Codex {
+            read.codex_title = codex::thread_name(path);
+        }
         Ok(read)
     }
 
@@ -595,6 +600,7 @@ impl Gathered {
             prompts: OnceLock::new(),
             sub_agent: None,
             project: None,
+            codex_title: None,
         }
     }
 }

@@ -15,12 +15,14 @@ mod line;
 mod patch;
 mod running;
 mod shell;
+mod title;
 mod tools;
 
 use std::path::Path;
 
 pub(crate) use line::parse;
 pub(crate) use running::settle as settle_running;
+pub(crate) use title::thread_name;
 pub(crate) use tools::{command_output, running_session};
 
 use super::record::{Entry, LineOptions, Meta, Record};
