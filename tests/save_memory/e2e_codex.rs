@@ -597,22 +597,7 @@ fn compact_typed_in_the_interactive_codex() {
         Turn::text("Going on after compaction."),
     ]);
     let screens = {
-        let tui = w.tui(&[], 120, 40);
-        let ready =
-            |s: &str| s.contains("Ask Codex to do anything") || s.contains("Use existing model");
-        let (ok, screen) = tui.wait_for(Duration::from_secs(30), ready);
-        assert!(ok, "the TUI did not start:\n{screen}");
-        if screen.contains("Use existing model") {
-            // A notice about a newer model (the configuration says it was seen): keep
-            // the configured one.
-            tui.keys(&["2"]);
-            std::thread::sleep(Duration::from_millis(300));
-            tui.keys(&["Enter"]);
-            let (ok, screen) = tui.wait_for(Duration::from_secs(15), |s| {
-                s.contains("Ask Codex to do anything")
-            });
-            assert!(ok, "{screen}");
-        }
+        let tui = started_tui(&w);
         say(&tui, "Plan the API notes for the uploader");
         let (ok, screen) = tui.wait_for(Duration::from_secs(30), |s| s.contains("Notes planned."));
         assert!(ok, "no answer:\n{screen}");
@@ -627,18 +612,7 @@ fn compact_typed_in_the_interactive_codex() {
             s.contains("Fixed both lint problems.")
         });
         assert!(ok, "no answer:\n{screen}");
-        say(&tui, "/compact");
-        let (ok, compacted) =
-            tui.wait_for(Duration::from_secs(30), |s| s.contains("Context compacted"));
-        assert!(ok, "no compaction:\n{compacted}");
-        assert!(
-            eventually(Duration::from_secs(10), || w
-                .memory_files()
-                .first()
-                .and_then(|p| fs::read_to_string(p).ok())
-                .is_some_and(|m| m.contains("## Codex compaction summary"))),
-            "PostCompact did not add Codex's summary"
-        );
+        let compacted = compact_in_tui(&w, &tui);
         // SessionStart(compact) waits for the next prompt.
         say(&tui, "go on");
         let (ok, screen) = tui.wait_for(Duration::from_secs(30), |s| {
@@ -687,6 +661,45 @@ fn compact_typed_in_the_interactive_codex() {
     );
 }
 
+/// The interactive Codex (`--no-daemon`, under tmux), ready for a prompt.
+fn started_tui(w: &CodexWorld) -> Tmux {
+    let tui = w.tui(&[], 120, 40);
+    let ready =
+        |s: &str| s.contains("Ask Codex to do anything") || s.contains("Use existing model");
+    let (ok, screen) = tui.wait_for(Duration::from_secs(30), ready);
+    assert!(ok, "the TUI did not start:\n{screen}");
+    if screen.contains("Use existing model") {
+        // A notice about a newer model (the configuration says it was seen): keep the
+        // configured one.
+        tui.keys(&["2"]);
+        std::thread::sleep(Duration::from_millis(300));
+        tui.keys(&["Enter"]);
+        let (ok, screen) = tui.wait_for(Duration::from_secs(15), |s| {
+            s.contains("Ask Codex to do anything")
+        });
+        assert!(ok, "{screen}");
+    }
+    tui
+}
+
+/// `/compact` typed in the TUI: the screen once Codex says it compacted, after
+/// PostCompact added Codex's summary to the memory.
+fn compact_in_tui(w: &CodexWorld, tui: &Tmux) -> String {
+    say(tui, "/compact");
+    let (ok, compacted) =
+        tui.wait_for(Duration::from_secs(30), |s| s.contains("Context compacted"));
+    assert!(ok, "no compaction:\n{compacted}");
+    assert!(
+        eventually(Duration::from_secs(10), || w
+            .memory_files()
+            .first()
+            .and_then(|p| fs::read_to_string(p).ok())
+            .is_some_and(|m| m.contains("## Codex compaction summary"))),
+        "PostCompact did not add Codex's summary"
+    );
+    compacted
+}
+
 /// The question the fake model asks with `request_user_input` (Plan mode's tool; every
 /// field is required).
 fn database_question() -> Value {
@@ -714,20 +727,7 @@ fn a_question_answered_in_codexs_plan_mode_is_kept() {
         Turn::text("Postgres behind pgbouncer it is."),
     ]);
     let screens = {
-        let tui = w.tui(&[], 120, 40);
-        let ready =
-            |s: &str| s.contains("Ask Codex to do anything") || s.contains("Use existing model");
-        let (ok, screen) = tui.wait_for(Duration::from_secs(30), ready);
-        assert!(ok, "the TUI did not start:\n{screen}");
-        if screen.contains("Use existing model") {
-            tui.keys(&["2"]);
-            std::thread::sleep(Duration::from_millis(300));
-            tui.keys(&["Enter"]);
-            let (ok, screen) = tui.wait_for(Duration::from_secs(15), |s| {
-                s.contains("Ask Codex to do anything")
-            });
-            assert!(ok, "{screen}");
-        }
+        let tui = started_tui(&w);
         // The prompt, sent in Plan mode (shift+tab; the tool is only offered there).
         // Codex draws its prompt before the session is configured, and a shift+tab sent
         // before that is lost, or undone when it is: sent once the screen is still, and
@@ -771,18 +771,7 @@ fn a_question_answered_in_codexs_plan_mode_is_kept() {
             s.contains("Postgres behind pgbouncer it is.")
         });
         assert!(ok, "no answer:\n{answered}");
-        say(&tui, "/compact");
-        let (ok, compacted) =
-            tui.wait_for(Duration::from_secs(30), |s| s.contains("Context compacted"));
-        assert!(ok, "no compaction:\n{compacted}");
-        assert!(
-            eventually(Duration::from_secs(10), || w
-                .memory_files()
-                .first()
-                .and_then(|p| fs::read_to_string(p).ok())
-                .is_some_and(|m| m.contains("## Codex compaction summary"))),
-            "PostCompact did not add Codex's summary"
-        );
+        let compacted = compact_in_tui(&w, &tui);
         say(&tui, "/quit");
         let _ = tui.wait_for(Duration::from_secs(10), |s| s.trim().is_empty());
         format!("{asked}\n---\n{noted}\n---\n{answered}\n---\n{compacted}")
