@@ -65,6 +65,15 @@ fn restore_of(s: &Sandbox, path: &Path) -> (String, String) {
     (context(&stdout), stderr)
 }
 
+/// The one memory of the project after `event` (with `trigger`) ran on the rollout at
+/// `path`.
+fn only_memory_after(s: &Sandbox, event: &str, path: &Path, trigger: &str) -> String {
+    let (_, stderr) = hook(s, &input(s, event, Some(path), json!({"trigger": trigger})));
+    let files = s.memory_files();
+    assert_eq!(files.len(), 1, "{stderr}");
+    fs::read_to_string(s.memories().join(&files[0])).unwrap()
+}
+
 /// The memory from its "Last complete interaction" on: what does not depend on when
 /// the test ran.
 fn body(memory: &str) -> String {
@@ -152,13 +161,7 @@ fn post_compact_alone_saves_the_segment_the_compaction_closed() {
     let mut rollout = Rollout::sample(&s.project());
     rollout.compaction("A summary.");
     let path = rollout.write_in(&s.home().join(".codex"), CODEX_SID);
-    let (_, stderr) = hook(
-        &s,
-        &input(&s, "PostCompact", Some(&path), json!({"trigger": "manual"})),
-    );
-    let files = s.memory_files();
-    assert_eq!(files.len(), 1, "{stderr}");
-    let memory = fs::read_to_string(s.memories().join(&files[0])).unwrap();
+    let memory = only_memory_after(&s, "PostCompact", &path, "manual");
     assert!(
         memory.contains("trigger: \"manual\"\nagent: \"codex\""),
         "{memory}"
@@ -188,13 +191,7 @@ fn a_codex_sessions_failed_approach_and_commit_are_kept() {
         .shell("c10", "git commit -am 'fix: count every attempt against the retry budget'", 0, "[feature/retries 5e6f7a8] fix: count every attempt against the retry budget\n 2 files changed, 2 insertions(+), 2 deletions(-)\n")
         .say("Fixed and committed.");
     let path = rollout.write_in(&s.home().join(".codex"), CODEX_SID);
-    let (_, stderr) = hook(
-        &s,
-        &input(&s, "PreCompact", Some(&path), json!({"trigger": "auto"})),
-    );
-    let files = s.memory_files();
-    assert_eq!(files.len(), 1, "{stderr}");
-    let memory = fs::read_to_string(s.memories().join(&files[0])).unwrap();
+    let memory = only_memory_after(&s, "PreCompact", &path, "auto");
     let so_far =
         &memory[memory.find("## Session so far").unwrap()..memory.find("## AI summary").unwrap()];
     insta::assert_snapshot!("codex_failed_approach_and_commit", so_far);
@@ -408,13 +405,7 @@ fn codexs_title_of_the_thread_is_the_headline() {
         ),
     )
     .unwrap();
-    let (_, stderr) = hook(
-        &s,
-        &input(&s, "PreCompact", Some(&path), json!({"trigger": "auto"})),
-    );
-    let files = s.memory_files();
-    assert_eq!(files.len(), 1, "{stderr}");
-    let memory = fs::read_to_string(s.memories().join(&files[0])).unwrap();
+    let memory = only_memory_after(&s, "PreCompact", &path, "auto");
     assert!(
         memory.contains("summary: \"Retry budget for the uploader\"\n"),
         "{memory}"

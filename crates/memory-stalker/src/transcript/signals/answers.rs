@@ -39,27 +39,23 @@ pub(super) fn find(view: &View) -> Vec<Answer> {
         if result.is_error {
             continue;
         }
-        let is_offered = |question: &str, answer: &str| {
-            questions
+        // Each question, its answer, and whether that is an option offered (Codex's
+        // answers say it themselves).
+        let offered = |(question, answer): (String, String)| {
+            let chosen = questions
                 .iter()
                 .find(|q| q.question == question)
-                .is_some_and(|q| is_option(q, answer))
+                .is_some_and(|q| is_option(q, &answer));
+            (question, answer, chosen)
         };
-        // Each question, its answer, and whether that is an option offered.
         let pairs: Vec<(String, String, bool)> = if !user.answers().is_empty() {
-            user.answers()
-                .iter()
-                .map(|(q, a)| (q.clone(), a.clone(), is_offered(q, a)))
-                .collect()
+            user.answers().iter().cloned().map(offered).collect()
         } else if result.text.head().trim_start().starts_with('{') {
             codex_answers(result.text.head(), questions)
         } else {
             parse_answer_text(result.text.head())
                 .into_iter()
-                .map(|(q, a)| {
-                    let offered = is_offered(&q, &a);
-                    (q, a, offered)
-                })
+                .map(offered)
                 .collect()
         };
         let record = &view.all()[at];
