@@ -10,13 +10,23 @@ use super::claude::{ClaudeRun, Tmux, copy_bundle, run_isolated};
 use super::repo_root;
 use super::responses::FakeResponses;
 
-/// The Codex version `scripts/test` installs.
+/// The Codex version the tests are written for, which `scripts/test` installs.
 pub const VERSION: &str = "0.169.0";
+
+/// The Codex version under test: `MEMORY_STALKER_E2E_CODEX_VERSION` (as for
+/// `scripts/test`, which installs it), else [`VERSION`].
+pub fn version() -> String {
+    std::env::var("MEMORY_STALKER_E2E_CODEX_VERSION")
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+        .unwrap_or_else(|| VERSION.to_string())
+}
 
 /// The installed Codex CLI, if `scripts/test` installed it (`None`: the end-to-end
 /// tests are skipped, except under CI, where that is a failure).
 pub fn installed() -> Option<PathBuf> {
-    let dir = repo_root().join(format!("target/e2e/codex-{VERSION}/node_modules"));
+    let version = version();
+    let dir = repo_root().join(format!("target/e2e/codex-{version}/node_modules"));
     // The native binary npm put beside the JavaScript launcher, for this platform.
     let native = fs::read_dir(dir.join("@openai"))
         .into_iter()
@@ -40,7 +50,7 @@ pub fn installed() -> Option<PathBuf> {
             dir.display()
         );
         eprintln!(
-            "Codex {VERSION} is not installed under {} (scripts/test does it): skipping",
+            "Codex {version} is not installed under {} (scripts/test does it): skipping",
             dir.display()
         );
     }
