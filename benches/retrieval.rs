@@ -22,7 +22,9 @@
 //! It prints hit@1, hit@5 and MRR per search, for `dev`, `heldout` and both, and per tag
 //! for the index; `RETRIEVAL_VERBOSE=1` also prints every `dev` question the index
 //! ranks below first, with what it ranked above (never a held-out one: they are not
-//! read while tuning).
+//! read while tuning). The memories' summaries are the offline ones, or a model's with
+//! `RETRIEVAL_SUMMARIZER` (what users with a model search; the first line says how many
+//! memories the model summarised).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -32,7 +34,7 @@ use serde::Deserialize;
 
 #[path = "support/corpus_store.rs"]
 mod corpus_store;
-use corpus_store::{Store, build_store};
+use corpus_store::{Store, build_store_with};
 
 #[derive(Deserialize)]
 struct Questions {
@@ -71,13 +73,33 @@ fn main() {
             .expect("tests/data/retrieval/questions.json"),
     )
     .expect("questions.json parses");
-    let work = repo.join("target/retrieval");
-    let store = build_store(&corpus, &work, &bin.join("save-memory"));
+    // The memories' summaries: offline, or a model's (`RETRIEVAL_SUMMARIZER`, a
+    // `MEMORY_STALKER_SUMMARIZER` value, with that backend's variables): what users with
+    // a model search. Each summariser has a store of its own.
+    let summarizer = std::env::var("RETRIEVAL_SUMMARIZER")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "offline".into());
+    let work = match summarizer.as_str() {
+        "offline" => repo.join("target/retrieval"),
+        model => repo.join(format!("target/retrieval-{model}")),
+    };
+    let store = build_store_with(&corpus, &work, &bin.join("save-memory"), &summarizer);
     eprintln!(
         "store: {} memories of {} sessions in {}",
         store.memories.len(),
         store.sessions,
         store.dir.display()
+    );
+    let written: Vec<String> = store
+        .summaries
+        .iter()
+        .map(|(source, n)| format!("{source} {n}"))
+        .collect();
+    println!(
+        "summariser: {summarizer}; memories by who wrote their summary: {}\n",
+        written.join(", ")
     );
     let searches: [(&str, Search); 3] = [
         (

@@ -20,10 +20,20 @@ pub struct Store {
     pub project: PathBuf,
     pub memories: HashMap<String, (String, String)>,
     pub sessions: usize,
+    /// Memories by who wrote their summary (`summary_source`: `offline`, or a model's).
+    pub summaries: std::collections::BTreeMap<String, usize>,
 }
 
-/// Saves the memories of every session of the corpus into a new store under `work`.
+/// Saves the memories of every session of the corpus into a new store under `work`, with
+/// the offline summary.
 pub fn build_store(corpus: &Path, work: &Path, save_memory: &Path) -> Store {
+    build_store_with(corpus, work, save_memory, "offline")
+}
+
+/// [`build_store`] with the summariser `summarizer` (a `MEMORY_STALKER_SUMMARIZER`
+/// value). A model's summary is written before `save-memory` returns, from the backend's
+/// variables in this process's environment (`HOME` is the store's own).
+pub fn build_store_with(corpus: &Path, work: &Path, save_memory: &Path, summarizer: &str) -> Store {
     let reuse = std::env::var_os("RETRIEVAL_REUSE_STORE").is_some();
     if !reuse {
         let _ = std::fs::remove_dir_all(work);
@@ -73,7 +83,8 @@ pub fn build_store(corpus: &Path, work: &Path, save_memory: &Path) -> Store {
                 .arg(&copy)
                 .arg("--project")
                 .arg(&project)
-                .env("MEMORY_STALKER_SUMMARIZER", "offline")
+                .env("MEMORY_STALKER_SUMMARIZER", summarizer)
+                .env("MEMORY_STALKER_ASYNC", "0")
                 .env("MEMORY_STALKER_STEER", "0")
                 .env("CLAUDE_PLUGIN_DATA", work.join("data"))
                 .env("HOME", work.join("home"))
@@ -87,6 +98,7 @@ pub fn build_store(corpus: &Path, work: &Path, save_memory: &Path) -> Store {
     let dir = project.join(".claude/memories");
     let mut memories = HashMap::new();
     let mut sessions = std::collections::HashSet::new();
+    let mut summaries = std::collections::BTreeMap::new();
     for e in std::fs::read_dir(&dir).expect("memories").flatten() {
         let file = e.file_name().to_string_lossy().into_owned();
         if !file.ends_with(".md") || file == "INDEX.md" {
@@ -105,6 +117,7 @@ pub fn build_store(corpus: &Path, work: &Path, save_memory: &Path) -> Store {
         };
         let session = field("session_id: ");
         sessions.insert(session.clone());
+        *summaries.entry(field("summary_source: ")).or_default() += 1;
         memories.insert(file, (rel.clone(), session));
     }
     Store {
@@ -112,6 +125,7 @@ pub fn build_store(corpus: &Path, work: &Path, save_memory: &Path) -> Store {
         project,
         memories,
         sessions: sessions.len(),
+        summaries,
     }
 }
 

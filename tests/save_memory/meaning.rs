@@ -6,7 +6,9 @@
 //! gives the restore and PostCompact adds Claude Code's summary (the compaction record
 //! after the boundary); then the whole transcript gets a final memory. So Session so far
 //! carries from one memory to the next as it does in a real session. The summariser is
-//! the offline one.
+//! the offline one, unless the report is asked to measure a model (`MEANING_SUMMARIZER`,
+//! [`Summarizer::from_env`]): then each memory's summary is that model's, written inside
+//! the hook (`MEMORY_STALKER_ASYNC=0`) as the restore after it would find it once landed.
 //!
 //! - `meaning_report` (ignored; `scripts/meaning-report`) scores the final memory of each
 //!   session per field (precision, recall) and the headlines, for the `dev`, `heldout`
@@ -30,11 +32,77 @@ use memory_stalker::memory::document::{FrontMatter, sections};
 use memory_stalker::memory::labels::Labels;
 use memory_stalker::summary::facts::SessionFacts;
 use support::Sandbox;
+use support::http::{FakeServer, Reply, anthropic_message};
 
 /// The replay of one session: its memories in the order written, and each restore.
 pub struct Replay {
     pub memories: Vec<String>,
     pub restores: Vec<String>,
+}
+
+/// The summariser a replay runs: the offline one, or a model the report measures.
+pub struct Summarizer {
+    /// `MEMORY_STALKER_SUMMARIZER`'s value.
+    pub name: String,
+    /// What that backend needs from the caller's environment (keys, base URLs, `PATH`).
+    pub env: Vec<(String, String)>,
+}
+
+/// What a model backend may need from the environment of the one who runs the report:
+/// the replay's own is a sandbox's (its `HOME` a temporary directory).
+const MODEL_ENV: &[&str] = &[
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_BASE_URL",
+    "ANTHROPIC_DEFAULT_SONNET_MODEL",
+    "MEMORY_STALKER_MODEL",
+    "MEMORY_STALKER_OPENAI_BASE_URL",
+    "MEMORY_STALKER_OPENAI_API_KEY",
+    "MEMORY_STALKER_TIMEOUT",
+    "MEMORY_STALKER_MAX_CHARS",
+    "PATH",
+];
+
+impl Summarizer {
+    /// The offline summariser (the snapshots', and the report's by default).
+    pub fn offline() -> Summarizer {
+        Summarizer {
+            name: "offline".into(),
+            env: Vec::new(),
+        }
+    }
+
+    /// `MEANING_SUMMARIZER` (a `MEMORY_STALKER_SUMMARIZER` value: `anthropic`, `openai`,
+    /// `claude-cli`, `codex-cli`) with [`MODEL_ENV`] from this environment; unset or
+    /// `offline`: the offline one.
+    pub fn from_env() -> Summarizer {
+        match std::env::var("MEANING_SUMMARIZER") {
+            Ok(name) if !name.trim().is_empty() && name.trim() != "offline" => Summarizer {
+                name: name.trim().to_string(),
+                env: MODEL_ENV
+                    .iter()
+                    .filter_map(|k| std::env::var(k).ok().map(|v| (k.to_string(), v)))
+                    .collect(),
+            },
+            _ => Summarizer::offline(),
+        }
+    }
+
+    fn is_model(&self) -> bool {
+        self.name != "offline"
+    }
+
+    fn apply(&self, sb: &mut Sandbox) {
+        sb.set("MEMORY_STALKER_SUMMARIZER", self.name.as_str());
+        if self.is_model() {
+            // The model's summary lands before the hook returns, so the next hook (the
+            // restore, the next compaction's memory) reads it, as it would once landed.
+            sb.set("MEMORY_STALKER_ASYNC", "0");
+        }
+        for (k, v) in &self.env {
+            sb.set(k, v.as_str());
+        }
+    }
 }
 
 fn binary() -> String {
@@ -146,15 +214,15 @@ fn age(path: &Path) {
     }
 }
 
-/// Replays the session of the corpus file `transcript` with `bin`.
-pub fn replay(bin: &str, transcript: &Path) -> Replay {
-    replay_in(bin, transcript).0
+/// Replays the session of the corpus file `transcript` with `bin` and `summarizer`.
+pub fn replay(bin: &str, transcript: &Path, summarizer: &Summarizer) -> Replay {
+    replay_in(bin, transcript, summarizer).0
 }
 
 /// [`replay`], and the sandbox's directory (what a snapshot leaves out).
-fn replay_in(bin: &str, transcript: &Path) -> (Replay, PathBuf) {
+fn replay_in(bin: &str, transcript: &Path, summarizer: &Summarizer) -> (Replay, PathBuf) {
     let mut sb = Sandbox::new();
-    sb.set("MEMORY_STALKER_SUMMARIZER", "offline");
+    summarizer.apply(&mut sb);
     let text = std::fs::read_to_string(transcript).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let session = session_id(&lines).unwrap_or_else(|| "meaning-session".into());
@@ -294,6 +362,14 @@ pub fn lines_of(memory: &str, field: Field) -> Vec<String> {
     lines
 }
 
+/// Who wrote a memory's summary: its front matter's `summary_source` (`offline`, or the
+/// backend and model).
+fn summary_source(memory: &str) -> String {
+    FrontMatter::parse(memory)
+        .map(|(fm, _)| fm.summary_source)
+        .unwrap_or_else(|| "unreadable".into())
+}
+
 /// A memory's headline (the front matter's `summary`).
 pub fn headline(memory: &str) -> String {
     FrontMatter::parse(memory)
@@ -306,6 +382,70 @@ fn sessions() -> Option<(PathBuf, Vec<Session>)> {
     Some((corpus, score::load(&data_dir())))
 }
 
+/// A model's summary is measured as the memory gives it: replayed with a model (a real
+/// HTTP server on 127.0.0.1 answering as the Messages API), an annotated session's final
+/// memory has the model's headline and decision, and the score finds the decision the
+/// offline summary misses.
+#[test]
+fn a_models_summary_is_scored_where_the_memory_gives_it() {
+    let Some((corpus, all)) = sessions() else {
+        return;
+    };
+    let session = all
+        .iter()
+        .find(|s| s.name == "drmaciver-multiply-numbers")
+        .expect("the annotated session");
+    let summary = serde_json::json!({
+        "headline": "multiply_numbers added with a test; generated files kept out of git",
+        "task_summary": ["Added multiply_numbers(a, b) and its test"],
+        "code_changes": [{"file": "src/main.py", "action": "modified", "note": "multiply_numbers"}],
+        "key_decisions": [{
+            "decision": "Generated files (.coverage, __pycache__) go in .gitignore",
+            "reason": "they are build output, not source",
+        }],
+        "user_preferences": [],
+        "follow_ups": [],
+    })
+    .to_string();
+    let server = FakeServer::start(move |_, _| Reply::json(200, anthropic_message(&summary)));
+    let model = Summarizer {
+        name: "anthropic".into(),
+        env: vec![
+            ("ANTHROPIC_API_KEY".into(), "sk-ant-test".into()),
+            ("ANTHROPIC_BASE_URL".into(), server.url.clone()),
+        ],
+    };
+    let path = corpus.join(&session.transcript);
+    let bin = binary();
+
+    let offline = replay(&bin, &path, &Summarizer::offline());
+    let with_model = replay(&bin, &path, &model);
+
+    // One summary asked for each memory, each written by the model.
+    assert_eq!(server.count(), with_model.memories.len());
+    let last = with_model.memories.last().expect("a memory");
+    assert!(
+        summary_source(last).starts_with("anthropic"),
+        "{}",
+        summary_source(last)
+    );
+    assert_eq!(
+        headline(last),
+        "multiply_numbers added with a test; generated files kept out of git"
+    );
+    let decisions = |memory: &str| {
+        score::score(
+            session,
+            Field::Decisions,
+            &lines_of(memory, Field::Decisions),
+        )
+    };
+    let before = decisions(offline.memories.last().expect("a memory"));
+    let after = decisions(last);
+    assert_eq!((before.found, after.found), (0, 1), "{before:?} {after:?}");
+    assert_eq!(after.right, after.extracted, "{after:?}");
+}
+
 /// The report of docs: per field and split, precision and recall of the final memories;
 /// the headlines' acceptance, final and over every memory.
 #[test]
@@ -315,6 +455,9 @@ fn meaning_report() {
         return;
     };
     let bin = binary();
+    let summarizer = Summarizer::from_env();
+    // Memories by who wrote their summary ("offline", or the model's `summary_source`).
+    let mut sources: std::collections::BTreeMap<String, usize> = Default::default();
     let only = std::env::var("MEANING_SPLIT").ok();
     let verbose = std::env::var("MEANING_VERBOSE").is_ok_and(|v| v == "1");
     let splits: Vec<&str> = ["dev", "heldout", "fresh"]
@@ -327,7 +470,10 @@ fn meaning_report() {
     let mut headlines = Vec::new();
     for s in all.iter().filter(|s| splits.contains(&s.split.as_str())) {
         let path = corpus.join(&s.transcript);
-        let r = replay(&bin, &path);
+        let r = replay(&bin, &path, &summarizer);
+        for m in &r.memories {
+            *sources.entry(summary_source(m)).or_default() += 1;
+        }
         let Some(last) = r.memories.last() else {
             println!("{}: no memory was written", s.name);
             continue;
@@ -397,7 +543,22 @@ fn meaning_report() {
         }
     }
     let mut out = String::new();
-    let _ = writeln!(out, "\nmeaning report: {bin}\n");
+    let _ = writeln!(out, "\nmeaning report: {bin}");
+    let written: Vec<String> = sources.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    let _ = writeln!(
+        out,
+        "summariser: {}; memories by who wrote their summary: {}",
+        summarizer.name,
+        written.join(", ")
+    );
+    if summarizer.is_model() && sources.contains_key("offline") {
+        let _ = writeln!(
+            out,
+            "(memories whose summary is `offline` fell back: the model failed or is not \
+             configured; their reasons are in the memory's AI summary note)"
+        );
+    }
+    let _ = writeln!(out);
     let _ = writeln!(
         out,
         "| split | field | precision (right/extracted) | recall (found/items) | traps |"
@@ -492,7 +653,7 @@ fn meaning_memories() {
     // tuning on the dev part was over).
     for s in &all {
         let path = corpus.join(&s.transcript);
-        let (r, root) = replay_in(&bin, &path);
+        let (r, root) = replay_in(&bin, &path, &Summarizer::offline());
         let mut text = format!(
             "{} ({}), {} memories; reference headline: {}\n\n",
             s.name,
