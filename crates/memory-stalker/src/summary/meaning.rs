@@ -337,11 +337,16 @@ fn refusal(r: &Refusal, lang: Lang) -> String {
 fn failed_run(run: &FailedRun, lang: Lang) -> String {
     // What worked first: it is what the model must not undo; then the error and what
     // was tried before, which it must not try again.
-    let error = run
-        .error
-        .as_deref()
-        .map(|e| format!(" ({})", one_line(e, 140)))
-        .unwrap_or_default();
+    let error = match (run.error.as_deref(), run.last_error.as_deref(), lang) {
+        (Some(first), Some(last), Lang::En) => {
+            format!(" ({}; last: {})", one_line(first, 140), one_line(last, 100))
+        }
+        (Some(first), Some(last), Lang::Zh) => {
+            format!(" ({}；最后：{})", one_line(first, 140), one_line(last, 100))
+        }
+        (Some(e), _, _) | (None, Some(e), _) => format!(" ({})", one_line(e, 140)),
+        (None, None, _) => String::new(),
+    };
     let tried = run
         .tried
         .iter()
@@ -545,6 +550,33 @@ mod tests {
                 "always use conventional commits (your # note, 2026-02-12 20:58)"
             ]
         );
+    }
+
+    #[test]
+    fn a_run_that_failed_two_ways_names_the_first_error_and_the_last() {
+        let run = |last_error: Option<&str>| FailedRun {
+            command: "git commit -m \"feat: view …\"".into(),
+            failures: 3,
+            error: Some("Pre-commit validation failed: [FORMAT] Code is not formatted.".into()),
+            last_error: last_error.map(str::to_string),
+            tried: vec![],
+            worked: Some("editing lib/b.ex".into()),
+            source: source("Bash"),
+        };
+        assert_eq!(
+            failed_run(
+                &run(Some("Pre-commit validation failed: [DIALYZER]")),
+                Lang::En
+            ),
+            "`git commit -m \"feat: view …\"` failed 3 times (Pre-commit validation failed: [FORMAT] Code is not formatted.; last: Pre-commit validation failed: [DIALYZER]) until: editing lib/b.ex (Bash, 2026-02-12 20:58)"
+        );
+        assert_eq!(
+            failed_run(&run(None), Lang::En),
+            "`git commit -m \"feat: view …\"` failed 3 times (Pre-commit validation failed: [FORMAT] Code is not formatted.) until: editing lib/b.ex (Bash, 2026-02-12 20:58)"
+        );
+        assert!(failed_run(&run(Some("[DIALYZER]")), Lang::Zh).contains(
+            "(Pre-commit validation failed: [FORMAT] Code is not formatted.；最后：[DIALYZER])"
+        ));
     }
 
     #[test]

@@ -101,6 +101,10 @@ pub struct FailedRun {
     /// The most telling line of its first failure's output.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The most telling line of its last failure's output, when it says something else:
+    /// what still stopped it after the first error was dealt with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
     /// What was tried between the failures: Claude's words before the change, else the
     /// files it changed.
     pub tried: Vec<String>,
@@ -150,6 +154,8 @@ struct Run {
     tool: String,
     failures: usize,
     error: Option<String>,
+    /// The error line of the latest failure.
+    last_error: Option<String>,
     /// Changes made after a failure and before the next failure: they did not work.
     tried: Vec<Change>,
     /// Changes since the last failure.
@@ -168,6 +174,24 @@ impl Run {
         let skip = self.tried.len().saturating_sub(MAX_TRIED);
         self.tried[skip..].iter().map(Change::describe).collect()
     }
+
+    /// The last failure's error line, when it is of another kind than the first one's
+    /// ("Checking 1 source file ..." after "Checking 3 source files ..." says nothing new).
+    fn last_error(&self) -> Option<String> {
+        let first = self.error.as_deref().map(line_kind);
+        self.last_error
+            .clone()
+            .filter(|l| first.as_ref() != Some(&line_kind(l)))
+    }
+}
+
+/// The kind of an output line: its words without numbers, each cut to four letters, so
+/// that counts, plurals and line numbers do not make two lines differ.
+fn line_kind(line: &str) -> Vec<String> {
+    line.split(|c: char| !c.is_alphabetic())
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_lowercase().chars().take(4).collect())
+        .collect()
 }
 
 /// What happened, in order: a command ran, or a file changed.
@@ -262,16 +286,16 @@ pub(super) fn failed_runs(view: &View) -> Vec<FailedRun> {
                     run.missed_target = call
                         .result
                         .is_some_and(|(_, r, _)| missed_target(r.text.head()));
+                    let error = call
+                        .hidden_failure()
+                        .map(|l| one_line(l, ERROR_CHARS))
+                        .or_else(|| call.result.and_then(|(_, r, _)| error_line(r.text.head())));
                     if run.failures == 0 {
                         run.command = call.call.summary.to_string();
                         run.tool = call.call.name.to_string();
-                        run.error = call
-                            .hidden_failure()
-                            .map(|l| one_line(l, ERROR_CHARS))
-                            .or_else(|| {
-                                call.result.and_then(|(_, r, _)| error_line(r.text.head()))
-                            });
+                        run.error = error.clone();
                     }
+                    run.last_error = error;
                     run.failures += 1;
                 } else if call.succeeded() {
                     let run = std::mem::take(run);
@@ -294,6 +318,7 @@ pub(super) fn failed_runs(view: &View) -> Vec<FailedRun> {
                             command: shown_command(&run.command),
                             failures: run.failures,
                             tried: run.last_tried(),
+                            last_error: run.last_error(),
                             error: run.error,
                             worked: Some(format!("`{other}`")),
                             source: Source::of(&run.tool, &view.all()[run.failed_at]),
@@ -303,6 +328,7 @@ pub(super) fn failed_runs(view: &View) -> Vec<FailedRun> {
                             command: shown_command(&run.command),
                             failures: run.failures,
                             tried: run.last_tried(),
+                            last_error: run.last_error(),
                             error: run.error,
                             worked: run.pending.last().map(Change::describe),
                             source: Source::of(&run.tool, &view.all()[run.failed_at]),
@@ -549,14 +575,41 @@ pub(crate) fn command_key(command: &str) -> Option<String> {
 /// A command as a failed run shows it: its last step (after `cd … &&`), first line, at
 /// most 100 characters (a commit message in a heredoc says nothing of the command).
 fn shown_command(command: &str) -> String {
-    let first = command.split(" ⏎ ").next().unwrap_or(command);
+    let mut lines = command.split(" ⏎ ");
+    let first = lines.next().unwrap_or(command);
     let step = first
         .split("&&")
         .map(str::trim)
         .filter(|s| !s.starts_with("cd ") && !s.is_empty())
         .last()
         .unwrap_or(first);
-    one_line(step, 100)
+    match heredoc_message(step, lines.next(), lines.next()) {
+        Some(shown) => one_line(&shown, 100),
+        None => one_line(step, 100),
+    }
+}
+
+/// A step that ends by opening a heredoc as an argument (`git commit -m "$(cat <<'EOF'`,
+/// how Claude Code commits), with the heredoc's first line in its place: `git commit -m
+/// "feat: add retries"`, and `…` when more lines follow. `None` for any other step.
+fn heredoc_message(step: &str, first: Option<&str>, second: Option<&str>) -> Option<String> {
+    const OPENER: &str = "\"$(cat <<";
+    let at = step.rfind(OPENER)?;
+    let tag = step[at + OPENER.len()..]
+        .trim_start_matches('-')
+        .trim()
+        .trim_matches(['\'', '"']);
+    if tag.is_empty() || !tag.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return None;
+    }
+    let ends = |line: &str| line.trim() == tag || line.trim().starts_with(')');
+    let message = first.map(str::trim).filter(|m| !m.is_empty() && !ends(m))?;
+    let more = if second.is_some_and(|l| !ends(l)) {
+        " …"
+    } else {
+        ""
+    };
+    Some(format!("{}\"{message}{more}\"", &step[..at]))
 }
 
 /// What a command is pointed at: the command without where its output goes (`2>&1`,
@@ -723,6 +776,60 @@ mod tests {
         assert_eq!(
             command_key("git commit -m x").as_deref(),
             Some("git commit")
+        );
+    }
+
+    #[test]
+    fn a_commit_message_given_by_a_heredoc_is_shown_in_its_place() {
+        let commit =
+            "git add -A && git commit -m \"$(cat <<'EOF' ⏎ feat: add retries ⏎ ⏎ Body. ⏎ EOF ⏎ )\"";
+        assert_eq!(
+            shown_command(commit),
+            "git commit -m \"feat: add retries …\""
+        );
+        assert_eq!(
+            shown_command("git commit -m \"$(cat <<EOF ⏎ fix: one line ⏎ EOF ⏎ )\""),
+            "git commit -m \"fix: one line\""
+        );
+        assert_eq!(
+            shown_command("gh pr create --body \"$(cat <<-\"END\" ⏎ Summary ⏎ more ⏎ END ⏎ )\""),
+            "gh pr create --body \"Summary …\""
+        );
+        // Nothing after the opener (the summary was cut there), or another heredoc: as is.
+        assert_eq!(
+            shown_command("git commit -m \"$(cat <<'EOF'"),
+            "git commit -m \"$(cat <<'EOF'"
+        );
+        assert_eq!(
+            shown_command("cat > notes.md <<'EOF' ⏎ # Notes ⏎ EOF"),
+            "cat > notes.md <<'EOF'"
+        );
+        assert_eq!(shown_command("cd /p && cargo test"), "cargo test");
+    }
+
+    #[test]
+    fn a_last_error_of_the_same_kind_as_the_first_is_not_kept() {
+        let run = |first: &str, last: &str| Run {
+            error: Some(first.into()),
+            last_error: Some(last.into()),
+            ..Run::default()
+        };
+        assert_eq!(
+            run("Checking 3 source files ...", "Checking 1 source file ...").last_error(),
+            None
+        );
+        assert_eq!(
+            run("error[E0425] at src/a.rs:12", "error[E0425] at src/a.rs:40").last_error(),
+            None
+        );
+        assert_eq!(
+            run(
+                "pytest: command not found",
+                "assert \"Error:\" in captured.err"
+            )
+            .last_error()
+            .as_deref(),
+            Some("assert \"Error:\" in captured.err")
         );
     }
 

@@ -175,6 +175,56 @@ fn a_command_that_passed_when_run_another_way_is_a_failed_approach() {
 }
 
 #[test]
+fn a_commit_blocked_by_one_check_then_another_says_both_and_shows_its_message() {
+    let mut t = T::default();
+    t.prompt("Commit the epic");
+    let commit = "git commit -m \"$(cat <<'EOF'\nfeat: unified transcript view\n\nBody.\nEOF\n)\"";
+    t.call("c1", "Bash", json!({ "command": commit }));
+    t.result(
+        "c1",
+        "Exit code 1\nPre-commit validation failed: [FORMAT] Code is not formatted.",
+        true,
+    );
+    t.call(
+        "e1",
+        "Edit",
+        json!({"file_path":"/p/lib/a.ex","old_string":"a","new_string":"b"}),
+    );
+    t.result("e1", "The file /p/lib/a.ex has been updated.", false);
+    t.call("c2", "Bash", json!({ "command": commit }));
+    t.result(
+        "c2",
+        "Exit code 1\nPre-commit validation failed: [DIALYZER] pattern can never match",
+        true,
+    );
+    t.call(
+        "e2",
+        "Edit",
+        json!({"file_path":"/p/lib/b.ex","old_string":"a","new_string":"b"}),
+    );
+    t.result("e2", "The file /p/lib/b.ex has been updated.", false);
+    t.call("c3", "Bash", json!({ "command": commit }));
+    t.result("c3", "[main 64f1b9a] feat: unified transcript view", false);
+    let s = signals(&t);
+    let [run] = s.failed_runs.as_slice() else {
+        panic!("{:#?}", s.failed_runs)
+    };
+    assert_eq!(
+        run.command,
+        "git commit -m \"feat: unified transcript view …\""
+    );
+    assert_eq!(run.failures, 2);
+    assert_eq!(
+        run.error.as_deref(),
+        Some("Pre-commit validation failed: [FORMAT] Code is not formatted.")
+    );
+    assert_eq!(
+        run.last_error.as_deref(),
+        Some("Pre-commit validation failed: [DIALYZER] pattern can never match")
+    );
+}
+
+#[test]
 fn plans_approved_and_refused_keep_their_titles_and_the_users_words() {
     let mut t = T::default();
     t.prompt("Make the project installable as a uv tool");
