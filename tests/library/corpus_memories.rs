@@ -203,7 +203,8 @@ fn key_words(text: &str) -> Vec<String> {
 }
 
 /// The corpus-wide properties of what a person and the model read first (issue 22):
-/// a headline of at most 100 characters, never cut inside a word, made of what the
+/// a headline of at most 100 characters, never cut inside a word nor a lead-in ending
+/// in ":", made of what the
 /// user asked, a plan or task list, Claude Code's title or summary, never of the
 /// assistant's reply; a conclusion that is never a lead-in ending in ":"; follow-ups
 /// that are never narration; files relative and never Claude Code's own.
@@ -229,6 +230,9 @@ fn headlines_conclusions_follow_ups_and_files_across_the_corpus() {
         }
         if h.chars().count() > 100 {
             wrong.push(format!("{name}: headline over 100 characters: {h:?}"));
+        }
+        if h.trim_end().ends_with([':', '：']) {
+            wrong.push(format!("{name}: headline is a lead-in: {h:?}"));
         }
         let source = source_text(&path);
         if cut_mid_word(h, &source) {

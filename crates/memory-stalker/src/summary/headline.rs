@@ -378,6 +378,12 @@ fn from_request(request: &str, bash: &[BashContext]) -> String {
     } else {
         capitalize(&chosen)
     };
+    // A vague sentence before a lead-in ("Very thorough exploration. I need to
+    // understand:"): the lead-in and its first item say more.
+    let (chosen, next) = match next {
+        Some(n) if n.trim_end().ends_with(':') => (n.trim().to_string(), None),
+        other => (chosen, other),
+    };
     if let Some(next) = next {
         return fit(&format!(
             "{}: {}",
@@ -385,10 +391,40 @@ fn from_request(request: &str, bash: &[BashContext]) -> String {
             next.trim_end_matches(['.', '?'])
         ));
     }
+    // A lead-in ("I need to understand:", "Investigate two issues in x.py:") says what
+    // it is about with the first item it introduces; a long one says it alone.
+    if let Some(lead) = chosen.trim_end().strip_suffix(':') {
+        let item = (lead.split_whitespace().count() <= LEAD_IN_WORDS)
+            .then(|| first_item_after(text, lead))
+            .flatten();
+        return fit(&match item {
+            Some(item) => format!("{}: {}", lead.trim_end(), item),
+            None => lead.trim_end().to_string(),
+        });
+    }
     match deictic_object(request, &chosen, bash) {
         Some(object) => fit(&format!("{chosen} ({object})")),
         None => fit(&chosen),
     }
+}
+
+/// Most words of a lead-in that is completed by the first item it introduces.
+const LEAD_IN_WORDS: usize = 8;
+
+/// The first line after `lead` in `text` that says something, without its list marker
+/// (`1.`, `-`, `*`) and bold marks: the first item a lead-in introduces.
+fn first_item_after(text: &str, lead: &str) -> Option<String> {
+    let at = text.find(lead)? + lead.len();
+    let rest = text[at..].trim_start_matches(':');
+    rest.lines().map(str::trim).find_map(|line| {
+        let line = line
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .trim_start_matches(['.', ')', '-', '*', '•'])
+            .trim()
+            .replace("**", "");
+        let line = line.trim().trim_end_matches(':').trim();
+        (words_of(line).len() >= 2).then(|| line.to_string())
+    })
 }
 
 /// A headline over the limit without its parenthetical asides (file references first),
@@ -695,6 +731,43 @@ mod tests {
             from("[engine lifecycle phase 4]: please plan and work on phase 4. only phase 4."),
             "Engine lifecycle phase 4: please plan and work on phase 4."
         );
+    }
+
+    #[test]
+    fn a_lead_in_is_completed_by_the_first_item_it_introduces() {
+        assert_eq!(
+            from(
+                "I need to understand:\n1. How Spotter.Services.Tmux.list_panes/0 works and what happens if tmux is not running\n2. How get_pane_id/1 works"
+            ),
+            "I need to understand: How Spotter.Services.Tmux.list_panes/0 works and what happens if tmux is not…"
+        );
+        assert_eq!(
+            from(
+                "Investigate two issues in extract-coderabbit-feedback.py:\n\n**Issue 1: \"Lines 0\" appearing in titles**\n- In test.md output, all comments show \"Lines 0:\""
+            ),
+            "Investigate two issues in extract-coderabbit-feedback.py: Issue 1: \"Lines 0\" appearing in titles"
+        );
+        assert_eq!(
+            from(
+                "Very thorough exploration. I need to understand:\n\n1. How `SessionLive` and `SubagentLive` currently render transcripts\n2. More"
+            ),
+            "I need to understand: How `SessionLive` and `SubagentLive` currently render transcripts"
+        );
+        // A long lead-in says what it is about; it loses its colon.
+        assert_eq!(
+            from(
+                "Read and summarize the following files for implementing single-session bootstrap sync:\n\n1. `lib/spotter/transcripts/jobs/sync_transcripts.ex` - The existing sync_all"
+            ),
+            "Read and summarize the following files for implementing single-session bootstrap sync"
+        );
+        assert_eq!(
+            from(
+                "Examine the extract-coderabbit-feedback.py file to understand:\n1. Where HTML cleaning and filtering currently happens\n2. How"
+            ),
+            "Examine the extract-coderabbit-feedback.py file to understand: Where HTML cleaning and filtering…"
+        );
+        // Nothing after it: the lead-in alone.
+        assert_eq!(from("Please look at this:"), "Look at this");
     }
 
     #[test]
