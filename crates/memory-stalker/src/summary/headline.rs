@@ -112,7 +112,7 @@ pub fn headline(s: &Sources, lang: Lang) -> String {
         .or_else(|| s.last_prompt.map(|p| from_request(p, s.bash)))
         .filter(|h| !h.trim().is_empty());
     match chosen {
-        Some(h) => clip_words(&h, MAX),
+        Some(h) => clip_words(&without_bold(&h), MAX),
         None => match lang {
             Lang::En => "Session without a user request in this segment".into(),
             Lang::Zh => "本段会话没有用户请求".into(),
@@ -405,6 +405,16 @@ fn from_request(request: &str, bash: &[BashContext]) -> String {
     match deictic_object(request, &chosen, bash) {
         Some(object) => fit(&format!("{chosen} ({object})")),
         None => fit(&chosen),
+    }
+}
+
+/// `text` without Markdown's bold marks (`**alice**` → `alice`), when they pair up: a
+/// headline is plain text in a table, a front matter and a quote.
+fn without_bold(text: &str) -> String {
+    if text.matches("**").count().is_multiple_of(2) {
+        text.replace("**", "")
+    } else {
+        text.to_string()
     }
 }
 
@@ -766,6 +776,11 @@ mod tests {
             ),
             "Examine the extract-coderabbit-feedback.py file to understand: Where HTML cleaning and filtering…"
         );
+        assert_eq!(
+            without_bold("You are **alice** (round 2) with **bob**"),
+            "You are alice (round 2) with bob"
+        );
+        assert_eq!(without_bold("2**8 is 256"), "2**8 is 256");
         // Nothing after it: the lead-in alone.
         assert_eq!(from("Please look at this:"), "Look at this");
     }
