@@ -78,7 +78,20 @@ pub fn build_store_with(corpus: &Path, work: &Path, save_memory: &Path, summariz
             }
             std::fs::create_dir_all(&dir).expect("segment dir");
             std::fs::write(&copy, &bytes[..cut]).expect("segment copy");
-            let status = Command::new(save_memory)
+            let mut save = Command::new(save_memory);
+            // A model's CLI finds its login under the caller's home, which the store's is
+            // not.
+            if summarizer != "offline"
+                && let Some(home) = std::env::var_os("HOME")
+            {
+                let home = PathBuf::from(home);
+                for (key, dir) in [("CLAUDE_CONFIG_DIR", ".claude"), ("CODEX_HOME", ".codex")] {
+                    if std::env::var_os(key).is_none() {
+                        save.env(key, home.join(dir));
+                    }
+                }
+            }
+            let status = save
                 .arg("--transcript")
                 .arg(&copy)
                 .arg("--project")

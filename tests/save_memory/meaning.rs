@@ -60,6 +60,9 @@ const MODEL_ENV: &[&str] = &[
     "MEMORY_STALKER_OPENAI_API_KEY",
     "MEMORY_STALKER_TIMEOUT",
     "MEMORY_STALKER_MAX_CHARS",
+    "CLAUDE_CODE_OAUTH_TOKEN",
+    "CLAUDE_CONFIG_DIR",
+    "CODEX_HOME",
     "PATH",
 ];
 
@@ -77,13 +80,24 @@ impl Summarizer {
     /// `offline`: the offline one.
     pub fn from_env() -> Summarizer {
         match std::env::var("MEANING_SUMMARIZER") {
-            Ok(name) if !name.trim().is_empty() && name.trim() != "offline" => Summarizer {
-                name: name.trim().to_string(),
-                env: MODEL_ENV
+            Ok(name) if !name.trim().is_empty() && name.trim() != "offline" => {
+                let mut env: Vec<(String, String)> = MODEL_ENV
                     .iter()
                     .filter_map(|k| std::env::var(k).ok().map(|v| (k.to_string(), v)))
-                    .collect(),
-            },
+                    .collect();
+                // The CLIs' logins are under the caller's home, which the replay's is not.
+                if let Ok(home) = std::env::var("HOME") {
+                    for (key, dir) in [("CLAUDE_CONFIG_DIR", ".claude"), ("CODEX_HOME", ".codex")] {
+                        if !env.iter().any(|(k, _)| k == key) {
+                            env.push((key.into(), format!("{home}/{dir}")));
+                        }
+                    }
+                }
+                Summarizer {
+                    name: name.trim().to_string(),
+                    env,
+                }
+            }
             _ => Summarizer::offline(),
         }
     }
