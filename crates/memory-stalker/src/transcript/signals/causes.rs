@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Call, Source, View};
 use crate::text::one_line;
+use crate::transcript::extract::is_scratch;
 use crate::transcript::record::is_shell;
 
 /// Longest cause kept.
@@ -65,7 +66,7 @@ pub(super) fn find(view: &View) -> Vec<Cause> {
         }
         // A fix the next command run refutes was a guess ("the logger is exported as a
         // function", and the same error again).
-        if let Some(path) = c.call.detail.modified().first()
+        if let Some(path) = c.call.detail.modified().iter().find(|p| !is_scratch(p))
             && c.succeeded()
             && let Some(cause) = stated(view, from, c.at)
             && !out.iter().chain(&pending).any(|o| o.cause == cause)

@@ -12,7 +12,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Source, View, named_error};
-use crate::transcript::extract::project_relative;
+use crate::transcript::extract::{is_scratch, project_relative};
 use crate::transcript::record::Entry;
 
 /// A failure the user pasted after Claude changed a file it names.
@@ -36,7 +36,14 @@ pub(super) fn find(view: &View) -> Vec<Reported> {
     for (at, prompt) in view.prompts.iter().filter(|(i, _)| *i >= view.start) {
         while let Some(c) = calls.next_if(|c| c.at < *at) {
             if c.succeeded() {
-                changed.extend(c.call.detail.modified().iter().map(String::as_str));
+                changed.extend(
+                    c.call
+                        .detail
+                        .modified()
+                        .iter()
+                        .map(String::as_str)
+                        .filter(|p| !is_scratch(p)),
+                );
             }
             match c.result {
                 Some((r, result, _)) if result.rejected => refused_at = Some(r),

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Call, Source, View, first_sentence};
 use crate::text::one_line;
+use crate::transcript::extract::is_scratch;
 use crate::transcript::record::{ToolDetail, is_shell};
 
 /// Failures of one command before a change made it pass that make a failed approach:
@@ -222,11 +223,15 @@ fn events<'a>(calls: impl Iterator<Item = Call<'a>>) -> impl Iterator<Item = Eve
             (None, true) => c.call.detail.modified(),
             _ => &[],
         };
-        let changes = changed.iter().map(move |file| Event::Changed {
-            file,
-            created: created(&c, file),
-            call: c,
-        });
+        // Claude Code's own files (a plan-mode plan) are no change of the project's.
+        let changes = changed
+            .iter()
+            .filter(|file| !is_scratch(file))
+            .map(move |file| Event::Changed {
+                file,
+                created: created(&c, file),
+                call: c,
+            });
         changes.chain(ran.map(|key| Event::Ran { key, call: c }))
     })
 }
@@ -305,12 +310,14 @@ pub(super) fn failed_runs(view: &View) -> Vec<FailedRun> {
                     // wrong directory, then the absolute one), whatever was edited
                     // meanwhile — an edit does not make a missing path appear. Other
                     // arguments that pass may only test another case.
-                    let other = shown_command(&call.call.summary);
+                    // The way it was run, with its setup steps: `pytest` that was not
+                    // found, then `source .venv/bin/activate && pytest`.
+                    let other = way(&call.call.summary);
                     // A heredoc (a commit message) hides what differed.
                     let heredoc = |c: &str| c.contains("<<");
                     if run.failures >= MIN_FAILURES
                         && run.missed_target
-                        && pointed_at(&other) != pointed_at(&shown_command(&run.command))
+                        && pointed_at(&other) != pointed_at(&way(&run.command))
                         && !heredoc(&run.command)
                         && !heredoc(&call.call.summary)
                     {
@@ -488,7 +495,7 @@ fn stated_cause(view: &View, from: usize, to: usize) -> Option<String> {
 /// pipes into `head`/`tail` are left out. `None` for commands that only look around
 /// (`ls`, `cat`, `git status`).
 pub(crate) fn command_key(command: &str) -> Option<String> {
-    let first_line = command.split(" ⏎ ").next().unwrap_or(command);
+    let first_line = without_subshell(command.split(" ⏎ ").next().unwrap_or(command));
     let last_step = first_line
         .split("&&")
         .map(str::trim)
@@ -576,7 +583,7 @@ pub(crate) fn command_key(command: &str) -> Option<String> {
 /// most 100 characters (a commit message in a heredoc says nothing of the command).
 fn shown_command(command: &str) -> String {
     let mut lines = command.split(" ⏎ ");
-    let first = lines.next().unwrap_or(command);
+    let first = without_subshell(lines.next().unwrap_or(command));
     let step = first
         .split("&&")
         .map(str::trim)
@@ -587,6 +594,29 @@ fn shown_command(command: &str) -> String {
         Some(shown) => one_line(&shown, 100),
         None => one_line(step, 100),
     }
+}
+
+/// The way a command was run, for telling two ways apart: its first line, without a
+/// subshell's parentheses and `cd` steps, its setup steps kept (`source
+/// .venv/bin/activate && pytest`), on one line.
+fn way(command: &str) -> String {
+    let first = without_subshell(command.split(" ⏎ ").next().unwrap_or(command));
+    let steps: Vec<&str> = first
+        .split("&&")
+        .map(str::trim)
+        .filter(|s| !s.starts_with("cd ") && !s.is_empty())
+        .collect();
+    one_line(&steps.join(" && "), 100)
+}
+
+/// A command line run in a subshell, `(source .venv/bin/activate && pytest)`, without
+/// its parentheses; any other line as it is.
+fn without_subshell(line: &str) -> &str {
+    let t = line.trim();
+    t.strip_prefix('(')
+        .and_then(|rest| rest.strip_suffix(')'))
+        .filter(|inner| !inner.contains(['(', ')']))
+        .unwrap_or(line)
 }
 
 /// A step that ends by opening a heredoc as an argument (`git commit -m "$(cat <<'EOF'`,
@@ -805,6 +835,15 @@ mod tests {
             "cat > notes.md <<'EOF'"
         );
         assert_eq!(shown_command("cd /p && cargo test"), "cargo test");
+        assert_eq!(
+            shown_command("(source .venv/bin/activate && ruff check deep_manifest/)"),
+            "ruff check deep_manifest/"
+        );
+        assert_eq!(
+            command_key("(source .venv/bin/activate && ruff check x/ && pytest)").as_deref(),
+            Some("pytest")
+        );
+        assert_eq!(shown_command("echo $(date) (now)"), "echo $(date) (now)");
     }
 
     #[test]

@@ -225,6 +225,84 @@ fn a_commit_blocked_by_one_check_then_another_says_both_and_shows_its_message() 
 }
 
 #[test]
+fn a_command_not_found_until_its_environment_was_set_up_is_a_failed_approach() {
+    let mut t = T::default();
+    t.prompt("Run the tests");
+    t.call("p1", "Bash", json!({"command":"pytest"}));
+    t.result(
+        "p1",
+        "Exit code 127\n/bin/bash: line 1: pytest: command not found",
+        true,
+    );
+    t.call(
+        "p2",
+        "Bash",
+        json!({"command":"(source .venv/bin/activate && pytest)"}),
+    );
+    t.result("p2", "12 passed in 0.4s", false);
+    // Only the directory differs: not another way.
+    t.call("n1", "Bash", json!({"command":"npm test"}));
+    t.result("n1", "Exit code 1\nError: flaky", true);
+    t.call("n2", "Bash", json!({"command":"cd /p && npm test"}));
+    t.result("n2", "ok", false);
+    let s = signals(&t);
+    let [run] = s.failed_runs.as_slice() else {
+        panic!("{:#?}", s.failed_runs)
+    };
+    assert_eq!(run.command, "pytest");
+    assert_eq!(
+        run.error.as_deref(),
+        Some("/bin/bash: line 1: pytest: command not found")
+    );
+    assert_eq!(
+        run.worked.as_deref(),
+        Some("`source .venv/bin/activate && pytest`")
+    );
+}
+
+#[test]
+fn writing_a_plan_mode_plan_is_no_change_that_was_tried() {
+    let mut t = T::default();
+    t.prompt("Add tar support");
+    t.call("p1", "Bash", json!({"command":"pytest"}));
+    t.result(
+        "p1",
+        "Exit code 1\nFAILED tests/test_a.py::test_tar - AssertionError",
+        true,
+    );
+    t.call(
+        "w1",
+        "Write",
+        json!({"file_path":"/home/u/.claude/plans/humble-doodling-wolf.md","content":"# Plan"}),
+    );
+    t.result(
+        "w1",
+        "File created successfully at: /home/u/.claude/plans/humble-doodling-wolf.md",
+        false,
+    );
+    t.call("p2", "Bash", json!({"command":"pytest"}));
+    t.result(
+        "p2",
+        "Exit code 1\nFAILED tests/test_a.py::test_tar - AssertionError",
+        true,
+    );
+    t.call(
+        "e1",
+        "Edit",
+        json!({"file_path":"/p/src/a.py","old_string":"a","new_string":"b"}),
+    );
+    t.result("e1", "The file /p/src/a.py has been updated.", false);
+    t.call("p3", "Bash", json!({"command":"pytest"}));
+    t.result("p3", "3 passed", false);
+    let s = signals(&t);
+    let [run] = s.failed_runs.as_slice() else {
+        panic!("{:#?}", s.failed_runs)
+    };
+    assert!(run.tried.is_empty(), "{run:#?}");
+    assert_eq!(run.worked.as_deref(), Some("editing /p/src/a.py"));
+}
+
+#[test]
 fn plans_approved_and_refused_keep_their_titles_and_the_users_words() {
     let mut t = T::default();
     t.prompt("Make the project installable as a uv tool");
