@@ -105,7 +105,14 @@ impl SegmentFacts {
             lang,
         ));
         let mut failed = found.failed;
-        failed.extend(self.failed);
+        // A sentence that a structural item already quotes (a way given up: "The pragma
+        // comment didn't work.") is said there, with its command.
+        let unquoted: Vec<String> = self
+            .failed
+            .into_iter()
+            .filter(|f| !failed.iter().any(|s| s.contains(f.as_str())))
+            .collect();
+        failed.extend(unquoted);
         SessionFacts {
             requests: self.requests,
             constraints: instructions::newest_wins(constraints),
@@ -380,6 +387,34 @@ mod tests {
                 prop_assert_eq!(dedup(items.clone()), dedup_pairwise(items));
             }
         }
+    }
+
+    #[test]
+    fn a_sentence_that_a_way_given_up_quotes_is_not_said_again() {
+        use crate::transcript::Extraction;
+        use crate::transcript::signals::{Abandoned, Signals, Source};
+        let signals = Signals {
+            abandoned: vec![Abandoned {
+                command: "git commit -m \"feat: trace ids\"".into(),
+                error: Some("Pre-commit validation failed: [DIALYZER]".into()),
+                why: "The pragma comment didn't work.".into(),
+                source: Source {
+                    tool: "Bash".into(),
+                    timestamp: Some("2026-02-12T14:32:00.000Z".into()),
+                    uuid: None,
+                },
+            }],
+            ..Signals::default()
+        };
+        let alone = SegmentFacts::from_assistant(&["The pragma comment didn't work."]);
+        assert_eq!(alone.failed, ["The pragma comment didn't work."]);
+        let f = alone.with(&Extraction::empty(), &signals, Lang::En);
+        assert_eq!(
+            f.failed,
+            [
+                "`git commit -m \"feat: trace ids\"` failed (Pre-commit validation failed: [DIALYZER]) and was given up: “The pragma comment didn't work.” (Bash, 2026-02-12 14:32)"
+            ]
+        );
     }
 
     #[test]

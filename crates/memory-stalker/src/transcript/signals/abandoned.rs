@@ -89,7 +89,7 @@ pub(super) fn find(view: &View) -> Vec<Abandoned> {
             continue;
         }
         out.push(Abandoned {
-            command: crate::text::one_line(command, 100),
+            command: super::runs::shown_command(command),
             error: error_line(output),
             why,
             source: Source::of(tool, &view.all()[at]),

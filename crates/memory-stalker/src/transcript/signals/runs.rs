@@ -581,7 +581,7 @@ pub(crate) fn command_key(command: &str) -> Option<String> {
 
 /// A command as a failed run shows it: its last step (after `cd … &&`), first line, at
 /// most 100 characters (a commit message in a heredoc says nothing of the command).
-fn shown_command(command: &str) -> String {
+pub(super) fn shown_command(command: &str) -> String {
     let mut lines = command.split(" ⏎ ");
     let first = without_subshell(lines.next().unwrap_or(command));
     let step = first
@@ -590,8 +590,19 @@ fn shown_command(command: &str) -> String {
         .filter(|s| !s.starts_with("cd ") && !s.is_empty())
         .last()
         .unwrap_or(first);
-    match heredoc_message(step, lines.next(), lines.next()) {
+    let (second, third) = (lines.next(), lines.next());
+    match heredoc_message(step, second, third) {
         Some(shown) => one_line(&shown, 100),
+        // A quoted argument that goes on over more lines (a commit message's body, a
+        // script given to `python -c "`) shows its first line that says something, and
+        // is closed there.
+        None if step.matches('"').count() % 2 == 1 && !step.contains("<<") => {
+            let start = match second.map(str::trim) {
+                Some(line) if step.ends_with('"') && !line.is_empty() => line,
+                _ => "",
+            };
+            one_line(&format!("{step}{start} …\""), 100)
+        }
         None => one_line(step, 100),
     }
 }
@@ -835,6 +846,14 @@ mod tests {
             "cat > notes.md <<'EOF'"
         );
         assert_eq!(shown_command("cd /p && cargo test"), "cargo test");
+        assert_eq!(
+            shown_command("git add -A && git commit -m \"feat: trace ids ⏎ ⏎ - helpers\""),
+            "git commit -m \"feat: trace ids …\""
+        );
+        assert_eq!(
+            shown_command("uv run python -c \" ⏎ from app.parser import load ⏎ print(load())\""),
+            "uv run python -c \"from app.parser import load …\""
+        );
         assert_eq!(
             shown_command("(source .venv/bin/activate && ruff check deep_manifest/)"),
             "ruff check deep_manifest/"
