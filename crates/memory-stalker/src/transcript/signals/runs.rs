@@ -405,7 +405,7 @@ pub(super) fn test_edits(view: &View) -> Vec<TestEdit> {
                 if is_test_file(file) && !created && !out.iter().any(|e| e.file == shown) {
                     out.push(TestEdit {
                         file: shown,
-                        command: one_line(command, 160),
+                        command: shown_command(command),
                         said: view
                             .narration_before(call.at, call.at.saturating_sub(3))
                             .map(|t| first_sentence(t, CHANGE_CHARS))
@@ -453,7 +453,7 @@ pub(super) fn diagnoses(view: &View) -> Vec<Diagnosis> {
         {
             out.push(Diagnosis {
                 cause,
-                command: one_line(&call.call.summary, 160),
+                command: shown_command(&call.call.summary),
                 source: Source::of(&call.call.name, &view.all()[failed_at]),
             });
         }

@@ -631,15 +631,17 @@ fn a_test_the_user_saw_fail_in_bash_mode_counts_as_failing() {
 fn the_cause_stated_before_a_failing_command_passes_is_a_root_cause() {
     let mut t = T::default();
     t.prompt("CI fails on PR 18");
-    t.call("b1", "Bash", json!({"command":"go test ./..."}));
+    t.call("b1", "Bash", json!({"command":"cd /proj && go test ./..."}));
     t.result("b1", "Exit code 1\ngo: go.mod requires go >= 1.24.0", true);
     t.say("The issue is clear: x/net v0.49.0 requires Go 1.24.0 while CI runs Go 1.23.");
     t.call("e1", "Edit", json!({"file_path":"/proj/go.mod"}));
     t.result("e1", "updated", false);
-    t.call("b2", "Bash", json!({"command":"go test ./..."}));
+    t.call("b2", "Bash", json!({"command":"cd /proj && go test ./..."}));
     t.result("b2", "ok", false);
     let s = signals(&t);
     assert_eq!(s.diagnoses.len(), 1);
+    // Shown as the failed runs show it: without the `cd`.
+    assert_eq!(s.diagnoses[0].command, "go test ./...");
     assert_eq!(
         s.diagnoses[0].cause,
         "The issue is clear: x/net v0.49.0 requires Go 1.24.0 while CI runs Go 1.23."
