@@ -241,7 +241,7 @@ fn reasoned_choice(lower: &str) -> bool {
         .strip_prefix("so, ")
         .or_else(|| l.strip_prefix("so "))
         .unwrap_or(l);
-    [
+    let rest = [
         "i'll ",
         "i will ",
         "we'll ",
@@ -250,9 +250,36 @@ fn reasoned_choice(lower: &str) -> bool {
         "i am going to ",
     ]
     .iter()
-    .any(|p| l.starts_with(p))
+    .find_map(|p| l.strip_prefix(p));
+    rest.is_some_and(|rest| !is_own_process(rest))
         && REASONS.iter().any(|r| l.contains(r))
         && !l.contains('?')
+}
+
+/// Whether what the assistant says it will do is its own way of working (entering plan
+/// mode, keeping a task list, looking around first), not a choice about the work.
+fn is_own_process(rest: &str) -> bool {
+    let rest = rest.trim_start_matches("now ").trim_start_matches("first ");
+    [
+        "enter plan mode",
+        "use plan mode",
+        "create a plan",
+        "make a plan",
+        "create a todo",
+        "create a task list",
+        "use the todo",
+        "track ",
+        "start by ",
+        "begin by ",
+        "check ",
+        "look ",
+        "read ",
+        "explore ",
+        "investigate ",
+        "examine ",
+    ]
+    .iter()
+    .any(|p| rest.starts_with(p))
 }
 
 /// Sentences of the assistant that say an approach failed ("The Redis approach failed:
@@ -674,12 +701,13 @@ mod tests {
             "I'll sign the webhooks with HMAC-SHA256, since the receivers already verify Stripe-style signatures.",
             "I'll run the tests now. Let me check the config since it changed.",
             "So I'll enter plan mode because this is a substantial change.",
+            "I'll start by reading the config since it changed.",
         ];
+        // How the assistant works (plan mode, reading first) is no choice about the work.
         assert_eq!(
             stated_decisions(&texts),
             vec![
                 "I'll sign the webhooks with HMAC-SHA256, since the receivers already verify Stripe-style signatures.",
-                "So I'll enter plan mode because this is a substantial change.",
             ]
         );
     }
