@@ -495,13 +495,7 @@ fn stated_cause(view: &View, from: usize, to: usize) -> Option<String> {
 /// pipes into `head`/`tail` are left out. `None` for commands that only look around
 /// (`ls`, `cat`, `git status`).
 pub(crate) fn command_key(command: &str) -> Option<String> {
-    let first_line = without_subshell(command.split(" ⏎ ").next().unwrap_or(command));
-    let last_step = first_line
-        .split("&&")
-        .map(str::trim)
-        .filter(|s| !s.starts_with("cd ") && !s.is_empty())
-        .last()
-        .unwrap_or(first_line);
+    let last_step = last_step(first_line(command));
     let main = last_step.split('|').next().unwrap_or(last_step);
     let words: Vec<&str> = main
         .split_whitespace()
@@ -579,17 +573,12 @@ pub(crate) fn command_key(command: &str) -> Option<String> {
     Some(key.join(" "))
 }
 
-/// A command as a failed run shows it: its last step (after `cd … &&`), first line, at
-/// most 100 characters (a commit message in a heredoc says nothing of the command).
+/// A command as a failed run shows it: the last step of its first line (after `cd … &&`,
+/// out of a subshell), at most 100 characters; a message given by a heredoc or a quoted
+/// argument that goes on over more lines shows its first line.
 pub(super) fn shown_command(command: &str) -> String {
-    let mut lines = command.split(" ⏎ ");
-    let first = without_subshell(lines.next().unwrap_or(command));
-    let step = first
-        .split("&&")
-        .map(str::trim)
-        .filter(|s| !s.starts_with("cd ") && !s.is_empty())
-        .last()
-        .unwrap_or(first);
+    let step = last_step(first_line(command));
+    let mut lines = command.split(" ⏎ ").skip(1);
     let (second, third) = (lines.next(), lines.next());
     match heredoc_message(step, second, third) {
         Some(shown) => one_line(&shown, 100),
@@ -611,23 +600,31 @@ pub(super) fn shown_command(command: &str) -> String {
 /// subshell's parentheses and `cd` steps, its setup steps kept (`source
 /// .venv/bin/activate && pytest`), on one line.
 fn way(command: &str) -> String {
-    let first = without_subshell(command.split(" ⏎ ").next().unwrap_or(command));
-    let steps: Vec<&str> = first
-        .split("&&")
-        .map(str::trim)
-        .filter(|s| !s.starts_with("cd ") && !s.is_empty())
-        .collect();
+    let steps: Vec<&str> = steps(first_line(command)).collect();
     one_line(&steps.join(" && "), 100)
 }
 
-/// A command line run in a subshell, `(source .venv/bin/activate && pytest)`, without
-/// its parentheses; any other line as it is.
-fn without_subshell(line: &str) -> &str {
+/// A command's first line, out of a subshell: `(source .venv/bin/activate && pytest)`
+/// without its parentheses.
+fn first_line(command: &str) -> &str {
+    let line = command.split(" ⏎ ").next().unwrap_or(command);
     let t = line.trim();
     t.strip_prefix('(')
         .and_then(|rest| rest.strip_suffix(')'))
         .filter(|inner| !inner.contains(['(', ')']))
         .unwrap_or(line)
+}
+
+/// The steps of a command line joined by `&&`, its `cd` steps left out.
+fn steps(line: &str) -> impl Iterator<Item = &str> {
+    line.split("&&")
+        .map(str::trim)
+        .filter(|s| !s.starts_with("cd ") && !s.is_empty())
+}
+
+/// The last step of a command line that does something, else the line.
+fn last_step(line: &str) -> &str {
+    steps(line).last().unwrap_or(line)
 }
 
 /// A step that ends by opening a heredoc as an argument (`git commit -m "$(cat <<'EOF'`,
