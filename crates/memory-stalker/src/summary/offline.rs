@@ -534,10 +534,7 @@ fn list_items(paragraph: &str) -> String {
             }
             (table_cells(line), Piece::Item)
         } else if is_item(line) {
-            (
-                strip_ordinal(without_marker(line)).trim().to_string(),
-                Piece::Item,
-            )
+            (item_text(line).to_string(), Piece::Item)
         } else if is_heading(line) && next.is_some_and(|n| is_item(n) || is_table_row(n)) {
             (
                 line.trim_matches(['*', '_']).trim().to_string(),
@@ -640,6 +637,11 @@ pub(crate) fn sentences(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// A list item's text: without its marker (`- `, `* `, `• `) or ordinal (`1. `).
+pub(crate) fn item_text(line: &str) -> &str {
+    strip_ordinal(without_marker(line)).trim()
 }
 
 fn strip_ordinal(line: &str) -> &str {

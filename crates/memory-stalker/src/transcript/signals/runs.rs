@@ -149,41 +149,77 @@ impl Change {
 
 /// What is known of a command's run so far.
 #[derive(Default)]
-struct Run {
-    command: String,
-    /// The tool that ran it (`Bash`, Codex's `exec_command`).
-    tool: String,
+struct Run<'a> {
     failures: usize,
-    error: Option<String>,
-    /// The error line of the latest failure.
-    last_error: Option<String>,
+    /// Its first failure (the command as shown, the tool, the first error).
+    first: Option<Call<'a>>,
+    /// Its latest failure (the last error, the record kept as the source).
+    last: Option<Call<'a>>,
     /// Changes made after a failure and before the next failure: they did not work.
     tried: Vec<Change>,
     /// Changes since the last failure.
     pending: Vec<Change>,
-    /// Whether the last failure said the command could not find what it was pointed at.
-    missed_target: bool,
-    /// The record of the last failure's result (its time is kept: [`Record::is_dated`]).
-    ///
-    /// [`Record::is_dated`]: crate::transcript::record::Record::is_dated
-    failed_at: usize,
 }
 
-impl Run {
+impl<'a> Run<'a> {
     /// The latest changes that did not make it pass, described.
     fn last_tried(&self) -> Vec<String> {
         let skip = self.tried.len().saturating_sub(MAX_TRIED);
         self.tried[skip..].iter().map(Change::describe).collect()
     }
 
-    /// The last failure's error line, when it is of another kind than the first one's
-    /// ("Checking 1 source file ..." after "Checking 3 source files ..." says nothing new).
-    fn last_error(&self) -> Option<String> {
-        let first = self.error.as_deref().map(line_kind);
-        self.last_error
-            .clone()
-            .filter(|l| first.as_ref() != Some(&line_kind(l)))
+    /// The command as it was first run.
+    fn command(&self) -> &'a str {
+        self.first.map_or("", |c| &*c.call.summary)
     }
+
+    /// The record of the last failure's result (its time is kept:
+    /// [`Record::is_dated`]).
+    ///
+    /// [`Record::is_dated`]: crate::transcript::record::Record::is_dated
+    fn failed_at(&self) -> usize {
+        self.last
+            .map_or(0, |c| c.result.map_or(c.at, |(at, _, _)| at))
+    }
+
+    /// Whether the last failure said the command could not find what it was pointed at.
+    fn missed_target(&self) -> bool {
+        self.last
+            .and_then(|c| c.result)
+            .is_some_and(|(_, r, _)| missed_target(r.text.head()))
+    }
+
+    /// The failed run it makes, with what made it pass; the error lines are read only
+    /// now, for the runs that are kept.
+    fn failed_run(&self, view: &View, worked: Option<String>) -> FailedRun {
+        let error = self.first.and_then(error_of);
+        FailedRun {
+            command: shown_command(self.command()),
+            failures: self.failures,
+            tried: self.last_tried(),
+            last_error: other_kind(error.as_deref(), self.last.and_then(error_of)),
+            error,
+            worked,
+            source: Source::of(
+                self.first.map_or("", |c| &*c.call.name),
+                &view.all()[self.failed_at()],
+            ),
+        }
+    }
+}
+
+/// The most telling line of a failed call's output.
+fn error_of(call: Call) -> Option<String> {
+    call.hidden_failure()
+        .map(|l| one_line(l, ERROR_CHARS))
+        .or_else(|| call.result.and_then(|(_, r, _)| error_line(r.text.head())))
+}
+
+/// The last failure's error line, when it is of another kind than the first one's
+/// ("Checking 1 source file ..." after "Checking 3 source files ..." says nothing new).
+fn other_kind(first: Option<&str>, last: Option<String>) -> Option<String> {
+    let first = first.map(line_kind);
+    last.filter(|l| first.as_ref() != Some(&line_kind(l)))
 }
 
 /// The kind of an output line: its words without numbers, each cut to four letters, so
@@ -287,59 +323,30 @@ pub(super) fn failed_runs(view: &View) -> Vec<FailedRun> {
                         *run = Run::default();
                     }
                     run.tried.extend(pending);
-                    run.failed_at = call.result.map_or(call.at, |(at, _, _)| at);
-                    run.missed_target = call
-                        .result
-                        .is_some_and(|(_, r, _)| missed_target(r.text.head()));
-                    let error = call
-                        .hidden_failure()
-                        .map(|l| one_line(l, ERROR_CHARS))
-                        .or_else(|| call.result.and_then(|(_, r, _)| error_line(r.text.head())));
-                    if run.failures == 0 {
-                        run.command = call.call.summary.to_string();
-                        run.tool = call.call.name.to_string();
-                        run.error = error.clone();
-                    }
-                    run.last_error = error;
+                    run.first.get_or_insert(call);
+                    run.last = Some(call);
                     run.failures += 1;
                 } else if call.succeeded() {
                     let run = std::mem::take(run);
                     let changed = !run.tried.is_empty() || !run.pending.is_empty();
                     // The same program pointed another way after it could not find its
                     // target: the failed way is the approach (a relative path from the
-                    // wrong directory, then the absolute one), whatever was edited
+                    // wrong directory, then the absolute one; `pytest` not found, then
+                    // `source .venv/bin/activate && pytest`), whatever was edited
                     // meanwhile — an edit does not make a missing path appear. Other
                     // arguments that pass may only test another case.
-                    // The way it was run, with its setup steps: `pytest` that was not
-                    // found, then `source .venv/bin/activate && pytest`.
                     let other = way(&call.call.summary);
                     // A heredoc (a commit message) hides what differed.
                     let heredoc = |c: &str| c.contains("<<");
                     if run.failures >= MIN_FAILURES
-                        && run.missed_target
-                        && pointed_at(&other) != pointed_at(&way(&run.command))
-                        && !heredoc(&run.command)
+                        && run.missed_target()
+                        && pointed_at(&other) != pointed_at(&way(run.command()))
+                        && !heredoc(run.command())
                         && !heredoc(&call.call.summary)
                     {
-                        out.push(FailedRun {
-                            command: shown_command(&run.command),
-                            failures: run.failures,
-                            tried: run.last_tried(),
-                            last_error: run.last_error(),
-                            error: run.error,
-                            worked: Some(format!("`{other}`")),
-                            source: Source::of(&run.tool, &view.all()[run.failed_at]),
-                        });
+                        out.push(run.failed_run(view, Some(format!("`{other}`"))));
                     } else if run.failures >= MIN_FAILURES && changed {
-                        out.push(FailedRun {
-                            command: shown_command(&run.command),
-                            failures: run.failures,
-                            tried: run.last_tried(),
-                            last_error: run.last_error(),
-                            error: run.error,
-                            worked: run.pending.last().map(Change::describe),
-                            source: Source::of(&run.tool, &view.all()[run.failed_at]),
-                        });
+                        out.push(run.failed_run(view, run.pending.last().map(Change::describe)));
                     }
                 }
             }
@@ -864,25 +871,20 @@ mod tests {
 
     #[test]
     fn a_last_error_of_the_same_kind_as_the_first_is_not_kept() {
-        let run = |first: &str, last: &str| Run {
-            error: Some(first.into()),
-            last_error: Some(last.into()),
-            ..Run::default()
-        };
+        let last_error = |first: &str, last: &str| other_kind(Some(first), Some(last.into()));
         assert_eq!(
-            run("Checking 3 source files ...", "Checking 1 source file ...").last_error(),
+            last_error("Checking 3 source files ...", "Checking 1 source file ..."),
             None
         );
         assert_eq!(
-            run("error[E0425] at src/a.rs:12", "error[E0425] at src/a.rs:40").last_error(),
+            last_error("error[E0425] at src/a.rs:12", "error[E0425] at src/a.rs:40"),
             None
         );
         assert_eq!(
-            run(
+            last_error(
                 "pytest: command not found",
                 "assert \"Error:\" in captured.err"
             )
-            .last_error()
             .as_deref(),
             Some("assert \"Error:\" in captured.err")
         );
