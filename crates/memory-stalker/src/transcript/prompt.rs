@@ -109,8 +109,11 @@ pub(crate) fn prompt_text(record: &Record) -> Option<String> {
             .strip_prefix('/')
             .and_then(|c| c.split_whitespace().next())
             .is_some_and(|name| LOCAL_COMMANDS.contains(&name));
-        return (!text.is_empty() && !local && !NOT_TYPED.iter().any(|p| text.starts_with(p)))
-            .then(|| text.to_string());
+        return (!text.is_empty()
+            && !local
+            && !NOT_TYPED.iter().any(|p| text.starts_with(p))
+            && !is_task_notice(text))
+        .then(|| text.to_string());
     }
     let Entry::User(u) = &record.entry else {
         return None;
@@ -136,6 +139,18 @@ pub(crate) fn prompt_text(record: &Record) -> Option<String> {
         return None;
     }
     Some(text.to_string())
+}
+
+/// Whether a queued text is Claude Code's notice of a background task it started
+/// (2.1.4x queues `{"task_id":…,"tool_use_id":…,"description":…,"task_type":"local_agent"}`
+/// beside the user's own queued prompts): a JSON object naming a task, not typed words.
+fn is_task_notice(text: &str) -> bool {
+    if !(text.starts_with('{') && text.ends_with('}')) {
+        return false;
+    }
+    serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(text).is_ok_and(|o| {
+        o.contains_key("task_id") && (o.contains_key("task_type") || o.contains_key("tool_use_id"))
+    })
 }
 
 /// A slash command's echo as the request it makes (`/name args`), or `None` for a
@@ -514,6 +529,14 @@ mod tests {
             Some("new beads for the epic were added. tackle them")
         );
         assert_eq!(queued("<task-notification>\n<task-id>b0</task-id>"), None);
+        // A background task's notice (Claude Code 2.1.4x), queued as JSON.
+        let notice = r#"{"task_id":"a736fb7a9479d0369","tool_use_id":"toolu_01Mp","description":"Explore docs site structure","task_type":"local_agent"}"#;
+        assert_eq!(queued(notice), None);
+        // JSON the user typed is still theirs.
+        assert_eq!(
+            queued(r#"{"task_id": 3}"#).as_deref(),
+            Some(r#"{"task_id": 3}"#)
+        );
         assert_eq!(queued("/mcp"), None);
         assert_eq!(
             queued("/review the retry loop").as_deref(),
