@@ -185,7 +185,11 @@ pub fn mentions(summary_lower: &str, item: &str) -> bool {
     if item_lower.is_empty() || summary_lower.contains(&item_lower) {
         return true;
     }
-    let words = key_words(&item_lower);
+    has_most_of(summary_lower, &key_words(&item_lower))
+}
+
+/// Whether `summary_lower` holds at least 70 % of `words` and every number among them.
+fn has_most_of(summary_lower: &str, words: &[String]) -> bool {
     if words.is_empty() {
         return false;
     }
@@ -211,6 +215,30 @@ pub fn mentions(summary_lower: &str, item: &str) -> bool {
     numbers_ok && found * 10 >= words.len() * 7
 }
 
+/// Whether two items of a list say the same thing in other words: the shorter one, of
+/// at least three key words, is [`mentions`]ed by the longer (a model's "Use `bun run`
+/// for scripts rather than a path" and the carried "Use `bun run` in code-grader
+/// commands instead of specifying a script path"). Items with different numbers never
+/// restate each other.
+pub fn restates(a: &str, b: &str) -> bool {
+    let (short, long) = if a.chars().count() <= b.chars().count() {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    // Words that say how, not what, would make any two sentences alike.
+    const GLUE: [&str; 24] = [
+        "than", "that", "this", "which", "with", "from", "into", "rather", "instead", "there",
+        "their", "then", "when", "where", "what", "will", "would", "should", "could", "have",
+        "been", "also", "only", "anything",
+    ];
+    let words: Vec<String> = key_words(&one_line(short, usize::MAX).to_lowercase())
+        .into_iter()
+        .filter(|w| !GLUE.contains(&w.as_str()))
+        .collect();
+    words.len() >= 3 && has_most_of(&one_line(long, usize::MAX).to_lowercase(), &words)
+}
+
 /// A session id as a file name: only `[A-Za-z0-9-]` kept, so no id leaves its directory.
 pub fn session_key(session: &str) -> Option<String> {
     let clean: String = session
@@ -224,6 +252,28 @@ pub fn session_key(session: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_item_in_other_words_restates_another() {
+        assert!(restates(
+            "Use `bun run` for scripts rather than specifying a path, which can be anything.",
+            "Use `bun run` in code-grader commands instead of specifying a script path (\"i thought the pattern was to use bun run\")."
+        ));
+        // Sharing a subject is not saying the same thing.
+        assert!(!restates(
+            "New result bundles write run_manifest.jsonl instead of index.jsonl",
+            "Name it run_manifest.jsonl, not a generic manifest.jsonl: AgentV has several manifests"
+        ));
+        assert!(!restates(
+            "Phase 2 uses SQLite",
+            "Phase 3 uses SQLite storage here"
+        ));
+        // Too short to judge.
+        assert!(!restates(
+            "use pnpm",
+            "use pnpm for everything in this repository"
+        ));
+    }
 
     #[test]
     fn whole_words_only() {

@@ -49,18 +49,28 @@ pub(super) fn decisions_and_failures(out: &mut String, facts: &SessionFacts) {
     bullets(
         out,
         "- Standing instructions a model's summary found (not the user's words):",
-        &facts.model_preferences,
+        &not_restating(&facts.model_preferences, &facts.constraints),
     );
     bullets(
         out,
         "- Decisions a model's summary found:",
-        &facts.model_decisions,
+        &not_restating(&facts.model_decisions, &facts.decisions),
     );
     bullets(
         out,
         "- Approaches that failed, as a model's summary found them:",
-        &facts.model_failed,
+        &not_restating(&facts.model_failed, &facts.failed),
     );
+}
+
+/// A model's items that do not say again what the session's own list says: the restore
+/// gives each thing once, in the session's words where it has them.
+fn not_restating(model: &[String], own: &[String]) -> Vec<String> {
+    model
+        .iter()
+        .filter(|m| !own.iter().any(|o| crate::text::restates(m, o)))
+        .cloned()
+        .collect()
 }
 
 /// The failed approaches that do not restate a decision. A call the user refused with

@@ -676,6 +676,15 @@ pub fn render_ai_summary(
     list(&mut out, &s.follow_ups, l.none, |t| {
         format!("- [ ] {}", item(t))
     });
+    // What the model says was tried and did not work: read back by `model_facts`, so it
+    // reaches the next memory's Session so far, the restore and the index.
+    let _ = writeln!(out, "### {}\n", l.failed_approaches);
+    list(
+        &mut out,
+        &s.failed_approaches,
+        lasting_none(listed.failed),
+        |t| format!("- {}", item(t)),
+    );
     out
 }
 

@@ -61,7 +61,8 @@ impl MemoryEdit {
             }
         }
         let listed = lasting.listed();
-        let section = render_ai_summary(summary, source, note, listed, self.lang);
+        let summary = not_said_before(summary, &lasting);
+        let section = render_ai_summary(&summary, source, note, listed, self.lang);
         self.replace_section(Section::AiSummary, &section);
     }
 
@@ -132,6 +133,27 @@ impl MemoryEdit {
     }
 }
 
+/// `summary` without the decisions, standing instructions and failed approaches that
+/// restate an item Session so far already lists (the offline lists, and those carried
+/// from earlier model summaries): the memory, the restore and the next memory say each
+/// thing once.
+fn not_said_before(summary: &Summary, lasting: &super::session::SessionFacts) -> Summary {
+    let new = |item: &str, before: &[&Vec<String>]| {
+        !before
+            .iter()
+            .flat_map(|l| l.iter())
+            .any(|b| crate::text::restates(item, b))
+    };
+    let mut out = summary.clone();
+    out.key_decisions
+        .retain(|d| new(&d.decision, &[&lasting.decisions, &lasting.model_decisions]));
+    out.user_preferences
+        .retain(|p| new(p, &[&lasting.constraints, &lasting.model_preferences]));
+    out.failed_approaches
+        .retain(|f| new(f, &[&lasting.failed, &lasting.model_failed]));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,6 +210,79 @@ mod tests {
         let (fm, _) = FrontMatter::parse(&text).unwrap();
         assert_eq!(fm.summary, "New \"headline\"\nline two");
         assert_eq!(fm.trigger, Trigger::Auto);
+    }
+
+    /// A model's item that restates one Session so far lists is not said twice; one that
+    /// is new stays.
+    #[test]
+    fn a_models_item_already_in_session_so_far_is_said_once() {
+        let text = "---\nmemory_stalker: 1\nsummary_source: \"offline\"\n---\n\n## Session so far\n\n### Decisions\n\n- Keep the retry budget in a separate RetryBudget type so the tests can inspect it\n\n### Approaches that failed (from a model's summary)\n\n- A Redis token bucket failed: no Redis in CI\n\n## AI summary\n\nold\n";
+        let summary = Summary {
+            headline: "h".into(),
+            task_summary: vec!["t".into()],
+            key_decisions: vec![
+                crate::summary::Decision {
+                    decision:
+                        "A separate RetryBudget type keeps the retry budget inspectable by tests"
+                            .into(),
+                    reason: String::new(),
+                },
+                crate::summary::Decision {
+                    decision: "Treat HTTP 429 as retryable and honour Retry-After".into(),
+                    reason: String::new(),
+                },
+            ],
+            failed_approaches: vec!["Redis token bucket: no Redis available in CI".into()],
+            ..Summary::default()
+        };
+        let mut edit = MemoryEdit::new(text, false);
+        edit.set_ai_summary(&summary, "anthropic:m");
+        let out = edit.finish();
+        let ai = &out[out.find("## AI summary").unwrap()..];
+        assert!(!ai.contains("RetryBudget"), "{ai}");
+        assert!(ai.contains("Retry-After"), "{ai}");
+        assert!(!ai.contains("Redis"), "{ai}");
+    }
+
+    /// Every key the prompt asks the model for reaches the memory a person and the
+    /// model read: a key the prompt gains and the memory drops fails here (the model's
+    /// failed approaches were once asked for and never written).
+    #[test]
+    fn every_key_the_prompt_asks_for_reaches_the_memory() {
+        let template = crate::summary::prompt::DEFAULT_TEMPLATE;
+        let skeleton = &template[template.find("\n{\n").unwrap()..];
+        let skeleton = &skeleton[..skeleton.find("\n}\n").unwrap() + 3];
+        let asked: serde_json::Value = serde_json::from_str(skeleton).unwrap();
+        let asked = asked.as_object().unwrap();
+        assert!(asked.len() >= 7, "{skeleton}");
+        for key in asked.keys() {
+            // One answer with a marker in `key` only, read as the hook reads an answer.
+            let mut answer = serde_json::json!({
+                "headline": "h", "task_summary": ["t"], "code_changes": [],
+                "key_decisions": [], "user_preferences": [], "follow_ups": [],
+                "failed_approaches": [],
+            });
+            let marker = format!("marker-of-{key}");
+            answer[key.as_str()] = match &asked[key] {
+                serde_json::Value::String(_) => marker.clone().into(),
+                serde_json::Value::Array(a) if a.first().is_some_and(|v| v.is_object()) => {
+                    let mut item = a[0].clone();
+                    for v in item.as_object_mut().unwrap().values_mut() {
+                        *v = marker.clone().into();
+                    }
+                    serde_json::json!([item])
+                }
+                _ => serde_json::json!([marker]),
+            };
+            let summary = crate::summary::answer::parse(&answer.to_string()).unwrap();
+            let mut edit = MemoryEdit::new(&memory("en", "auto"), false);
+            edit.set_ai_summary(&summary, "anthropic:m");
+            let text = edit.finish();
+            let body = &text[super::super::document::body_start(&text).unwrap()..];
+            let shown = body.contains(&marker)
+                || (key == "headline" && FrontMatter::parse(&text).unwrap().0.summary == marker);
+            assert!(shown, "the model's {key} is not in the memory:\n{text}");
+        }
     }
 
     #[test]
@@ -297,7 +392,7 @@ mod tests {
             Lang::En,
         );
         assert!(!empty.contains("Session so far"), "{empty}");
-        assert_eq!(empty.matches("(none found)").count(), 2, "{empty}");
+        assert_eq!(empty.matches("(none found)").count(), 3, "{empty}");
         let decisions = render_ai_summary(
             &Summary::default(),
             crate::summary::OFFLINE_SOURCE,
@@ -305,6 +400,7 @@ mod tests {
             Listed {
                 decisions: true,
                 instructions: false,
+                failed: false,
             },
             Lang::En,
         );
@@ -313,7 +409,7 @@ mod tests {
             1,
             "{decisions}"
         );
-        assert_eq!(decisions.matches("(none found)").count(), 1, "{decisions}");
+        assert_eq!(decisions.matches("(none found)").count(), 2, "{decisions}");
         // Read from the memory being edited: a model summary that failed leaves the
         // offline one, pointing at the decisions Session so far lists.
         let text = "## Session so far\n\n### Decisions\n\n- use SQLite\n\n## AI summary\n\nold\n";

@@ -244,6 +244,7 @@ impl SessionFacts {
         Listed {
             decisions: !self.decisions.is_empty() || !self.model_decisions.is_empty(),
             instructions: !self.constraints.is_empty() || !self.model_preferences.is_empty(),
+            failed: !self.failed.is_empty() || !self.model_failed.is_empty(),
         }
     }
 
@@ -280,4 +281,6 @@ pub struct Listed {
     pub decisions: bool,
     /// Standing instructions are listed.
     pub instructions: bool,
+    /// Failed approaches are listed.
+    pub failed: bool,
 }
