@@ -896,11 +896,21 @@ fn status_off_and_on() {
       "enabled": true,
       "file": "<root>/project/.claude/memory-stalker.json",
       "ignored": [],
+      "last_problem": null,
       "memories": 7,
       "newest": "20260201_080000_c0ffee00.md",
+      "problems_7d": 0,
       "project": "<root>/project",
       "recall": false,
       "recall_days": 30,
+      "summaries_7d": {
+        "by_source": {},
+        "characters_sent": 0,
+        "failed": 0,
+        "last_error": null,
+        "median_ms": null,
+        "written": 0
+      },
       "version": 1
     }
     "#

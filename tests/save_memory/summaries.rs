@@ -116,6 +116,70 @@ fn anthropic_success() {
     assert!(!r.body.contains(SECRET), "a secret was sent to the model");
 }
 
+/// What a user with a model pays is on record: each call's backend, characters sent and
+/// received and time go to the ledger, failures too, and `list-memories status` shows
+/// the last 7 days.
+#[test]
+fn each_model_call_is_recorded_and_status_shows_the_cost() {
+    let server = FakeServer::start(|_, n| {
+        if n == 0 {
+            Reply::json(200, anthropic_message(MODEL_SUMMARY))
+        } else {
+            Reply::json(
+                401,
+                json!({"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}),
+            )
+        }
+    });
+    let s = anthropic_sandbox(&server);
+    compact(&s, None);
+    compact(&s, None);
+    let ledger = s.root.path().join("plugin-data/summaries.jsonl");
+    let calls: Vec<serde_json::Value> = fs::read_to_string(&ledger)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    let sent = server.requests()[0].json()["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .chars()
+        .count() as u64;
+    assert_eq!(calls[0]["sent"], sent);
+    assert_eq!(calls[0]["received"], MODEL_SUMMARY.chars().count() as u64);
+    assert_eq!(calls[0]["source"], "anthropic:claude-test-model");
+    assert!(calls[0].get("error").is_none());
+    assert!(
+        calls[1]["error"].as_str().unwrap().contains("401"),
+        "{calls:?}"
+    );
+    let status = s.run(&support::binary("list-memories"), &["status"], b"");
+    let (out, err) = text(&status);
+    assert!(
+        out.contains(
+            "Model summaries, last 7 days: 1 written, 1 failed (anthropic:claude-test-model 2)"
+        ),
+        "{out}{err}"
+    );
+    assert!(out.contains("latest failure: "), "{out}");
+    assert!(
+        out.contains("Hook problems, last 7 days: 1 (latest "),
+        "{out}"
+    );
+    let json = s.run(
+        &support::binary("list-memories"),
+        &["status", "--json"],
+        b"",
+    );
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["summaries_7d"]["written"], 1);
+    assert_eq!(
+        v["summaries_7d"]["characters_sent"].as_u64().unwrap(),
+        sent * 2
+    );
+}
+
 #[test]
 fn anthropic_auth_token_is_a_bearer_and_default_model_applies() {
     let server = FakeServer::start(|_, _| Reply::json(200, anthropic_message(MODEL_SUMMARY)));

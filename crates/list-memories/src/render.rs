@@ -337,12 +337,68 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 }
 
 /// `status`: whether memory-stalker is on here, why, and what it holds.
+/// What `status` says of the last days: the model summaries and the hooks' problems.
+pub struct Health<'a> {
+    /// The model summaries of the last 7 days.
+    pub usage: &'a memory_stalker::summary::ledger::Usage,
+    /// The configured summariser (`auto`, `offline`, `claude-cli`, …).
+    pub backend: &'a str,
+    /// Warnings and errors the hooks logged in the last 7 days.
+    pub problems: usize,
+    /// The latest of them: when, and what it said.
+    pub last_problem: Option<(&'a str, &'a str)>,
+}
+
+/// The model summaries line of `status`: what the user's summaries cost them.
+fn summaries_line(h: &Health<'_>) -> String {
+    let u = h.usage;
+    if u.written + u.failed == 0 {
+        return format!(
+            "Model summaries, last 7 days: none (summariser: {}; with `claude` on PATH `auto` makes one small-model call per compaction)",
+            terminal_line(h.backend, 40)
+        );
+    }
+    let sources: Vec<String> = u
+        .by_source
+        .iter()
+        .map(|(s, n)| format!("{} {n}", terminal_line(s, 80)))
+        .collect();
+    let mut line = format!(
+        "Model summaries, last 7 days: {} written, {} failed ({}); {} characters sent; median {:.1} s a call",
+        u.written,
+        u.failed,
+        sources.join(", "),
+        thousands(u.characters_sent),
+        u.median_ms.unwrap_or(0) as f64 / 1000.0
+    );
+    if let Some(e) = &u.last_error {
+        let _ = write!(line, "\n  latest failure: {}", terminal_line(e, 300));
+    }
+    line
+}
+
+/// `1234567` as `1,234,567`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `status`: whether memory-stalker is on here and why, its memories, the recall, what
+/// the model summaries of the last days cost and the hooks' problems.
 pub fn status(
     project: &Path,
     status: &memory_stalker::switch::Status,
     dir: &Path,
     listing: &Listing,
     config: &memory_stalker::Config,
+    health: &Health<'_>,
 ) -> String {
     let mut out = format!(
         "memory-stalker in {}: {}\n",
@@ -376,6 +432,17 @@ pub fn status(
             out,
             "Recall at session start: off (MEMORY_STALKER_RECALL=0)"
         )
+    };
+    let _ = writeln!(out, "{}", summaries_line(health));
+    let _ = match health.last_problem {
+        Some((at, msg)) => writeln!(
+            out,
+            "Hook problems, last 7 days: {} (latest {}: {})",
+            health.problems,
+            terminal_line(at, 40),
+            terminal_line(msg, 300)
+        ),
+        None => writeln!(out, "Hook problems, last 7 days: none"),
     };
     let _ = if status.enabled {
         writeln!(out, "Turn it off here: list-memories off")

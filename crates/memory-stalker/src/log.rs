@@ -76,7 +76,43 @@ impl Log {
     }
 }
 
-fn append(path: &Path, line: &str) -> std::io::Result<()> {
+/// The warnings and errors a log file holds from `since` on: how many, and the latest
+/// one's time and text (`list-memories status`). Reads the rotated file too.
+pub fn problems_since(
+    path: &Path,
+    since: chrono::DateTime<chrono::FixedOffset>,
+) -> (usize, Option<(String, String)>) {
+    let mut rotated = path.as_os_str().to_owned();
+    rotated.push(".1");
+    let mut count = 0;
+    let mut last = None;
+    for file in [PathBuf::from(rotated), path.to_path_buf()] {
+        let Ok(text) = crate::fsutil::read_regular(&file, 2 * MAX_LOG_BYTES) else {
+            continue;
+        };
+        for line in text.lines() {
+            // `<time> <pid> <level> <message>`, as `Log::line` writes it.
+            let mut parts = line.splitn(4, ' ');
+            let (Some(time), Some(_), Some(level), Some(msg)) =
+                (parts.next(), parts.next(), parts.next(), parts.next())
+            else {
+                continue;
+            };
+            let Ok(at) = chrono::DateTime::parse_from_rfc3339(time) else {
+                continue;
+            };
+            if at >= since && (level == "warn" || level == "error") {
+                count += 1;
+                last = Some((time.to_string(), msg.to_string()));
+            }
+        }
+    }
+    (count, last)
+}
+
+/// Appends `line` to `path`, rotating it to `<path>.1` past [`MAX_LOG_BYTES`]; never
+/// through a link.
+pub(crate) fn append(path: &Path, line: &str) -> std::io::Result<()> {
     if fs::symlink_metadata(path).is_ok_and(|m| m.len() > MAX_LOG_BYTES) {
         let mut rotated = path.as_os_str().to_owned();
         rotated.push(".1");
@@ -97,6 +133,30 @@ fn append(path: &Path, line: &str) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn problems_of_the_last_days_are_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".log");
+        append(&path, "2026-11-01T10:00:00.000+00:00 7 error old\n").unwrap();
+        append(&path, "2026-11-27T10:00:00.000+00:00 7 info saved\n").unwrap();
+        append(
+            &path,
+            "2026-11-27T11:00:00.000+00:00 7 warn summary by claude-cli failed: timeout\n",
+        )
+        .unwrap();
+        append(&path, "garbage\n").unwrap();
+        let since = chrono::DateTime::parse_from_rfc3339("2026-11-21T00:00:00+00:00").unwrap();
+        let (n, last) = problems_since(&path, since);
+        assert_eq!(n, 1);
+        assert_eq!(
+            last,
+            Some((
+                "2026-11-27T11:00:00.000+00:00".to_string(),
+                "summary by claude-cli failed: timeout".to_string()
+            ))
+        );
+    }
 
     #[test]
     fn log_file_is_bounded() {

@@ -3,6 +3,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
+use memory_stalker::summary::ledger::{self, Usage};
 use memory_stalker::switch::{self, Status, Why};
 
 use super::{Context, JSON_VERSION, emit};
@@ -20,7 +21,25 @@ struct StatusJson<'a> {
     newest: Option<&'a str>,
     recall: bool,
     recall_days: u32,
+    /// The model summaries of the last 7 days: written, failed, by backend, characters sent.
+    summaries_7d: &'a Usage,
+    /// Warnings and errors the hooks logged in the last 7 days.
+    problems_7d: usize,
+    /// The latest of them: when, and what it said.
+    last_problem: Option<Problem<'a>>,
 }
+
+/// A line of the hooks' log.
+#[derive(serde::Serialize)]
+struct Problem<'a> {
+    at: &'a str,
+    message: &'a str,
+}
+
+/// The days `status` looks back over.
+const DAYS: u64 = 7;
+/// The hooks' log in a memories directory (memory-stalker's `Log`).
+const LOG_FILE: &str = ".log";
 
 /// `on --json`, `off --json`.
 #[derive(serde::Serialize)]
@@ -38,6 +57,18 @@ struct SwitchJson<'a> {
 pub fn status(ctx: Context<'_>) -> anyhow::Result<ExitCode> {
     let status = switch::status(&ctx.project, &ctx.config);
     let listing = ctx.store.list(Some(1), None)?;
+    let now = std::time::SystemTime::now();
+    let calls = ledger::recent(&ctx.config.data_dir, ctx.store.dir(), DAYS, now);
+    let usage = ledger::usage(&calls);
+    let since = chrono::Local::now().fixed_offset() - chrono::Duration::days(DAYS as i64);
+    let (problems, last) =
+        memory_stalker::log::problems_since(&ctx.store.dir().join(LOG_FILE), since);
+    let health = render::Health {
+        usage: &usage,
+        backend: ctx.config.summarizer.name(),
+        problems,
+        last_problem: last.as_ref().map(|(t, m)| (t.as_str(), m.as_str())),
+    };
     if ctx.json {
         emit(
             ctx.out,
@@ -50,6 +81,9 @@ pub fn status(ctx: Context<'_>) -> anyhow::Result<ExitCode> {
                 newest: listing.memories.first().map(|m| m.file.as_str()),
                 recall: ctx.config.recall,
                 recall_days: ctx.config.recall_days,
+                summaries_7d: &usage,
+                problems_7d: problems,
+                last_problem: last.as_ref().map(|(at, message)| Problem { at, message }),
             },
         )?;
     } else {
@@ -61,7 +95,8 @@ pub fn status(ctx: Context<'_>) -> anyhow::Result<ExitCode> {
                 &status,
                 ctx.store.dir(),
                 &listing,
-                &ctx.config
+                &ctx.config,
+                &health
             )
         )?;
     }

@@ -101,6 +101,21 @@ fn outputs(v: &[String]) -> Vec<(&'static str, String)> {
         }],
     };
     let config = memory_stalker::Config::from_lookup(|_| None);
+    // What the model summaries and the hooks' log hold came from outside too.
+    let usage = memory_stalker::summary::ledger::Usage {
+        written: 2,
+        failed: 1,
+        by_source: [(v[21].clone(), 3)].into_iter().collect(),
+        characters_sent: 1_234_567,
+        median_ms: Some(8_100),
+        last_error: Some(v[22].clone()),
+    };
+    let health = super::Health {
+        usage: &usage,
+        backend: &v[16],
+        problems: 1,
+        last_problem: Some((&v[17], &v[23])),
+    };
     vec![
         ("table", table(&entries, &style)),
         ("listing", listing(&all, &dir, &style)),
@@ -109,7 +124,7 @@ fn outputs(v: &[String]) -> Vec<(&'static str, String)> {
         ("pruned", pruned(&entries, true, &style)),
         (
             "status",
-            super::status(&project, &status, &dir, &all, &config),
+            super::status(&project, &status, &dir, &all, &config, &health),
         ),
         (
             "switched",

@@ -129,8 +129,15 @@ impl SummaryJob {
             lang: config.lang,
         };
         let started = Instant::now();
-        let result =
-            summary::run_model(self.backend, &input, config, started + config.timeout, log);
+        let memories = self.memory.parent().unwrap_or(Path::new("."));
+        let result = summary::run_model(
+            self.backend,
+            &input,
+            config,
+            memories,
+            started + config.timeout,
+            log,
+        );
         let breaker = Breaker::new(&config.data_dir);
         let error = result.as_ref().err().map(ToString::to_string);
         match breaker.record(self.backend.name(), error.as_deref(), SystemTime::now()) {

@@ -13,6 +13,7 @@ pub mod facts;
 pub mod headline;
 mod http;
 mod instructions;
+pub mod ledger;
 mod meaning;
 pub mod offline;
 pub mod openai;
@@ -217,12 +218,14 @@ pub fn source_name(backend: Backend, config: &Config) -> String {
     }
 }
 
-/// Asks `backend` for a summary of `input` before `deadline`. Everything sent is
-/// redacted (unless `MEMORY_STALKER_REDACT=0`).
+/// Asks `backend` for a summary of `input` before `deadline`, for the memories directory
+/// `memories` (which the call's line in the ledger names). Everything sent is redacted
+/// (unless `MEMORY_STALKER_REDACT=0`).
 pub fn run_model(
     backend: Backend,
     input: &SummaryInput,
     config: &Config,
+    memories: &std::path::Path,
     deadline: Instant,
     log: &Log,
 ) -> Result<ModelSummary, SummaryError> {
@@ -232,21 +235,70 @@ pub fn run_model(
     }
     let built = prompt::build(&template, input);
     let prompt = redact_if(config.redact, &built);
-    let (text, source) = match backend {
+    let started = Instant::now();
+    let answer = ask(backend, config, &prompt, deadline, log);
+    // What the user pays, whatever came of it (summary/ledger.rs).
+    let (received, error) = match &answer {
+        Ok((text, _)) => (text.chars().count(), None),
+        Err(e) => (0, Some(e.to_string())),
+    };
+    let call = ledger::Call {
+        at: ledger::unix(std::time::SystemTime::now()),
+        backend: backend.name().to_string(),
+        source: answer
+            .as_ref()
+            .map_or_else(|_| source_name(backend, config), |(_, s)| s.clone()),
+        memories: memories.to_string_lossy().into_owned(),
+        sent: prompt.chars().count(),
+        received,
+        ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        error,
+    };
+    log.info(&format!(
+        "model call: {} sent {} characters, received {} in {:.1}s{}",
+        call.source,
+        call.sent,
+        call.received,
+        started.elapsed().as_secs_f64(),
+        if call.error.is_some() {
+            " (failed)"
+        } else {
+            ""
+        }
+    ));
+    if let Err(e) = ledger::record(&config.data_dir, call) {
+        log.warn(&format!("cannot record the model call: {e}"));
+    }
+    let (text, source) = answer?;
+    Ok(ModelSummary {
+        summary: answer::parse(&text)?,
+        source,
+    })
+}
+
+/// Sends `prompt` to `backend`: the answer's text and its `summary_source`.
+fn ask(
+    backend: Backend,
+    config: &Config,
+    prompt: &str,
+    deadline: Instant,
+    log: &Log,
+) -> Result<(String, String), SummaryError> {
+    Ok(match backend {
         Backend::Anthropic => (
-            anthropic::complete(config, &prompt, deadline, RETRY_BACKOFF, log)?,
+            anthropic::complete(config, prompt, deadline, RETRY_BACKOFF, log)?,
             source_name(backend, config),
         ),
         Backend::OpenAi => {
-            let (text, model) = openai::complete(config, &prompt, deadline, RETRY_BACKOFF, log)?;
+            let (text, model) = openai::complete(config, prompt, deadline, RETRY_BACKOFF, log)?;
             (text, format!("openai:{model}"))
         }
         Backend::ClaudeCli => (
-            claude_cli::complete(config, &prompt, deadline)?,
+            claude_cli::complete(config, prompt, deadline)?,
             "claude-cli".into(),
         ),
         Backend::CodexCli => (
-            codex_cli::complete(config, &prompt, deadline)?,
+            codex_cli::complete(config, prompt, deadline)?,
             codex_cli::source(config),
         ),
         Backend::Offline | Backend::Auto => {
@@ -254,9 +306,5 @@ pub fn run_model(
                 "no model backend chosen".into(),
             ));
         }
-    };
-    Ok(ModelSummary {
-        summary: answer::parse(&text)?,
-        source,
     })
 }
