@@ -160,11 +160,20 @@ pub fn search(
                 );
             }
             if !h.hit.more_in_session.is_empty() {
-                let n = h.hit.more_in_session.len();
+                // Named, as `--json` names them: the model can read an earlier
+                // compaction of the same session without searching again.
+                let more = &h.hit.more_in_session;
+                let named: Vec<String> = more.iter().take(3).map(|f| clean(f, 200)).collect();
+                let rest = more.len() - named.len();
                 let _ = writeln!(
                     e,
-                    "   ({n} more {} of this session matched)",
-                    if n == 1 { "memory" } else { "memories" }
+                    "   other memories of this session that matched: {}{}",
+                    named.join(", "),
+                    if rest > 0 {
+                        format!(" (and {rest} more)")
+                    } else {
+                        String::new()
+                    }
                 );
             }
             if all_projects {
