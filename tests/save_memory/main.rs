@@ -17,6 +17,7 @@ mod support {
     pub mod corpus;
     pub mod http;
     pub mod mcp;
+    pub mod replay;
     pub mod responses;
     pub mod rollout;
 

@@ -57,6 +57,9 @@ pub struct Item {
 pub struct Session {
     #[serde(skip)]
     pub name: String,
+    /// Which shared corpus holds the transcript: `corpus` (the default) or `corpus-2`.
+    #[serde(default)]
+    pub corpus: String,
     pub transcript: String,
     pub split: String,
     pub headline: String,
@@ -69,6 +72,28 @@ pub struct Session {
     pub hook_feedback: Vec<Item>,
     pub not_instructions: Vec<String>,
     pub also_acceptable: Vec<Item>,
+    /// What the segment after each compaction used from before it (continuity).
+    #[serde(default)]
+    pub compactions: Vec<CompactionUse>,
+}
+
+/// One compaction of an annotated session and what the next segment relied on.
+#[derive(Debug, Clone, Deserialize)]
+pub struct CompactionUse {
+    /// The line (1-based) of the boundary or `compacted` record.
+    pub line: usize,
+    pub used_after: Vec<UsedFact>,
+}
+
+/// A fact from before a compaction that the segment after it used.
+#[derive(Debug, Clone, Deserialize)]
+pub struct UsedFact {
+    /// `file`, `command`, `task`, `decision` or `answer`.
+    pub kind: String,
+    #[allow(dead_code, reason = "for the person reading the annotation")]
+    pub text: String,
+    #[serde(rename = "match")]
+    pub terms: Match,
 }
 
 impl Session {

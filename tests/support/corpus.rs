@@ -24,6 +24,29 @@ pub fn corpus_dir() -> Option<PathBuf> {
     None
 }
 
+/// The second corpus's transcripts directory (`../shared/corpus-2/transcripts/`, or
+/// `MEMORY_STALKER_CORPUS2`): newer sessions of other people, Claude Code and Codex.
+/// `None` when missing, which fails under CI as [`corpus_dir`] does.
+#[allow(dead_code, reason = "only the meaning tests read the second corpus")]
+pub fn corpus2_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("MEMORY_STALKER_CORPUS2")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus-2/transcripts")
+        });
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    assert!(
+        !in_ci,
+        "the second corpus is missing at {} (set MEMORY_STALKER_CORPUS2); CI must not skip it",
+        dir.display()
+    );
+    eprintln!("second corpus not found at {}; skipping", dir.display());
+    None
+}
+
 /// Every `.jsonl` file under `dir`, sorted.
 #[allow(
     dead_code,
