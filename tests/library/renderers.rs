@@ -214,6 +214,7 @@ fn input(values: &[String], agent: Agent) -> Input {
         earlier_tasks: vec![v.take()],
         left_open: vec![v.take()],
         commits: vec![v.take()],
+        checks: vec![v.take()],
         previous_headline: v.some(),
     };
     let front = FrontMatter {

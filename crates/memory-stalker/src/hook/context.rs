@@ -204,6 +204,15 @@ pub fn restore_context(ex: &Extraction, memory: &Path, facts: &SessionFacts) -> 
         "- Commits made in this session (done and committed):",
         &facts.commits,
     );
+    lasting::bullets(
+        &mut out,
+        "- Commands the session ran again and again, as last run (how it builds, tests and checks its work):",
+        &facts
+            .checks
+            .iter()
+            .map(|c| untrusted::code(c))
+            .collect::<Vec<_>>(),
+    );
     lasting::users_words(&mut out, facts);
     closing_words(&mut out, ex);
     // What the reply may claim is only as true as its calls: say which did not work.

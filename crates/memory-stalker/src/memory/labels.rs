@@ -187,6 +187,8 @@ pub struct Labels {
     /// either: a pointer to an empty section would mislead.
     pub none_found: &'static str,
     pub commits: &'static str,
+    /// Session so far: the commands run again and again.
+    pub checks: &'static str,
     pub earlier_files: &'static str,
     pub earlier_tasks: &'static str,
     pub left_open: &'static str,
@@ -255,6 +257,7 @@ const EN: Labels = Labels {
     model_failed: "Approaches that failed (from a model's summary)",
     none_found: "(none found)",
     commits: "Commits made in this session",
+    checks: "Commands run again and again (as last run)",
     earlier_files: "Files changed earlier in this session",
     earlier_tasks: "Tasks done earlier in this session",
     left_open: "Tasks left open on an earlier task list",
@@ -323,6 +326,7 @@ const ZH: Labels = Labels {
     model_failed: "失败的尝试（来自模型摘要）",
     none_found: "（未发现）",
     commits: "本会话的提交",
+    checks: "反复运行的命令（按最后一次的写法）",
     earlier_files: "本会话更早修改的文件",
     earlier_tasks: "本会话更早完成的任务",
     left_open: "更早的任务列表中未完成的任务",

@@ -49,6 +49,8 @@ pub enum Kind {
     ModelFailed,
     /// Commits git reported, with their hashes.
     Commits,
+    /// Commands the session ran again and again, as last run.
+    Checks,
     /// Files changed before this memory's segment (its own are under Files).
     EarlierFiles,
     /// Tasks completed before this memory's segment (its own are its task list).
@@ -59,7 +61,7 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in the order Session so far lists them.
-    pub const ALL: [Kind; 14] = [
+    pub const ALL: [Kind; 15] = [
         Kind::Requests,
         Kind::Constraints,
         Kind::Answers,
@@ -71,6 +73,7 @@ impl Kind {
         Kind::ModelDecisions,
         Kind::ModelFailed,
         Kind::Commits,
+        Kind::Checks,
         Kind::EarlierFiles,
         Kind::EarlierTasks,
         Kind::LeftOpen,
@@ -90,6 +93,7 @@ impl Kind {
             Kind::ModelDecisions => l.model_decisions,
             Kind::ModelFailed => l.model_failed,
             Kind::Commits => l.commits,
+            Kind::Checks => l.checks,
             Kind::EarlierFiles => l.earlier_files,
             Kind::EarlierTasks => l.earlier_tasks,
             Kind::LeftOpen => l.left_open,
@@ -122,6 +126,7 @@ impl Kind {
             Kind::Constraints | Kind::Answers => 12,
             Kind::Context | Kind::Requirements => 6,
             Kind::Failed | Kind::ModelPreferences | Kind::ModelDecisions | Kind::ModelFailed => 8,
+            Kind::Checks => 8,
             Kind::Commits | Kind::EarlierFiles | Kind::EarlierTasks | Kind::LeftOpen => 20,
         }
     }
@@ -152,6 +157,8 @@ pub struct SessionFacts {
     pub model_failed: Vec<String>,
     /// Commits git reported in the session: hash and subject.
     pub commits: Vec<String>,
+    /// Commands the session ran again and again (tests, builds, linters), as last run.
+    pub checks: Vec<String>,
     /// Files changed before this memory's segment (its own are under Files).
     pub earlier_files: Vec<String>,
     /// Tasks completed before this memory's segment.
@@ -178,6 +185,7 @@ impl SessionFacts {
             Kind::ModelDecisions => &self.model_decisions,
             Kind::ModelFailed => &self.model_failed,
             Kind::Commits => &self.commits,
+            Kind::Checks => &self.checks,
             Kind::EarlierFiles => &self.earlier_files,
             Kind::EarlierTasks => &self.earlier_tasks,
             Kind::LeftOpen => &self.left_open,
@@ -198,6 +206,7 @@ impl SessionFacts {
             Kind::ModelDecisions => &mut self.model_decisions,
             Kind::ModelFailed => &mut self.model_failed,
             Kind::Commits => &mut self.commits,
+            Kind::Checks => &mut self.checks,
             Kind::EarlierFiles => &mut self.earlier_files,
             Kind::EarlierTasks => &mut self.earlier_tasks,
             Kind::LeftOpen => &mut self.left_open,
@@ -225,7 +234,7 @@ impl SessionFacts {
             let _ = writeln!(out, "### {}\n", kind.label(l));
             for i in items {
                 let item = line(i, ITEM_CHARS);
-                let shown = if kind == Kind::EarlierFiles {
+                let shown = if matches!(kind, Kind::EarlierFiles | Kind::Checks) {
                     code(&item)
                 } else {
                     item

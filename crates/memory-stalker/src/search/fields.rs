@@ -280,6 +280,7 @@ fn subsection_field(section: Section, heading: &str) -> Option<Field> {
                 || is(|l| l.earlier_tasks)
                 || is(|l| l.left_open)
                 || is(|l| l.commits)
+                || is(|l| l.checks)
             {
                 Some(Field::Tasks)
             } else if is(|l| l.task_summary) {
@@ -556,6 +557,7 @@ mod tests {
                 (l.model_decisions, Field::Decisions),
                 (l.model_failed, Field::Failures),
                 (l.failed_approaches, Field::Failures),
+                (l.checks, Field::Tasks),
             ] {
                 assert_eq!(
                     subsection_field(Section::Session, heading),

@@ -123,6 +123,7 @@ impl SegmentFacts {
             failed: dedup(failed),
             left_open: found.left_open,
             commits: found.commits,
+            checks: found.checks,
             ..SessionFacts::default()
         }
     }
@@ -351,6 +352,7 @@ mod tests {
             commits: vec![
                 "`3f2a1c9` fix: round invoice totals once (Bash, 2026-02-12 20:58)".into(),
             ],
+            checks: vec!["cargo test -p billing".into()],
             previous_headline: None,
         }
     }

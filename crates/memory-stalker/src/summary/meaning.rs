@@ -32,6 +32,7 @@ pub(crate) struct Found {
     pub failed: Vec<String>,
     pub left_open: Vec<String>,
     pub commits: Vec<String>,
+    pub checks: Vec<String>,
 }
 
 /// The facts of the segment's signals, in `lang`.
@@ -122,6 +123,8 @@ pub(crate) fn from_signals(s: &Signals, lang: Lang, agent: Agent) -> Found {
     for n in &s.notes {
         f.constraints.push(sourced(&n.text, &n.source, lang));
     }
+    // As the command was last run: the way that works here, not the first try.
+    f.checks = s.checks.iter().map(|c| c.command.clone()).collect();
     f
 }
 

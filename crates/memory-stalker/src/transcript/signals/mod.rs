@@ -12,6 +12,7 @@ mod abandoned;
 mod answers;
 mod bash;
 mod causes;
+mod checks;
 mod commits;
 mod hooks;
 mod issues;
@@ -30,6 +31,7 @@ pub use abandoned::Abandoned;
 pub use answers::Answer;
 pub use bash::BashContext;
 pub use causes::Cause;
+pub use checks::Check;
 pub use commits::Commit;
 pub(crate) use commits::runs_git_commit;
 pub use hooks::HookFeedback;
@@ -122,6 +124,9 @@ pub struct Signals {
     /// Commits git reported.
     #[serde(default)]
     pub commits: Vec<Commit>,
+    /// Commands run again and again: how the session checks its work.
+    #[serde(default)]
+    pub checks: Vec<Check>,
 }
 
 impl Signals {
@@ -143,6 +148,7 @@ impl Signals {
             && self.issues.is_empty()
             && self.left_open.is_empty()
             && self.commits.is_empty()
+            && self.checks.is_empty()
     }
 }
 
@@ -166,6 +172,7 @@ pub(crate) fn find(t: &Transcript) -> Signals {
         issues: issues::find(&view),
         left_open: super::tasks::left_open(&t.records, t.segment_start),
         commits: commits::find(&view),
+        checks: checks::find(&view),
     }
 }
 

@@ -867,6 +867,40 @@ fn commits_are_read_from_what_git_printed() {
     );
 }
 
+/// The commands run again and again are kept as last run, with how many runs and the
+/// last outcome; one run, or commands that only look around, are not.
+#[test]
+fn commands_run_again_and_again_are_kept_as_last_run() {
+    let mut t = T::default();
+    t.prompt("Make the tests pass");
+    let runs = [
+        ("a1", "cd /p && mix test 2>&1 | tail -20", true),
+        ("a2", "mix compile --warnings-as-errors", false),
+        ("a3", "ls lib", false),
+        ("a4", "mix test test/spotter_web", false),
+        ("a5", "mix credo --strict", false),
+        ("a6", "mix compile --warnings-as-errors", false),
+        ("a7", "ls lib", false),
+    ];
+    for (id, command, failed) in runs {
+        t.call(id, "Bash", json!({ "command": command }));
+        t.result(id, if failed { "1 failure" } else { "ok" }, failed);
+    }
+    let s = signals(&t);
+    let checks: Vec<_> = s
+        .checks
+        .iter()
+        .map(|c| (c.command.as_str(), c.runs, c.passed))
+        .collect();
+    assert_eq!(
+        checks,
+        vec![
+            ("mix test test/spotter_web", 2, Some(true)),
+            ("mix compile --warnings-as-errors", 2, Some(true)),
+        ]
+    );
+}
+
 /// A command piped into `tail` exits as `tail` does: its last lines say whether it
 /// failed.
 #[test]
