@@ -23,6 +23,17 @@ fn memory_text(session: &str, created: &str, headline: &str, words: &str) -> Str
     )
 }
 
+/// The store of the memories directory `dir`, with a writer key of its own: an index on
+/// disk is bound to one (docs/design.md §7.10).
+fn keyed(dir: impl AsRef<Path>) -> MemoryStore {
+    let dir = dir.as_ref();
+    // Outside the project (`<root>/project/.claude/memories`), which git is asked about.
+    let key = dir.ancestors().nth(3).unwrap_or(dir).join("writer-key");
+    MemoryStore::new(dir).with_writer(Some(std::sync::Arc::new(
+        memory_stalker::memory::provenance::Writer::at(key),
+    )))
+}
+
 fn memories(root: &Path) -> PathBuf {
     root.join("project/.claude/memories")
 }
@@ -30,7 +41,7 @@ fn memories(root: &Path) -> PathBuf {
 /// The files a search of `query` answers with, best first, as a new process sees them
 /// (a store opened afresh: nothing cached from an earlier search).
 fn found(dir: &Path, query: &str) -> Vec<String> {
-    let store = MemoryStore::new(dir);
+    let store = keyed(dir);
     let opts = SearchOptions {
         group_sessions: false,
         ..SearchOptions::default()
@@ -58,7 +69,7 @@ fn replace(path: &Path, text: &str) {
 fn deleting_the_index_loses_nothing_and_git_ignores_it() {
     let root = tempfile::tempdir().unwrap();
     let dir = memories(root.path());
-    let store = MemoryStore::new(&dir);
+    let store = keyed(&dir);
     let at = chrono::DateTime::parse_from_rfc3339("2026-11-20T10:00:00+01:00").unwrap();
     store
         .save_new(
@@ -158,7 +169,7 @@ fn memories_added_replaced_and_removed_behind_its_back() {
     // Removed: gone from every answer.
     fs::remove_file(&b).unwrap();
     assert!(found(&dir, "canary").is_empty());
-    let listed = MemoryStore::new(&dir).list(None, None).unwrap();
+    let listed = keyed(&dir).list(None, None).unwrap();
     assert_eq!(listed.total, 1);
 }
 
@@ -209,7 +220,7 @@ fn a_memory_edited_in_place_is_read_again() {
         ),
     )
     .unwrap();
-    assert_eq!(MemoryStore::new(&dir).verify_index().unwrap(), Some(1));
+    assert_eq!(keyed(&dir).verify_index().unwrap(), Some(1));
     assert_eq!(found(&dir, "valkey").len(), 1);
     assert!(found(&dir, "redis").is_empty());
 }
@@ -276,7 +287,7 @@ fn saves_and_searches_at_once_lose_nothing() {
             s.spawn(move || {
                 // A store a writer: as separate hook processes are.
                 for i in 0..EACH {
-                    let store = MemoryStore::new(&dir);
+                    let store = keyed(&dir);
                     let sid = format!("{w:04x}{i:04x}-aaaa-4bbb-8ccc-000000000000");
                     let at = chrono::Local::now().fixed_offset();
                     let text = memory_text(
@@ -293,7 +304,7 @@ fn saves_and_searches_at_once_lose_nothing() {
             let dir = dir.clone();
             s.spawn(move || {
                 for _ in 0..20 {
-                    let store = MemoryStore::new(&dir);
+                    let store = keyed(&dir);
                     let opts = SearchOptions {
                         group_sessions: false,
                         limit: 100,
@@ -310,7 +321,7 @@ fn saves_and_searches_at_once_lose_nothing() {
         limit: 1000,
         ..SearchOptions::default()
     };
-    let hits = MemoryStore::new(&dir).search("zebrafish", &opts).unwrap();
+    let hits = keyed(&dir).search("zebrafish", &opts).unwrap();
     assert_eq!(hits.len(), WRITERS * EACH);
     for w in 0..WRITERS {
         for i in 0..EACH {
@@ -346,7 +357,7 @@ fn open_at_once(dir: &Path, round: usize) -> Vec<String> {
                     ..SearchOptions::default()
                 };
                 start.wait();
-                let store = MemoryStore::new(dir);
+                let store = keyed(dir);
                 // The first thing each does opens the index: half search, half save.
                 if w % 2 == 0 {
                     store.search("okapi", &opts).unwrap();
@@ -400,7 +411,7 @@ fn processes_opening_a_missing_or_old_index_at_once_build_it_once() {
             limit: 1000,
             ..SearchOptions::default()
         };
-        let hits = MemoryStore::new(&dir).search("okapi", &opts).unwrap();
+        let hits = keyed(&dir).search("okapi", &opts).unwrap();
         assert_eq!(hits.len(), 40 + saved.len());
         for term in (0..40)
             .map(|i| format!("written{i} before"))
@@ -455,7 +466,7 @@ fn a_save_the_index_could_not_take_in_is_found_though_another_writer_recorded_it
     // second memory exists: the same state, made on purpose.
     let root = tempfile::tempdir().unwrap();
     let dir = memories(root.path());
-    let store = MemoryStore::new(&dir);
+    let store = keyed(&dir);
     let at = chrono::DateTime::parse_from_rfc3339("2026-11-20T10:00:00+01:00").unwrap();
     let text = memory_text(SESSION, "2026-11-20T10:00:00+01:00", "First", "walrus");
     store.save_new(&at, SESSION, &text).unwrap();
@@ -496,7 +507,7 @@ fn a_save_the_index_could_not_take_in_is_found_though_another_writer_recorded_it
             tx.commit().unwrap();
         });
         held.wait();
-        let hook = MemoryStore::new(&dir).in_hook();
+        let hook = keyed(&dir).in_hook();
         let text = memory_text(second, "2026-11-20T11:00:00+01:00", "Second", "narwhal");
         hook.save_new(&later, second, &text).unwrap();
         assert!(

@@ -8,6 +8,7 @@
 use crate::support;
 
 mod defects;
+mod round3;
 
 use std::fs;
 use std::io::{Read, Write};

@@ -115,13 +115,13 @@ pub(super) fn run(
 }
 
 /// A sandbox with the offline summariser.
-fn sandbox() -> Sandbox {
+pub(super) fn sandbox() -> Sandbox {
     let mut s = Sandbox::new();
     s.set("MEMORY_STALKER_SUMMARIZER", "offline");
     s
 }
 
-fn hook(s: &Sandbox, input: &Value) -> Ran {
+pub(super) fn hook(s: &Sandbox, input: &Value) -> Ran {
     run(
         &s.env,
         &s.project(),
@@ -132,7 +132,7 @@ fn hook(s: &Sandbox, input: &Value) -> Ran {
     )
 }
 
-fn list(s: &Sandbox, args: &[&str]) -> Ran {
+pub(super) fn list(s: &Sandbox, args: &[&str]) -> Ran {
     let project = s.project().to_string_lossy().into_owned();
     let mut all = vec!["--project", project.as_str()];
     all.extend_from_slice(args);
@@ -146,11 +146,11 @@ fn list(s: &Sandbox, args: &[&str]) -> Ran {
     )
 }
 
-fn pre_compact(s: &Sandbox, t: &Path, sid: &str, trigger: &str) -> Value {
+pub(super) fn pre_compact(s: &Sandbox, t: &Path, sid: &str, trigger: &str) -> Value {
     json!({"session_id": sid, "transcript_path": t, "cwd": s.project(), "hook_event_name": "PreCompact", "trigger": trigger})
 }
 
-fn session_start(s: &Sandbox, t: &Path, sid: &str, source: &str) -> Value {
+pub(super) fn session_start(s: &Sandbox, t: &Path, sid: &str, source: &str) -> Value {
     json!({"session_id": sid, "transcript_path": t, "cwd": s.project(), "hook_event_name": "SessionStart", "source": source})
 }
 
@@ -159,7 +159,7 @@ fn post_compact(s: &Sandbox, t: &Path, sid: &str, summary: &str) -> Value {
 }
 
 /// The `additionalContext` of a hook's JSON output ("" when none).
-fn context(stdout: &str) -> String {
+pub(super) fn context(stdout: &str) -> String {
     serde_json::from_str::<Value>(stdout)
         .ok()
         .and_then(|v| {

@@ -27,10 +27,7 @@ pub const MCP_NAME: &str = "memory-stalker";
 /// are ours — the MCP server, and the trust of the hooks whose keys `ours` accepts —
 /// go with the block; any other text between the markers stays.
 pub fn without_block(text: &str, ours: &dyn Fn(&str) -> bool) -> (String, bool) {
-    let Some(begin) = text.find(BEGIN) else {
-        return (text.to_string(), false);
-    };
-    let Some(end_at) = text[begin..].find(END).map(|i| begin + i) else {
+    let Some((begin, end_at)) = find_block(text) else {
         return (text.to_string(), false);
     };
     let mut end = end_at + END.len();
@@ -40,8 +37,9 @@ pub fn without_block(text: &str, ours: &dyn Fn(&str) -> bool) -> (String, bool) 
         end += 1;
     }
     let mut start = begin;
-    // The blank line this installer puts before the block.
-    if text[..start].ends_with("\n\n") {
+    // The blank line this installer puts before the block; or, after a file whose last
+    // line had no line end, the one line end it added (the file gets back as it was).
+    if text[..start].ends_with("\n\n") || (text[..start].ends_with('\n') && start > 0) {
         start -= 1;
     }
     let inside = &text[begin + BEGIN.len()..end_at];
@@ -67,6 +65,30 @@ pub fn without_block(text: &str, ours: &dyn Fn(&str) -> bool) -> (String, bool) 
     }
     out.push_str(&text[end..]);
     (out, true)
+}
+
+/// Where our block is: the byte offsets of its first marker and of its last marker. A
+/// marker counts only at the start of a line, and only where the text before it is
+/// whole TOML (when the file is): marker lines inside a user's multi-line string are
+/// the user's text, not our block. The last such block is ours (we append at the end).
+fn find_block(text: &str) -> Option<(usize, usize)> {
+    let at_line_start = |i: usize| i == 0 || text[..i].ends_with('\n');
+    let file_parses = text.parse::<DocumentMut>().is_ok();
+    let mut candidates: Vec<usize> = text
+        .match_indices(BEGIN)
+        .map(|(i, _)| i)
+        .filter(|&i| at_line_start(i))
+        .collect();
+    candidates.reverse();
+    candidates.into_iter().find_map(|begin| {
+        let after = begin + BEGIN.len();
+        let end = text[after..]
+            .match_indices(END)
+            .map(|(i, _)| after + i)
+            .find(|&i| at_line_start(i))?;
+        let top_level = !file_parses || text[..begin].parse::<DocumentMut>().is_ok();
+        top_level.then_some((begin, end))
+    })
 }
 
 /// Whether a table header line names one of our tables.
@@ -165,9 +187,8 @@ pub fn with_block(
         base.clone()
     } else {
         let mut new = base.clone();
-        if !new.is_empty() && !new.ends_with('\n') {
-            new.push('\n');
-        }
+        // A blank line before the block; after a last line without a line end, only
+        // that line end (taken away again with the block, see `without_block`).
         if !new.is_empty() {
             new.push('\n');
         }
@@ -250,18 +271,30 @@ mod tests {
         // Again: nothing changes.
         let again = with_block(&text, Path::new("/opt/ms/plugin/run"), &trust(), &[]).unwrap();
         assert_eq!(again.text, None);
-        // A file without a last line end gets one, and loses nothing.
+        // A file without a last line end gets the block on the next line, and is the
+        // same file again, byte for byte, without it.
         let b = with_block("model = \"x\"", Path::new("/p/plugin/run"), &trust(), &[]).unwrap();
+        let with = b.text.unwrap();
         assert!(
-            b.text
-                .unwrap()
-                .starts_with("model = \"x\"\n\n# >>> memory-stalker")
+            with.starts_with("model = \"x\"\n# >>> memory-stalker"),
+            "{with}"
         );
+        assert_eq!(without_block(&with, &ours).0, "model = \"x\"");
         let empty = with_block("", Path::new("/p"), &[], &[])
             .unwrap()
             .text
             .unwrap();
         assert_eq!(without_block(&empty, &ours).0, "");
+    }
+
+    #[test]
+    fn markers_inside_a_users_string_are_the_users() {
+        let users = format!("note = \"\"\"\n{BEGIN}\nkeep = 1\n{END}\n\"\"\"\nmodel = \"x\"\n");
+        let ours = |k: &str| k == trust()[0].0;
+        assert_eq!(without_block(&users, &ours), (users.clone(), false));
+        let b = with_block(&users, Path::new("/p/plugin/run"), &trust(), &[]).unwrap();
+        let with = b.text.unwrap();
+        assert_eq!(without_block(&with, &ours), (users, true));
     }
 
     #[test]

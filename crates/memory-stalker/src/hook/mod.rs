@@ -122,7 +122,9 @@ fn session_start_recall(
     let Some(project) = project.filter(|_| config.recall) else {
         return Output::Nothing;
     };
-    let store = config.store(project);
+    // Never a repository's files to index at a session's start: the recall lists the
+    // directory when the index is behind.
+    let store = config.store(project).at_session_start();
     let only = config.memories_dir.is_some().then_some(project);
     let now = chrono::Local::now();
     let Some(note) = recall::recall_context(&store, only, now, config.recall_days, agent) else {

@@ -7,7 +7,7 @@
 //! skipped, never fatal.
 
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -83,9 +83,13 @@ impl MemoryStore {
     /// recall at session start may speak of. The index says which; the file is checked
     /// again (its MAC under the user's key, its date), so that nothing an index holds
     /// decides what reaches the model unasked.
+    ///
+    /// In a directory shared by several projects ([`MemoryStore::scope`]), only this
+    /// project's: another project's newer memory must not hide it.
     pub fn newest_own(&self) -> Result<Option<MemoryEntry>, Error> {
         let filter = RowFilter {
             own: true,
+            project: self.scope().map(|p| p.to_string_lossy().into_owned()),
             ..RowFilter::default()
         };
         let listed = self.with_index(|index| fresh_rows(index, &filter, 3, 0));
@@ -98,7 +102,7 @@ impl MemoryStore {
             // Too much changed behind the index's back for a hook to catch up: the
             // directory itself, as before there was an index.
             Err(Error::Index(crate::search::IndexError::Behind { .. })) => {
-                self.list_by_names(usize::MAX)?.memories
+                return self.newest_own_by_names();
             }
             Err(e) => return Err(e),
         };
@@ -106,7 +110,36 @@ impl MemoryStore {
         Ok(candidates
             .into_iter()
             .filter_map(|e| read_entry(&e.path, key.as_ref()).ok())
-            .find(MemoryEntry::is_own))
+            .find(|e| e.is_own() && self.in_scope(e)))
+    }
+
+    /// [`MemoryStore::newest_own`] from the directory itself, newest first, reading the
+    /// front matter of at most [`MAX_OWN_CANDIDATES`] memories: a repository that ships
+    /// thousands of memories dated after the user's must not cost a session's start
+    /// every one of them.
+    fn newest_own_by_names(&self) -> Result<Option<MemoryEntry>, Error> {
+        let names = self.memory_names(|_, _| {})?;
+        let mut ordered = super::ordered::Ordered::new(self, names);
+        for _ in 0..MAX_OWN_CANDIDATES {
+            let Some((_, read)) = ordered.next() else {
+                break;
+            };
+            if let Ok(e) = read
+                && e.is_own()
+                && self.in_scope(&e)
+            {
+                return Ok(Some(e));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Whether memory `e` is of the project this store keeps to (always, unscoped).
+    fn in_scope(&self, e: &MemoryEntry) -> bool {
+        self.scope().is_none_or(|project| {
+            super::store::read_front_matter(&e.path)
+                .is_some_and(|fm| Path::new(&fm.project) == project)
+        })
     }
 
     /// Resolves a `find` target (docs/design.md §7.3) to the memories it names, newest
@@ -269,6 +302,10 @@ fn fresh_rows(
     }
     Ok(rows)
 }
+
+/// Most memories read, newest first, when looking for the user's own newest without the
+/// index.
+const MAX_OWN_CANDIDATES: usize = 64;
 
 /// Most rows of a page whose files are checked for edits in place: a page a person
 /// reads; a listing of thousands trusts the index (`list-memories index` checks all).
@@ -494,6 +531,15 @@ impl MemoryStore {
             });
         }
         let memory = found.matches.remove(0);
+        // Only a memory file of this directory is ever read here, whatever an index said.
+        if !is_memory_file_name(&memory.file) || memory.path != self.dir().join(&memory.file) {
+            return Ok(Shown::NotFound(Found {
+                target: target.to_string(),
+                kind: found.kind,
+                matches: Vec::new(),
+                skipped: found.skipped,
+            }));
+        }
         if memory.too_large {
             return Ok(Shown::TooLarge(memory));
         }

@@ -90,7 +90,7 @@ pub struct MemoryStore {
 enum IndexCache {
     #[default]
     Unopened,
-    Open(Index),
+    Open(Box<Index>),
     /// Too many files changed behind its back for this process to catch up (a hook):
     /// not tried again.
     Behind(usize),
@@ -164,6 +164,22 @@ impl MemoryStore {
     pub fn in_hook(mut self) -> MemoryStore {
         self.index_options = OpenOptions::HOOK;
         self
+    }
+
+    /// This store as a session's start uses it: nothing written behind the index's back
+    /// is indexed (a repository's files are never the recall's to pay for); the
+    /// directory is listed instead.
+    pub fn at_session_start(mut self) -> MemoryStore {
+        self.index_options = OpenOptions::SESSION_START;
+        self
+    }
+
+    /// The writer key an index on disk is bound to, made now when there is none: the
+    /// key exists before any index does, so that no index is ever trusted without one
+    /// (docs/design.md §7.10). `None` without a place for it: the index is then kept in
+    /// memory only.
+    fn index_key(&self) -> Option<WriterKey> {
+        self.writer.as_deref().and_then(|w| w.key_or_create().ok())
     }
 
     /// How this store opens its search index.
@@ -318,17 +334,29 @@ impl MemoryStore {
         }
         let mut cache = self.index.lock().unwrap_or_else(|p| p.into_inner());
         *cache = IndexCache::Unopened;
-        if rebuild {
-            crate::search::index::remove_db(&self.dir);
+        let how = OpenOptions::INTERACTIVE;
+        let mut index = Index::open(&self.dir, how, self.index_key())?;
+        // A damaged page that no catching up read (the directory unchanged) would fail
+        // every search while this said "up to date".
+        if let Err(e) = index.check() {
+            if !crate::search::index::is_corrupt(&e) {
+                return Err(e.into());
+            }
+            index = index.replaced(how)?;
+            index.catch_up(None, None)?;
         }
-        let mut index = Index::open(&self.dir, OpenOptions::INTERACTIVE, self.writer_key())?;
+        if rebuild {
+            // In place, in one transaction: the readers of the old file are never left
+            // with a deleted one (which gave them "database disk image is malformed").
+            index.rebuild()?;
+        }
         let reread = index.verify()?;
         let report = IndexReport {
             path: index.path().to_path_buf(),
             memories: index.count(&crate::search::RowFilter::default())?,
             reread,
         };
-        *cache = IndexCache::Open(index);
+        *cache = IndexCache::Open(Box::new(index));
         Ok(Some(report))
     }
 
@@ -348,7 +376,15 @@ impl MemoryStore {
         if !self.indexed || !self.dir.is_dir() || !db.is_file() {
             return Ok(None);
         }
-        let mut index = Index::open(&self.dir, OpenOptions::INTERACTIVE, self.writer_key())?;
+        let how = OpenOptions::INTERACTIVE;
+        let mut index = Index::open(&self.dir, how, self.index_key())?;
+        if let Err(e) = index.check() {
+            if !crate::search::index::is_corrupt(&e) {
+                return Err(e.into());
+            }
+            index = index.replaced(how)?;
+            index.catch_up(None, None)?;
+        }
         Ok(Some(index.verify()?))
     }
 
@@ -356,18 +392,63 @@ impl MemoryStore {
     /// once a process as [`MemoryStore::in_hook`] says; `Ok(None)` when the directory
     /// does not exist. When no index can be kept on disk (a read-only directory), one
     /// is built in memory.
+    ///
+    /// A reader never fails on the index's account: "database is locked" is waited out
+    /// (tried again within twice the lock wait, then an index in memory), and a damaged
+    /// database is deleted and built again once.
     pub fn with_index<R>(
         &self,
-        work: impl FnOnce(&mut Index) -> Result<R, Error>,
+        mut work: impl FnMut(&mut Index) -> Result<R, Error>,
     ) -> Result<Option<R>, Error> {
         self.check_dir()?;
         if !self.indexed || !self.dir.is_dir() {
             return Ok(None);
         }
+        let started = std::time::Instant::now();
+        let bound = self.index_options.busy * 2;
+        let mut pause = std::time::Duration::from_millis(10);
+        let mut repaired = false;
+        loop {
+            match self.with_index_once(&mut work) {
+                Err(Error::Index(e)) if crate::search::index::is_busy(&e) => {
+                    if started.elapsed() < bound {
+                        std::thread::sleep(pause);
+                        pause = (pause * 2).min(std::time::Duration::from_millis(200));
+                        continue;
+                    }
+                    // Waited its bound: this process reads the files itself.
+                    let mut cache = self.index.lock().unwrap_or_else(|p| p.into_inner());
+                    *cache = match self.in_memory_index() {
+                        Ok(index) => IndexCache::Open(Box::new(index)),
+                        Err(IndexError::Behind { pending, .. }) => IndexCache::Behind(pending),
+                        Err(e) => return Err(e.into()),
+                    };
+                }
+                Err(Error::Index(e)) if crate::search::index::is_corrupt(&e) && !repaired => {
+                    repaired = true;
+                    let mut cache = self.index.lock().unwrap_or_else(|p| p.into_inner());
+                    if let IndexCache::Open(index) = std::mem::take(&mut *cache) {
+                        (*index).discard();
+                    }
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// [`MemoryStore::with_index`], tried once.
+    fn with_index_once<R>(
+        &self,
+        work: &mut impl FnMut(&mut Index) -> Result<R, Error>,
+    ) -> Result<Option<R>, Error> {
         let mut cache = self.index.lock().unwrap_or_else(|p| p.into_inner());
         if let IndexCache::Open(index) = &mut *cache {
             // Opened earlier in this process: only what changed since (one `stat`).
-            if index.catch_up(self.index_options.max_catch_up).is_err() {
+            let (max, bytes) = (
+                self.index_options.max_catch_up,
+                self.index_options.max_catch_up_bytes,
+            );
+            if index.catch_up(max, bytes).is_err() {
                 *cache = IndexCache::Unopened;
             }
         }
@@ -380,7 +461,7 @@ impl MemoryStore {
         }
         if matches!(*cache, IndexCache::Unopened) {
             *cache = match self.open_index() {
-                Ok(index) => IndexCache::Open(index),
+                Ok(index) => IndexCache::Open(Box::new(index)),
                 Err(IndexError::Behind { pending, .. }) => IndexCache::Behind(pending),
                 Err(e) => return Err(e.into()),
             };
@@ -403,7 +484,7 @@ impl MemoryStore {
     /// 100,000 memories. Not opened yet: as [`MemoryStore::with_index`].
     fn with_index_as_is<R>(
         &self,
-        work: impl FnOnce(&mut Index) -> Result<R, Error>,
+        mut work: impl FnMut(&mut Index) -> Result<R, Error>,
     ) -> Result<Option<R>, Error> {
         let mut cache = self.index.lock().unwrap_or_else(|p| p.into_inner());
         if let IndexCache::Open(index) = &mut *cache {
@@ -417,20 +498,59 @@ impl MemoryStore {
     /// long) one in memory: the files are the truth, read into an index that lasts this
     /// process.
     fn open_index(&self) -> Result<Index, IndexError> {
-        match Index::open(&self.dir, self.index_options, self.writer_key()) {
+        match Index::open(&self.dir, self.index_options, self.index_key()) {
             Err(e @ IndexError::Behind { .. }) => Err(e),
+            // No key to bind an index on disk to: one in memory, as for a read-only
+            // directory, and nothing to warn of.
+            Err(IndexError::Unkeyed { .. }) => self.in_memory_index(),
             Err(e) => {
                 if let Ok(mut w) = self.warnings.lock() {
                     w.push(format!("{e}; searched without it"));
                 }
-                Index::in_memory(
-                    &self.dir,
-                    self.index_options.max_catch_up,
-                    self.writer_key(),
-                )
+                self.in_memory_index()
             }
             ok => ok,
         }
+    }
+
+    /// An index of this store's files in memory, for this process alone, read within
+    /// the same bounds as a catch-up.
+    fn in_memory_index(&self) -> Result<Index, IndexError> {
+        Index::in_memory(
+            &self.dir,
+            self.index_options.max_catch_up,
+            self.index_options.max_catch_up_bytes,
+            self.writer_key(),
+        )
+    }
+
+    /// Runs `work` on the search index only when it is up to date without reading a
+    /// file (nothing changed behind its back): for what a hook needs before it has
+    /// written its memory, which must not wait on indexing someone else's files.
+    fn with_index_if_current<R>(
+        &self,
+        work: impl FnOnce(&mut Index) -> Result<R, Error>,
+    ) -> Option<R> {
+        if self.check_dir().is_err() || !self.indexed || !self.dir.is_dir() {
+            return None;
+        }
+        let mut cache = self.index.lock().unwrap_or_else(|p| p.into_inner());
+        if matches!(*cache, IndexCache::Unopened) {
+            let how = OpenOptions {
+                max_catch_up: Some(0),
+                max_catch_up_bytes: Some(0),
+                ..self.index_options
+            };
+            // Behind: left unopened, for the bounded catch-up after the write.
+            if let Ok(index) = Index::open(&self.dir, how, self.index_key()) {
+                *cache = IndexCache::Open(Box::new(index));
+            }
+        }
+        let IndexCache::Open(index) = &mut *cache else {
+            return None;
+        };
+        index.catch_up(Some(0), Some(0)).ok()?;
+        work(index).ok()
     }
 
     /// The directory the memories are in.
@@ -492,13 +612,12 @@ impl MemoryStore {
         // The newest `created_ns` of the memories written in the last two days (not one
         // dated in the future): the search index knows them; else the directory.
         let since = *created - chrono::Duration::days(2);
-        let from_index = self
-            .with_index(|index| {
-                let since_ns = since.timestamp_nanos_opt().unwrap_or(i64::MIN);
-                Ok(index.newest_written_between(since_ns, limit)?)
-            })
-            .ok()
-            .flatten();
+        // Only an index that is current as it is: this runs before the memory is written,
+        // and a repository's files waiting to be indexed must never come first.
+        let from_index = self.with_index_if_current(|index| {
+            let since_ns = since.timestamp_nanos_opt().unwrap_or(i64::MIN);
+            Ok(index.newest_written_between(since_ns, limit)?)
+        });
         let newest_recent = match from_index {
             Some(newest) => newest,
             None => self.newest_written_by_listing(&since, limit),

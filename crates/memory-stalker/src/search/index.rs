@@ -50,6 +50,10 @@ const OWNER_TAG: &str = "memory-stalker search index";
 /// rebuild holds and the time the write lock is held.
 const CHUNK: usize = 500;
 
+/// Most bytes of memory files a hook indexes when it opens the index: about 400
+/// ordinary memories, a fraction of a second.
+const HOOK_CATCH_UP_BYTES: u64 = 4 * 1024 * 1024;
+
 /// Why the index could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
@@ -71,6 +75,19 @@ pub enum IndexError {
         #[source]
         source: std::io::Error,
     },
+    /// No writer key: an index on disk is bound to one (its owner), so none is kept.
+    #[error("search index of {dir}: no writer key to bind it to")]
+    Unkeyed {
+        /// The memories directory.
+        dir: PathBuf,
+    },
+    /// The database on disk was not made by this user for this directory (shipped in a
+    /// repository, copied from another project) and could not be replaced.
+    #[error("search index {path}: not made here for this directory")]
+    Foreign {
+        /// The database.
+        path: PathBuf,
+    },
     /// More files changed behind the index's back than the caller may index now.
     #[error("search index of {dir}: {pending} memories to index first")]
     Behind {
@@ -90,6 +107,10 @@ pub struct OpenOptions {
     /// back; more is [`IndexError::Behind`]. `None`: no limit (a person is waiting and
     /// told so; a hook must not wait that long).
     pub max_catch_up: Option<usize>,
+    /// Most bytes of files to (re)index on open, the same way: a repository that ships
+    /// a few hundred memories near the 8 MiB cap must not cost a hook seconds of
+    /// indexing (docs/design.md §7.10). `None`: no limit.
+    pub max_catch_up_bytes: Option<u64>,
     /// Whether closing the connection copies what the write-ahead log holds into the
     /// database (a checkpoint: two `fsync`s). A hook leaves that to the next reader
     /// that checkpoints, or to SQLite's automatic checkpoint once the log reaches 1,000
@@ -102,12 +123,23 @@ impl OpenOptions {
     pub const HOOK: OpenOptions = OpenOptions {
         busy: Duration::from_millis(300),
         max_catch_up: Some(400),
+        max_catch_up_bytes: Some(HOOK_CATCH_UP_BYTES),
+        checkpoint_on_close: false,
+    };
+    /// For a session's start: nothing written behind the index's back is read (a
+    /// repository's files are not the recall's to pay for); the directory is listed
+    /// instead.
+    pub const SESSION_START: OpenOptions = OpenOptions {
+        busy: Duration::from_millis(300),
+        max_catch_up: Some(0),
+        max_catch_up_bytes: Some(0),
         checkpoint_on_close: false,
     };
     /// For a command a person runs, and the MCP server.
     pub const INTERACTIVE: OpenOptions = OpenOptions {
         busy: Duration::from_secs(5),
         max_catch_up: None,
+        max_catch_up_bytes: None,
         checkpoint_on_close: true,
     };
 }
@@ -119,6 +151,11 @@ pub struct Index {
     db: PathBuf,
     /// This user's writer key: which memories are theirs (docs/design.md §4.10).
     key: Option<WriterKey>,
+    /// What `meta.owner` must say for this index to be trusted ([`owner_of`]).
+    owner: String,
+    /// The database file's inode when opened: deleting it because it is damaged or not
+    /// ours must not delete a new one another process made meanwhile.
+    ino: Option<i64>,
 }
 
 /// A memory as the index holds it: its listing entry and what else filters and the
@@ -142,14 +179,19 @@ pub struct Row {
 impl Index {
     /// Opens (creating it if needed) the index of the memories directory `dir`, and
     /// brings it up to date with the directory. `dir` must exist.
+    ///
+    /// Without a writer key there is no index on disk ([`IndexError::Unkeyed`]): what
+    /// one holds is trusted only when its owner is this user's MAC over this directory
+    /// ([`owner_of`]), so the key must exist before any index does.
     pub fn open(dir: &Path, how: OpenOptions, key: Option<WriterKey>) -> Result<Index, IndexError> {
+        let key = key.ok_or_else(|| IndexError::Unkeyed {
+            dir: dir.to_path_buf(),
+        })?;
         let mut index = Index::open_db(dir, how, true, key.clone())?;
-        match index.catch_up(how.max_catch_up) {
+        match index.catch_up(how.max_catch_up, how.max_catch_up_bytes) {
             Err(e) if is_corrupt(&e) => {
-                drop(index);
-                remove_db(dir);
-                index = Index::open_db(dir, how, true, key)?;
-                index.catch_up(how.max_catch_up)?;
+                index = index.replaced(how)?;
+                index.catch_up(how.max_catch_up, how.max_catch_up_bytes)?;
             }
             other => {
                 other?;
@@ -158,12 +200,40 @@ impl Index {
         Ok(index)
     }
 
+    /// Closes this index and deletes its file (when it is still the one this connection
+    /// opened): a damaged database, found so by a search; the next open builds it again.
+    pub(crate) fn discard(self) {
+        if !self.is_on_disk() {
+            return;
+        }
+        let Index { conn, dir, ino, .. } = self;
+        drop(conn);
+        replace_db(&dir, ino);
+    }
+
+    /// This index's file deleted (when it is still the one this connection opened) and
+    /// made anew: for a damaged database, which no statement can repair.
+    pub(crate) fn replaced(self, how: OpenOptions) -> Result<Index, IndexError> {
+        let Index {
+            conn,
+            dir,
+            key,
+            ino,
+            ..
+        } = self;
+        drop(conn);
+        replace_db(&dir, ino);
+        let key = key.ok_or_else(|| IndexError::Unkeyed { dir: dir.clone() })?;
+        Index::open_db(&dir, how, true, key)
+    }
+
     /// An index in memory of `dir`'s files, for when none can be kept on disk (a
     /// read-only directory): the same answers, built anew each time. `max` bounds the
     /// files read as [`OpenOptions::max_catch_up`] does.
     pub fn in_memory(
         dir: &Path,
         max: Option<usize>,
+        max_bytes: Option<u64>,
         key: Option<WriterKey>,
     ) -> Result<Index, IndexError> {
         let db = PathBuf::from(":memory:");
@@ -178,9 +248,11 @@ impl Index {
             dir: dir.to_path_buf(),
             db,
             key,
+            owner: "in memory".into(),
+            ino: None,
         };
         index.create_schema()?;
-        index.catch_up(max)?;
+        index.catch_up(max, max_bytes)?;
         Ok(index)
     }
 
@@ -188,7 +260,7 @@ impl Index {
         dir: &Path,
         how: OpenOptions,
         create: bool,
-        key: Option<WriterKey>,
+        key: WriterKey,
     ) -> Result<Index, IndexError> {
         let index_dir = dir.join(INDEX_DIR);
         let made = if create {
@@ -201,23 +273,32 @@ impl Index {
             source,
         })?;
         let db = index_dir.join(INDEX_DB);
-        let mut index = Index {
-            conn: connect(&db, how, create)?,
-            dir: dir.to_path_buf(),
-            db: db.clone(),
-            key: key.clone(),
+        let owner = owner_of(&key, dir).map_err(|source| IndexError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let connected = |db: &Path| -> Result<Index, IndexError> {
+            let conn = connect(db, how, create)?;
+            Ok(Index {
+                conn,
+                dir: dir.to_path_buf(),
+                db: db.to_path_buf(),
+                key: Some(key.clone()),
+                owner: owner.clone(),
+                ino: stat(db).map(|s| s.0),
+            })
         };
+        let mut index = connected(&db)?;
+        let opened = index.ino;
         match index.prepare() {
-            // Not a database, or a damaged one: it is only derived from the files.
-            Err(e) if is_corrupt(&e) && create => {
+            // Not a database, a damaged one, or one not made here (shipped, copied, its
+            // schema odd in any way): it is only derived from the files, and nothing in
+            // it is trusted, so the file goes rather than being edited in place — a
+            // trigger or a view of its own would outlive any statement of ours.
+            Err(e) if create && (is_corrupt(&e) || matches!(e, IndexError::Foreign { .. })) => {
                 drop(index);
-                remove_db(dir);
-                index = Index {
-                    conn: connect(&db, how, create)?,
-                    dir: dir.to_path_buf(),
-                    db,
-                    key,
-                };
+                replace_db(dir, opened);
+                index = connected(&db)?;
                 index.prepare()?;
             }
             other => other?,
@@ -241,18 +322,84 @@ impl Index {
             .map_err(sqlite)?;
         // Read first without a lock (the usual case: the schema is ours and current);
         // `create_schema` looks again under the write lock.
-        if !schema_is_current(&self.conn, &self.owner()).map_err(sqlite)? {
-            self.create_schema()?;
+        match schema_state(&self.conn, &self.owner) {
+            Ok(Schema::Current) => Ok(()),
+            // Ours, of an older version, or a new file: made (again) in place, under the
+            // write lock.
+            Ok(Schema::Old | Schema::Empty) => self.create_schema(),
+            Err(e) if is_busy_sqlite(&e) || is_corrupt_sqlite(&e) => Err(sqlite(e)),
+            Ok(Schema::NotOurs) | Err(_) => Err(IndexError::Foreign {
+                path: self.db.clone(),
+            }),
         }
-        Ok(())
     }
 
-    /// Who made this index: a MAC under the user's writer key (`none` without one), so
-    /// that an index not made under it is never trusted for which memories are theirs.
-    fn owner(&self) -> String {
-        self.key
-            .as_ref()
-            .map_or_else(|| "none".to_string(), |k| k.mac(OWNER_TAG, ""))
+    /// Builds the index anew from the files, in place and in one transaction: a reader
+    /// meanwhile sees the old index whole, then the new one whole — never a file deleted
+    /// under it ("database disk image is malformed") nor an index half built (a search
+    /// that found nothing). Writers wait for it as for any writer.
+    pub fn rebuild(&mut self) -> Result<usize, IndexError> {
+        let io = |source| IndexError::Io {
+            path: self.dir.clone(),
+            source,
+        };
+        let before = dir_mtime(&self.dir).map_err(io)?;
+        let listed = list_dir(&self.dir).map_err(io)?;
+        let mut names: Vec<String> = listed.memories.keys().cloned().collect();
+        names.sort_unstable();
+        let (dir, db, key) = (self.dir.clone(), self.db.clone(), self.key.clone());
+        let sqlite = |e| sqlite_at(&db, e);
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(sqlite)?;
+        make_schema(&tx, &self.owner).map_err(sqlite)?;
+        for (file, reason) in &listed.skipped {
+            tx.execute(
+                "INSERT OR REPLACE INTO skipped (file, reason) VALUES (?1, ?2)",
+                params![file, reason],
+            )
+            .map_err(sqlite)?;
+        }
+        // Read a chunk at a time (the memory held stays bounded), written in the one
+        // transaction.
+        for chunk in names.chunks(CHUNK) {
+            for (name, doc) in chunk.iter().zip(read_docs(&dir, chunk, key.as_ref())) {
+                put_doc(&tx, name, doc).map_err(sqlite)?;
+            }
+        }
+        tx.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES ('dir_mtime', ?1)",
+            [before],
+        )
+        .map_err(sqlite)?;
+        tx.commit().map_err(sqlite)?;
+        if names.len() >= CHUNK {
+            // Only tidying: a reader holding the file may keep it from shrinking now.
+            let _ = self.compact();
+        }
+        Ok(names.len())
+    }
+
+    /// Whether SQLite finds the database sound (`PRAGMA quick_check`: every page read,
+    /// no index compared with its table; a fraction of a second at 100,000 memories). A
+    /// damaged page is otherwise found only by the search that reads it.
+    pub fn check(&self) -> Result<(), IndexError> {
+        let mut st = self
+            .conn
+            .prepare("PRAGMA quick_check")
+            .map_err(|e| self.sqlite(e))?;
+        let verdict: Vec<String> = st
+            .query_map([], |r| r.get(0))
+            .and_then(Iterator::collect)
+            .map_err(|e| self.sqlite(e))?;
+        if verdict == ["ok"] {
+            return Ok(());
+        }
+        Err(self.sqlite(corrupt_error(&format!(
+            "quick_check: {}",
+            verdict.join("; ")
+        ))))
     }
 
     /// Creates the schema, dropping an old one, unless it is current by the time the
@@ -261,7 +408,7 @@ impl Index {
     /// meanwhile. The second waits for the first's lock, then finds its schema and
     /// uses it. `meta.built` counts the builds of this database file.
     fn create_schema(&mut self) -> Result<(), IndexError> {
-        let owner = self.owner();
+        let owner = self.owner.clone();
         let db = self.db.clone();
         let sqlite = |source| IndexError::Sqlite {
             path: db.clone(),
@@ -291,64 +438,7 @@ impl Index {
             .map_err(sqlite)?;
             return tx.commit().map_err(sqlite);
         }
-        let built = meta_value(&tx, "built")
-            .map_err(sqlite)?
-            .and_then(|v| match v {
-                rusqlite::types::Value::Integer(n) => Some(n),
-                _ => None,
-            })
-            .unwrap_or(0)
-            .saturating_add(1);
-        let columns: Vec<&str> = Field::ALL.iter().map(|f| f.column()).collect();
-        let sql = format!(
-            "DROP TABLE IF EXISTS meta;
-             DROP TABLE IF EXISTS memories;
-             DROP TABLE IF EXISTS skipped;
-             DROP TABLE IF EXISTS memory_text;
-             CREATE TABLE meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
-             CREATE TABLE memories (
-                 id INTEGER PRIMARY KEY,
-                 file TEXT NOT NULL UNIQUE,
-                 ino INTEGER NOT NULL,
-                 size INTEGER NOT NULL,
-                 mtime_ns INTEGER NOT NULL,
-                 order_ns INTEGER NOT NULL,
-                 written_ns INTEGER,
-                 written_at INTEGER,
-                 precise INTEGER NOT NULL,
-                 ours INTEGER NOT NULL,
-                 suffix INTEGER NOT NULL,
-                 created TEXT NOT NULL,
-                 session_id TEXT NOT NULL,
-                 trigger TEXT NOT NULL,
-                 tasks_total INTEGER NOT NULL,
-                 tasks_open INTEGER NOT NULL,
-                 summary TEXT NOT NULL,
-                 summary_source TEXT NOT NULL,
-                 lang TEXT NOT NULL,
-                 format INTEGER NOT NULL,
-                 agent TEXT NOT NULL,
-                 project TEXT NOT NULL,
-                 problem TEXT
-             );
-             CREATE INDEX memories_order ON memories(order_ns DESC);
-             CREATE INDEX memories_newest ON memories(order_ns DESC, precise DESC,
-                 substr(file, 1, 15) DESC, suffix DESC, mtime_ns DESC, file DESC);
-             CREATE INDEX memories_session ON memories(lower(session_id));
-             CREATE TABLE skipped (file TEXT PRIMARY KEY, reason TEXT NOT NULL) WITHOUT ROWID;
-             CREATE VIRTUAL TABLE memory_text USING fts5({}, content='', contentless_delete=1,
-                 tokenize='porter unicode61 remove_diacritics 2');
-             INSERT INTO meta (key, value) VALUES ('schema', {SCHEMA_VERSION});
-             INSERT INTO meta (key, value) VALUES ('built', {built});
-             INSERT INTO meta (key, value) VALUES ('rows', 0);",
-            columns.join(", "),
-        );
-        tx.execute_batch(&sql).map_err(sqlite)?;
-        tx.execute(
-            "INSERT INTO meta (key, value) VALUES ('owner', ?1)",
-            [&owner],
-        )
-        .map_err(sqlite)?;
+        make_schema(&tx, &owner).map_err(sqlite)?;
         tx.commit().map_err(sqlite)
     }
 
@@ -383,7 +473,12 @@ impl Index {
     /// Brings the index up to date with the directory when the directory changed since
     /// it last matched: files added, replaced (a new inode) or removed are indexed or
     /// dropped. Returns how many files were (re)indexed.
-    pub fn catch_up(&mut self, max: Option<usize>) -> Result<usize, IndexError> {
+    /// `max` and `max_bytes` bound the files read ([`OpenOptions::max_catch_up`]).
+    pub fn catch_up(
+        &mut self,
+        max: Option<usize>,
+        max_bytes: Option<u64>,
+    ) -> Result<usize, IndexError> {
         let before = dir_mtime(&self.dir).map_err(|source| IndexError::Io {
             path: self.dir.clone(),
             source,
@@ -415,13 +510,24 @@ impl Index {
             .filter(|(name, _)| !listed.memories.contains_key(*name))
             .map(|(_, k)| k.id)
             .collect();
-        if let Some(max) = max
-            && pending.len() > max
-        {
-            return Err(IndexError::Behind {
-                dir: self.dir.clone(),
-                pending: pending.len(),
-            });
+        let behind = IndexError::Behind {
+            dir: self.dir.clone(),
+            pending: pending.len(),
+        };
+        if max.is_some_and(|max| pending.len() > max) {
+            return Err(behind);
+        }
+        // The bytes to read, a `stat` a file (at most `max` of them): a few files near
+        // the size cap cost as much as thousands of ordinary ones.
+        if let Some(budget) = max_bytes {
+            let mut bytes = 0u64;
+            for name in &pending {
+                let size = stat(&self.dir.join(name)).map_or(0, |s| s.1.max(0) as u64);
+                bytes = bytes.saturating_add(size.min(MAX_MEMORY_BYTES + 1));
+                if bytes > budget {
+                    return Err(behind);
+                }
+            }
         }
         let changed = pending.len();
         // The time taken before listing: a change made while this ran moves the
@@ -805,6 +911,12 @@ fn future_limit() -> i128 {
 
 fn row_of(dir: &Path, r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
     let file: String = r.get(1)?;
+    // Checked again on every read: a row naming anything but a memory file of this
+    // directory (an absolute path, `../`) would have it read and shown. The index is
+    // then not ours to trust, and is built again.
+    if !is_memory_file_name(&file) {
+        return Err(corrupt_error("a row names no memory file"));
+    }
     let created: String = r.get(6)?;
     let session_id: String = r.get(7)?;
     let mtime_ns: i64 = r.get(3)?;
@@ -1036,9 +1148,142 @@ fn sqlite_at(db: &Path, source: rusqlite::Error) -> IndexError {
     }
 }
 
-fn is_corrupt(e: &IndexError) -> bool {
-    matches!(e, IndexError::Sqlite { source: rusqlite::Error::SqliteFailure(f, _), .. }
+/// Drops the tables of the index and makes them anew, empty, owned by `owner`, in the
+/// transaction `tx` (`meta.built` counts the builds of the file).
+fn make_schema(tx: &rusqlite::Transaction<'_>, owner: &str) -> rusqlite::Result<()> {
+    let built = meta_value(tx, "built")?
+        .and_then(|v| match v {
+            rusqlite::types::Value::Integer(n) => Some(n),
+            _ => None,
+        })
+        .unwrap_or(0)
+        .saturating_add(1);
+    let columns: Vec<&str> = Field::ALL.iter().map(|f| f.column()).collect();
+    let sql = format!(
+        "DROP TABLE IF EXISTS meta;
+         DROP TABLE IF EXISTS memories;
+         DROP TABLE IF EXISTS skipped;
+         DROP TABLE IF EXISTS memory_text;
+         CREATE TABLE meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+         CREATE TABLE memories (
+             id INTEGER PRIMARY KEY,
+             file TEXT NOT NULL UNIQUE,
+             ino INTEGER NOT NULL,
+             size INTEGER NOT NULL,
+             mtime_ns INTEGER NOT NULL,
+             order_ns INTEGER NOT NULL,
+             written_ns INTEGER,
+             written_at INTEGER,
+             precise INTEGER NOT NULL,
+             ours INTEGER NOT NULL,
+             suffix INTEGER NOT NULL,
+             created TEXT NOT NULL,
+             session_id TEXT NOT NULL,
+             trigger TEXT NOT NULL,
+             tasks_total INTEGER NOT NULL,
+             tasks_open INTEGER NOT NULL,
+             summary TEXT NOT NULL,
+             summary_source TEXT NOT NULL,
+             lang TEXT NOT NULL,
+             format INTEGER NOT NULL,
+             agent TEXT NOT NULL,
+             project TEXT NOT NULL,
+             problem TEXT
+         );
+         CREATE INDEX memories_order ON memories(order_ns DESC);
+         CREATE INDEX memories_newest ON memories(order_ns DESC, precise DESC,
+             substr(file, 1, 15) DESC, suffix DESC, mtime_ns DESC, file DESC);
+         CREATE INDEX memories_session ON memories(lower(session_id));
+         CREATE TABLE skipped (file TEXT PRIMARY KEY, reason TEXT NOT NULL) WITHOUT ROWID;
+         CREATE VIRTUAL TABLE memory_text USING fts5({}, content='', contentless_delete=1,
+             tokenize='porter unicode61 remove_diacritics 2');
+         INSERT INTO meta (key, value) VALUES ('schema', {SCHEMA_VERSION});
+         INSERT INTO meta (key, value) VALUES ('built', {built});
+         INSERT INTO meta (key, value) VALUES ('rows', 0);",
+        columns.join(", "),
+    );
+    tx.execute_batch(&sql)?;
+    tx.execute(
+        "INSERT INTO meta (key, value) VALUES ('owner', ?1)",
+        [owner],
+    )?;
+    Ok(())
+}
+
+/// Whether SQLite found the database damaged, or no database at all: only deleting
+/// the file and building it again from the memories helps.
+pub(crate) fn is_corrupt(e: &IndexError) -> bool {
+    matches!(e, IndexError::Sqlite { source, .. } if is_corrupt_sqlite(source))
+}
+
+fn is_corrupt_sqlite(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _)
         if matches!(f.code, rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase))
+}
+
+/// Whether another connection held a lock past the wait (or SQLite would not wait at
+/// all): trying again shortly may succeed.
+pub(crate) fn is_busy(e: &IndexError) -> bool {
+    matches!(e, IndexError::Sqlite { source, .. } if is_busy_sqlite(source))
+}
+
+fn is_busy_sqlite(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _)
+        if matches!(f.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked))
+}
+
+/// An error SQLite would give for a damaged database, saying `why`.
+fn corrupt_error(why: &str) -> rusqlite::Error {
+    rusqlite::Error::SqliteFailure(
+        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
+        Some(why.to_string()),
+    )
+}
+
+/// What `meta.owner` says of an index this user made for `dir`: a MAC under their
+/// writer key over the directory's device and inode. An index shipped in a repository
+/// (no key), copied from another project (another directory) or from another machine
+/// (another key) has another owner and is never trusted; a directory moved within its
+/// file system keeps its index.
+fn owner_of(key: &WriterKey, dir: &Path) -> std::io::Result<String> {
+    let m = std::fs::metadata(dir)?;
+    Ok(key.mac(OWNER_TAG, &format!("dev {} ino {}", m.dev(), m.ino())))
+}
+
+/// What a database holds, as far as whether it may be used.
+enum Schema {
+    /// This version's, made here.
+    Current,
+    /// Made here, of another version: made again in place.
+    Old,
+    /// Nothing yet (a new file).
+    Empty,
+    /// Anything else: not made here, or with objects of its own.
+    NotOurs,
+}
+
+/// Reads what the database is (see [`Schema`]) from `meta` and `sqlite_master`.
+fn schema_state(conn: &Connection, owner: &str) -> rusqlite::Result<Schema> {
+    let (objects, odd): (i64, i64) = conn.query_row(
+        "SELECT count(*), count(*) FILTER (WHERE type IN ('trigger', 'view')
+             OR (name = 'meta' AND type != 'table'))
+         FROM sqlite_master",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    if objects == 0 {
+        return Ok(Schema::Empty);
+    }
+    if odd > 0 || meta_value(conn, "owner")? != Some(owner.to_string().into()) {
+        return Ok(Schema::NotOurs);
+    }
+    Ok(
+        if meta_value(conn, "schema")? == Some(SCHEMA_VERSION.into()) {
+            Schema::Current
+        } else {
+            Schema::Old
+        },
+    )
 }
 
 /// A value of the `meta` table; `None` when absent, or when there is no such table (a
@@ -1063,11 +1308,24 @@ fn schema_is_current(conn: &Connection, owner: &str) -> rusqlite::Result<bool> {
         && meta_value(conn, "owner")? == Some(owner.to_string().into()))
 }
 
-/// Deletes the index's files (the database, its WAL and shared memory).
+/// Deletes the index's files (the database, its WAL and shared memory), when `.index`
+/// is a real directory: through a link, they would be some other directory's files.
 pub(crate) fn remove_db(dir: &Path) {
+    if fsutil::check_no_follow(dir, Path::new(INDEX_DIR)).is_err() {
+        return;
+    }
     let d = dir.join(INDEX_DIR);
     for suffix in ["", "-wal", "-shm", "-journal"] {
         let _ = std::fs::remove_file(d.join(format!("{INDEX_DB}{suffix}")));
+    }
+}
+
+/// [`remove_db`], unless the database is no longer the file with inode `opened` (another
+/// process replaced it first: theirs is not deleted).
+fn replace_db(dir: &Path, opened: Option<i64>) {
+    let now = stat(&dir.join(INDEX_DIR).join(INDEX_DB)).map(|s| s.0);
+    if now.is_none() || now == opened {
+        remove_db(dir);
     }
 }
 
@@ -1308,6 +1566,9 @@ pub fn note_change(
     changed: &[&str],
     removed: &[&str],
 ) -> Result<(), IndexError> {
+    let Some(key) = key else {
+        return Ok(());
+    };
     if !dir.join(INDEX_DIR).join(INDEX_DB).is_file() {
         return Ok(());
     }

@@ -75,17 +75,20 @@ fn day_start(text: &str, days_after: i64) -> Result<i64, String> {
             .or_else(|_| NaiveDate::parse_from_str(t, "%Y%m%d"))
             .ok()
     };
+    // The answer quotes what was asked, cut: a million characters of `since` must not
+    // come back whole (an MCP answer stays under its bound, docs/design.md §7.9).
+    let shown = crate::untrusted::line(t, 40);
     let day = day
         .and_then(|d| d.checked_add_days(chrono::Days::new(days_after as u64)))
         .ok_or_else(|| {
-            format!("{t:?} is not a day: give YYYY-MM-DD, YYYYMMDD, today, yesterday or Nd.")
+            format!("{shown:?} is not a day: give YYYY-MM-DD, YYYYMMDD, today, yesterday or Nd.")
         })?;
     let midnight = day.and_hms_opt(0, 0, 0).ok_or("no midnight")?;
     Local
         .from_local_datetime(&midnight)
         .earliest()
         .and_then(|t| t.timestamp_nanos_opt())
-        .ok_or_else(|| format!("{t:?} is out of range."))
+        .ok_or_else(|| format!("{shown:?} is out of range."))
 }
 
 #[cfg(test)]
@@ -111,6 +114,12 @@ mod tests {
             ..SearchRequest::default()
         };
         assert!(bad.options().unwrap_err().contains("not a day"));
+        // A huge value is quoted cut, not whole.
+        let huge = SearchRequest {
+            since: Some("x".repeat(1_000_000)),
+            ..SearchRequest::default()
+        };
+        assert!(huge.options().unwrap_err().chars().count() < 200);
         let gpt = SearchRequest {
             agent: Some("gpt".into()),
             ..SearchRequest::default()

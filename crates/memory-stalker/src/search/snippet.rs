@@ -67,9 +67,17 @@ impl Snippet {
         let mut at = 0;
         for m in &self.marks {
             out.push_str(&self.text[at..m.start]);
-            out.push_str(open);
-            out.push_str(&self.text[m.clone()]);
-            out.push_str(close);
+            // A word the text itself already marks so (`**Coverage**` in a memory) is
+            // not marked twice: `****Coverage****` is no Markdown.
+            let marked_already =
+                self.text[..m.start].ends_with(open) && self.text[m.end..].starts_with(close);
+            if marked_already {
+                out.push_str(&self.text[m.clone()]);
+            } else {
+                out.push_str(open);
+                out.push_str(&self.text[m.clone()]);
+                out.push_str(close);
+            }
             at = m.end;
         }
         out.push_str(&self.text[at..]);
@@ -306,6 +314,19 @@ mod tests {
             })
             .collect();
         best_snippet(&lines, &Query::parse(q)).map(|s| s.marked("[", "]"))
+    }
+
+    #[test]
+    fn a_word_already_bold_is_not_marked_twice() {
+        let s = Snippet {
+            field: Field::Body,
+            text: "**Coverage** is at 80 %, coverage of main".into(),
+            marks: vec![2..10, 25..33],
+        };
+        assert_eq!(
+            s.marked("**", "**"),
+            "**Coverage** is at 80 %, **coverage** of main"
+        );
     }
 
     #[test]

@@ -797,6 +797,47 @@ fn plan_mode_questions_and_their_answers_are_the_users_answers() {
     );
 }
 
+/// Answers the hook reads with only the start of each output kept (no summariser):
+/// several questions and a long note all come through, and a key typed in a note is
+/// redacted before anything cuts or shows it.
+#[test]
+fn long_plan_mode_answers_survive_the_output_cut_redacted() {
+    let mut r = Rollout::new();
+    let options =
+        json!([{"label": "SQLite", "description": ""}, {"label": "Postgres", "description": ""}]);
+    let questions: Vec<Value> = (0..6)
+        .map(|i| json!({"id": format!("q{i}"), "header": "Db", "question": format!("Which database for part {i}?"), "options": options}))
+        .collect();
+    let key = format!("sk-ant-api03-{}AA", "x1Y2z3W4".repeat(12));
+    let note = format!("use {key} and {}", "a long explanation ".repeat(20));
+    let mut answers = serde_json::Map::new();
+    for i in 0..6 {
+        answers.insert(
+            format!("q{i}"),
+            json!({"answers": ["Postgres", format!("user_note: {note}")]}),
+        );
+    }
+    r.turn_start()
+        .prompt("Set up a cache.")
+        .call("c1", "request_user_input", json!({"questions": questions}))
+        .output("c1", &json!({"answers": answers}).to_string())
+        .say("Postgres it is.");
+    let opts = ReadOptions {
+        output_heads_only: true,
+        ..ReadOptions::default()
+    };
+    let got = r.read(opts).signals().answers;
+    assert_eq!(got.len(), 6, "{got:?}");
+    for a in &got {
+        assert!(
+            a.answer.starts_with("Postgres (use [REDACTED"),
+            "{}",
+            a.answer
+        );
+        assert!(!a.answer.contains("x1Y2z3W4"), "{}", a.answer);
+    }
+}
+
 /// A question Codex could not put (outside Plan mode) failed and gave no answer.
 #[test]
 fn a_question_outside_plan_mode_failed() {

@@ -66,6 +66,9 @@ fn name_in(line: &str, id: &str) -> Option<String> {
     }
     let e: Entry = serde_json::from_str(line).ok()?;
     let name = e.thread_name.filter(|_| e.id == id)?;
+    // Redacted before the cut: a token the cut split would no longer have the shape
+    // the redactor knows, and its first half would reach the memory (docs/design.md §8.1).
+    let name = crate::redact::redact(&name);
     let name = one_line(crate::untrusted::clean(name.trim()).trim(), TITLE_CHARS);
     (!name.is_empty()).then_some(name)
 }
@@ -105,6 +108,15 @@ mod tests {
             thread_name(&rollout).as_deref(),
             Some("Uploader cache ⏎ with pgbouncer")
         );
+    }
+
+    #[test]
+    fn a_token_the_cut_would_split_is_redacted_first() {
+        let token = format!("ghp_{}", "A1b2C3d4E5".repeat(4));
+        let name = format!("{} {token}", "x".repeat(TITLE_CHARS - 20));
+        let line = serde_json::json!({"id": ID, "thread_name": name}).to_string();
+        let got = name_in(&line, ID).unwrap();
+        assert!(!got.contains("ghp_A1b2"), "{got}");
     }
 
     #[test]

@@ -388,6 +388,13 @@ pub(crate) fn command_output(text: &str) -> &str {
 }
 
 fn clip(raw: &[u8], outputs: bool, cost: &mut Cost) -> Clipped {
+    // `request_user_input`'s answers are JSON the answers signal parses whole: cut at
+    // 200 (or 2,000) characters, several questions or a long note lost every answer.
+    if raw.starts_with(ANSWERS_OUTPUT) {
+        return skim::string_head(raw, ANSWERS_CHARS, cost)
+            .map(|h| Clipped::new(&h, 2 * ANSWERS_CHARS))
+            .unwrap_or_default();
+    }
     if outputs {
         skim::clip_string(raw, RESULT_KEEP_CHARS, cost).unwrap_or_default()
     } else {
@@ -396,6 +403,13 @@ fn clip(raw: &[u8], outputs: bool, cost: &mut Cost) -> Clipped {
             .unwrap_or_default()
     }
 }
+
+/// How the output of `request_user_input` starts, as a JSON string in the rollout.
+const ANSWERS_OUTPUT: &[u8] = b"\"{\\\"answers\\\":";
+
+/// Most characters of a `request_user_input` output kept: a few questions with the
+/// user's notes (each note a few hundred characters at most on Codex's screen).
+const ANSWERS_CHARS: usize = 16_000;
 
 /// A list of content items (`input_text`, `input_image`) as one text.
 fn items(raw: &[u8], outputs: bool, cost: &mut Cost) -> Clipped {

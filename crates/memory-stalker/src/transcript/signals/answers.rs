@@ -242,7 +242,9 @@ fn codex_answers(text: &str, questions: &[Question]) -> Vec<(String, String, boo
             let parts: Vec<String> = given
                 .answers
                 .iter()
-                .map(|a| crate::untrusted::clean(a.trim()).into_owned())
+                // Redacted here, before any cut: the output was kept unredacted for
+                // reading, and what the user typed may hold a key.
+                .map(|a| crate::untrusted::clean(&crate::redact::redact(a.trim())).into_owned())
                 .filter(|a| !a.is_empty())
                 .collect();
             let (notes, labels): (Vec<&String>, Vec<&String>) =

@@ -1,0 +1,475 @@
+//! Issue 37's findings, one row each, run against the real binaries: what a shipped or
+//! copied search index, a repository's large memory files, a damaged database or
+//! processes racing a rebuild can do to what the model reads, to a hook's memory and
+//! to a reader.
+//!
+//! Each row sets up its own sandbox, runs the binaries and returns what went wrong
+//! (nothing, when the finding is fixed). `HOSTILE_ROWS=1,3` runs only those findings'
+//! rows (numbered as in the issue; the Low items from 8 on); `MEMORY_STALKER_TEST_BINARIES`
+//! runs them against another build.
+
+use std::fs;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use super::defects::{Ran, context, hook, list, pre_compact, run, sandbox, session_start};
+use super::{SID, list_bin};
+use crate::support::{Sandbox, sample_transcript};
+
+/// One row: the finding it covers, what it does, and the check.
+struct Case {
+    finding: u8,
+    name: &'static str,
+    run: fn() -> Vec<String>,
+}
+
+/// What the shipped index's forged row points at: a file the user can read.
+const SECRET: &str = "ANTHROPIC_API_KEY=sk-ant-api03-forged-row-secret";
+
+fn transcript(s: &Sandbox) -> PathBuf {
+    let dir = s.home().join(".claude/projects/-p");
+    fs::create_dir_all(&dir).unwrap();
+    let t = dir.join("t.jsonl");
+    fs::copy(sample_transcript(), &t).unwrap();
+    t
+}
+
+fn index_db(memories: &Path) -> PathBuf {
+    memories.join(".index/search.sqlite3")
+}
+
+/// An index as memory-stalker builds one for `s`'s project (one memory saved by the
+/// hook, then searched, which checkpoints the log into the file).
+fn built_index(s: &Sandbox) -> PathBuf {
+    let t = transcript(s);
+    let saved = hook(s, &pre_compact(s, &t, SID, "auto"));
+    assert_eq!(saved.code, Some(0), "{saved:?}");
+    let searched = list(s, &["search", "retry"]);
+    assert_eq!(searched.code, Some(0), "{searched:?}");
+    index_db(&s.memories())
+}
+
+/// Makes the index at `db` name `secret` as its first memory, with a trigger that keeps
+/// the row however the reader tries to delete it.
+fn forge(db: &Path, owner: Option<&str>, secret: &Path) {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    if let Some(owner) = owner {
+        conn.execute("UPDATE meta SET value = ?1 WHERE key = 'owner'", [owner])
+            .unwrap();
+    }
+    conn.execute(
+        "UPDATE memories SET file = ?1, order_ns = 9000000000000000000",
+        [secret.to_string_lossy()],
+    )
+    .unwrap();
+    conn.execute_batch(
+        "CREATE TRIGGER IF NOT EXISTS keep_forged BEFORE DELETE ON memories BEGIN SELECT RAISE(IGNORE); END;
+         PRAGMA wal_checkpoint(TRUNCATE);",
+    )
+    .unwrap();
+}
+
+/// Copies the index files of `from` into the memories directory `to`.
+fn ship_index(from: &Path, to: &Path) {
+    fs::create_dir_all(to.join(".index")).unwrap();
+    for e in fs::read_dir(from.parent().unwrap()).unwrap() {
+        let e = e.unwrap();
+        fs::copy(e.path(), to.join(".index").join(e.file_name())).unwrap();
+    }
+}
+
+fn leaks(what: &str, ran: &Ran) -> Vec<String> {
+    if ran.stdout.contains("forged-row-secret") || ran.stderr.contains("forged-row-secret") {
+        vec![format!(
+            "{what} printed the file a forged row names: {ran:?}"
+        )]
+    } else {
+        Vec::new()
+    }
+}
+
+/// 1: a repository ships an index made without a writer key (owner "none"), whose row
+/// names an absolute path and is kept by a trigger: `show '#1'` printed that file.
+fn a_shipped_index_reads_any_file() -> Vec<String> {
+    let maker = sandbox();
+    let db = built_index(&maker);
+    let secret = maker.root.path().join("environ");
+    fs::write(&secret, SECRET).unwrap();
+    forge(&db, Some("none"), &secret);
+    // A fresh machine: no writer key yet, the repository's index in the project.
+    let s = sandbox();
+    fs::create_dir_all(s.memories()).unwrap();
+    let victim_secret = s.root.path().join("environ");
+    fs::write(&victim_secret, SECRET).unwrap();
+    ship_index(&db, &s.memories());
+    forge(&index_db(&s.memories()), None, &victim_secret);
+    let mut found = leaks("show '#1'", &list(&s, &["show", "#1"]));
+    found.extend(leaks("show latest", &list(&s, &["show", "latest"])));
+    found
+}
+
+/// 4: the owner value was one constant per user: an index copied from another of the
+/// user's projects, with a forged row, was trusted.
+fn an_index_copied_from_another_project_is_trusted() -> Vec<String> {
+    let s = sandbox();
+    let db = built_index(&s);
+    let secret = s.root.path().join("environ");
+    fs::write(&secret, SECRET).unwrap();
+    // The same user's second project, with the first one's index and a forged row.
+    let other = s.root.path().join("other");
+    let memories = other.join(".claude/memories");
+    fs::create_dir_all(&memories).unwrap();
+    ship_index(&db, &memories);
+    forge(&index_db(&memories), None, &secret);
+    let other_arg = other.to_string_lossy().into_owned();
+    let ran = run(
+        &s.env,
+        &other,
+        &list_bin(),
+        &["--project", &other_arg, "show", "#1"],
+        b"",
+        Duration::from_secs(20),
+    );
+    leaks("show '#1' in the other project", &ran)
+}
+
+/// Writes `n` memory files of about `bytes` each, full of distinct words, named before
+/// any memory of the hook (a repository's old memories).
+fn ship_large_memories(dir: &Path, n: usize, bytes: usize) {
+    fs::create_dir_all(dir).unwrap();
+    for i in 0..n {
+        let mut text = format!(
+            "---\nmemory_stalker: 1\nsession_id: \"shipped-{i}\"\ncreated: \"2020-01-01T00:00:{:02}Z\"\ntrigger: \"auto\"\nproject: \"/p\"\ntranscript: \"/t.jsonl\"\ntask_count: 0\ntasks_open: 0\nsummary: \"shipped\"\nsummary_source: \"offline\"\nlang: \"en\"\n---\n\n# Session memory\n\n## AI summary\n\n",
+            i % 60
+        );
+        let mut w = 0u64;
+        while text.len() < bytes {
+            w = w
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(i as u64 + 1);
+            text.push_str(&format!("w{:x} ", w >> 20));
+            if text.len() % 120 < 8 {
+                text.push('\n');
+            }
+        }
+        fs::write(
+            dir.join(format!("20200101_0000{:02}_ship{i:04}.md", i % 60)),
+            text,
+        )
+        .unwrap();
+    }
+}
+
+/// 2: many large memory files shipped made PreCompact index them before writing its
+/// memory; the watchdog fired and no memory was saved.
+fn large_shipped_memories_cost_the_memory() -> Vec<String> {
+    let s = sandbox();
+    ship_large_memories(&s.memories(), 12, 7 << 20);
+    let t = transcript(&s);
+    let started = Instant::now();
+    let ran = hook(&s, &pre_compact(&s, &t, SID, "auto"));
+    let took = started.elapsed();
+    let mut found = Vec::new();
+    let ours = s
+        .memory_files()
+        .into_iter()
+        .filter(|n| !n.contains("_ship"))
+        .count();
+    if ran.code != Some(0) || ours != 1 {
+        found.push(format!("no memory saved ({ours}): {ran:?}"));
+    }
+    if took > Duration::from_secs(5) {
+        found.push(format!(
+            "the hook took {took:?} beside 84 MB of shipped memories"
+        ));
+    }
+    found
+}
+
+/// 7: the same shipped memories stalled every session start (never indexed, never
+/// committed), with no recall.
+fn large_shipped_memories_stall_the_recall() -> Vec<String> {
+    let s = sandbox();
+    let t = transcript(&s);
+    let saved = hook(&s, &pre_compact(&s, &t, SID, "auto"));
+    assert_eq!(saved.code, Some(0), "{saved:?}");
+    ship_large_memories(&s.memories(), 12, 7 << 20);
+    let mut found = Vec::new();
+    for round in 0..2 {
+        let started = Instant::now();
+        let ran = hook(&s, &session_start(&s, &t, "new-session", "startup"));
+        let took = started.elapsed();
+        if !context(&ran.stdout).contains("latest memory") {
+            found.push(format!("round {round}: no recall: {ran:?}"));
+        }
+        if took > Duration::from_secs(2) {
+            found.push(format!("round {round}: the session start took {took:?}"));
+        }
+    }
+    found
+}
+
+/// Overwrites every page of the database at `db` but the first (its header and schema)
+/// with garbage: a damaged disk, the header intact.
+fn damage(db: &Path) {
+    let len = fs::metadata(db).unwrap().len() as usize;
+    let page = 4096;
+    assert!(len > 2 * page, "index of {len} bytes");
+    let mut bytes = fs::read(db).unwrap();
+    for b in &mut bytes[page..] {
+        *b = 0x5a;
+    }
+    fs::write(db, bytes).unwrap();
+}
+
+/// 3: a damaged page (header intact) failed every search with "database disk image is
+/// malformed", and `index` said all was up to date.
+fn a_damaged_index_fails_every_search() -> Vec<String> {
+    let s = sandbox();
+    let db = built_index(&s);
+    let mut found = Vec::new();
+    damage(&db);
+    let searched = list(&s, &["search", "retry"]);
+    if searched.code != Some(0) || !searched.stdout.contains("retry") {
+        found.push(format!("search over a damaged index: {searched:?}"));
+    }
+    list(&s, &["search", "retry"]);
+    damage(&db);
+    let indexed = list(&s, &["index"]);
+    let after = list(&s, &["search", "retry"]);
+    if indexed.code != Some(0) || after.code != Some(0) || !after.stdout.contains("retry") {
+        found.push(format!(
+            "index over a damaged index, then search: {indexed:?} {after:?}"
+        ));
+    }
+    found
+}
+
+/// 8 (Low): readers racing `index --rebuild` failed with "database is locked" or
+/// "database disk image is malformed".
+fn readers_fail_beside_a_rebuild() -> Vec<String> {
+    let s = sandbox();
+    built_index(&s);
+    // A few hundred memories, so that a rebuild takes a while.
+    let text = fs::read_to_string(s.memories().join(&s.memory_files()[0])).unwrap();
+    for i in 0..300 {
+        let name = format!("20260101_00{:02}{:02}_r{i:07}.md", i / 60, i % 60);
+        fs::write(s.memories().join(name), &text).unwrap();
+    }
+    list(&s, &["index"]);
+    let env = s.env.clone();
+    let project = s.project();
+    let readers: Vec<_> = (0..3)
+        .map(|_| {
+            let (env, project) = (env.clone(), project.clone());
+            std::thread::spawn(move || {
+                let p = project.to_string_lossy().into_owned();
+                (0..8)
+                    .map(|_| {
+                        run(
+                            &env,
+                            &project,
+                            &list_bin(),
+                            &["--project", &p, "search", "retry"],
+                            b"",
+                            Duration::from_secs(30),
+                        )
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let mut found = Vec::new();
+    for _ in 0..4 {
+        let r = list(&s, &["index", "--rebuild"]);
+        if r.code != Some(0) {
+            found.push(format!("index --rebuild: {r:?}"));
+        }
+    }
+    for reader in readers {
+        for r in reader.join().unwrap() {
+            if r.code != Some(0) || !r.stdout.contains("retry") {
+                found.push(format!("a search beside the rebuild: {r:?}"));
+            }
+        }
+    }
+    found
+}
+
+/// 9 (Low): an index whose `meta` is a view was never rebuilt, and `index` exited 1.
+fn an_index_with_a_view_for_meta_is_never_rebuilt() -> Vec<String> {
+    let s = sandbox();
+    let db = built_index(&s);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch(
+        "DROP TABLE meta; CREATE VIEW meta AS SELECT 'schema' AS key, 9 AS value;
+         PRAGMA wal_checkpoint(TRUNCATE);",
+    )
+    .unwrap();
+    drop(conn);
+    let indexed = list(&s, &["index"]);
+    let searched = list(&s, &["search", "retry"]);
+    if indexed.code != Some(0) || searched.code != Some(0) || !searched.stdout.contains("retry") {
+        vec![format!("index, then search: {indexed:?} {searched:?}")]
+    } else {
+        Vec::new()
+    }
+}
+
+/// 10 (Low): the user's own first memory was marked foreign in INDEX.md on a fresh
+/// machine (the index was read before the key existed).
+fn the_first_memory_is_foreign() -> Vec<String> {
+    let s = sandbox();
+    let t = transcript(&s);
+    let ran = hook(&s, &pre_compact(&s, &t, SID, "auto"));
+    let index = fs::read_to_string(s.memories().join("INDEX.md")).unwrap_or_default();
+    if ran.code != Some(0) || index.is_empty() || index.contains("foreign") {
+        vec![format!("INDEX.md after the first save: {index}\n{ran:?}")]
+    } else {
+        Vec::new()
+    }
+}
+
+/// 11 (Low): `index --rebuild` deleted the index's file names inside the directory that
+/// a linked `.index` points to, outside the project.
+fn a_rebuild_deletes_through_a_linked_index_dir() -> Vec<String> {
+    let s = sandbox();
+    let t = transcript(&s);
+    hook(&s, &pre_compact(&s, &t, SID, "auto"));
+    let index_dir = s.memories().join(".index");
+    let _ = fs::remove_dir_all(&index_dir);
+    let elsewhere = s.root.path().join("elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    fs::write(elsewhere.join("search.sqlite3"), "the user's own file\n").unwrap();
+    symlink(&elsewhere, &index_dir).unwrap();
+    list(&s, &["index", "--rebuild"]);
+    if fs::read_to_string(elsewhere.join("search.sqlite3"))
+        .ok()
+        .as_deref()
+        != Some("the user's own file\n")
+    {
+        vec!["a file behind the linked .index was deleted or changed".into()]
+    } else {
+        Vec::new()
+    }
+}
+
+/// 12 (Low): in a memories directory shared by several projects, a newer memory of
+/// another project suppressed this project's recall.
+fn another_projects_memory_suppresses_the_recall() -> Vec<String> {
+    let mut s = sandbox();
+    let shared = s.root.path().join("shared");
+    s.set("MEMORY_STALKER_DIR", shared.to_string_lossy());
+    let t = transcript(&s);
+    let ours = hook(&s, &pre_compact(&s, &t, SID, "auto"));
+    assert_eq!(ours.code, Some(0), "{ours:?}");
+    let other = s.root.path().join("other");
+    fs::create_dir_all(&other).unwrap();
+    let theirs = json!({"session_id": "0ther000-1111-4222-8333-444455556666", "transcript_path": t, "cwd": other, "hook_event_name": "PreCompact", "trigger": "auto"});
+    std::thread::sleep(Duration::from_millis(1100));
+    let ran = run(
+        &s.env,
+        &other,
+        &super::hook_bin(),
+        &[],
+        theirs.to_string().as_bytes(),
+        Duration::from_secs(60),
+    );
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    let start = hook(&s, &session_start(&s, &t, "new-session", "startup"));
+    if context(&start.stdout).contains("latest memory") {
+        Vec::new()
+    } else {
+        vec![format!("no recall of this project's memory: {start:?}")]
+    }
+}
+
+fn cases() -> Vec<Case> {
+    vec![
+        Case {
+            finding: 1,
+            name: "a shipped index (owner none) reads any file",
+            run: a_shipped_index_reads_any_file,
+        },
+        Case {
+            finding: 2,
+            name: "large shipped memories cost the memory",
+            run: large_shipped_memories_cost_the_memory,
+        },
+        Case {
+            finding: 3,
+            name: "a damaged page fails every search",
+            run: a_damaged_index_fails_every_search,
+        },
+        Case {
+            finding: 4,
+            name: "an index copied from another project",
+            run: an_index_copied_from_another_project_is_trusted,
+        },
+        Case {
+            finding: 7,
+            name: "large shipped memories stall the recall",
+            run: large_shipped_memories_stall_the_recall,
+        },
+        Case {
+            finding: 8,
+            name: "readers beside index --rebuild",
+            run: readers_fail_beside_a_rebuild,
+        },
+        Case {
+            finding: 9,
+            name: "meta is a view",
+            run: an_index_with_a_view_for_meta_is_never_rebuilt,
+        },
+        Case {
+            finding: 10,
+            name: "the first memory marked foreign",
+            run: the_first_memory_is_foreign,
+        },
+        Case {
+            finding: 11,
+            name: "index --rebuild through a linked .index",
+            run: a_rebuild_deletes_through_a_linked_index_dir,
+        },
+        Case {
+            finding: 12,
+            name: "a shared directory: another project's newer memory",
+            run: another_projects_memory_suppresses_the_recall,
+        },
+    ]
+}
+
+/// Issue 37: every finding's row, against the real binaries.
+#[test]
+fn issue_37_findings_are_fixed() {
+    let only = std::env::var("HOSTILE_ROWS").ok();
+    let mut report =
+        String::from("finding  row                                                secs  result\n");
+    let mut failures = Vec::new();
+    for case in cases() {
+        if only
+            .as_deref()
+            .is_some_and(|o| !o.split(',').any(|d| d == case.finding.to_string()))
+        {
+            continue;
+        }
+        let started = Instant::now();
+        let found = (case.run)();
+        let secs = started.elapsed().as_secs_f64();
+        report.push_str(&format!(
+            "{:>7}  {:<50} {:>5.1}  {}\n",
+            case.finding,
+            case.name,
+            secs,
+            if found.is_empty() { "ok" } else { "FAIL" }
+        ));
+        for f in found {
+            failures.push(format!("finding {} ({}): {f}", case.finding, case.name));
+        }
+    }
+    println!("{report}");
+    assert!(failures.is_empty(), "{}\n\n{report}", failures.join("\n"));
+}
