@@ -34,7 +34,17 @@ use serde::Deserialize;
 
 #[path = "support/corpus_store.rs"]
 mod corpus_store;
-use corpus_store::{Store, build_store_with};
+use corpus_store::{Store, build_store_env};
+
+/// The replayed model (`RETRIEVAL_SUMMARIZER=replay`): a Messages API on 127.0.0.1
+/// answering with recorded answers, shared with the tests.
+#[path = "../tests/support"]
+mod support {
+    #[allow(dead_code, reason = "the benchmark uses the server, not every helper")]
+    pub mod http;
+    #[allow(dead_code, reason = "the benchmark uses the server, not every helper")]
+    pub mod replay;
+}
 
 #[derive(Deserialize)]
 struct Questions {
@@ -85,7 +95,7 @@ fn main() {
         "offline" => repo.join("target/retrieval"),
         model => repo.join(format!("target/retrieval-{model}")),
     };
-    let store = build_store_with(&corpus, &work, &bin.join("save-memory"), &summarizer);
+    let store = store_for(&repo, &corpus, &work, &bin, &summarizer);
     eprintln!(
         "store: {} memories of {} sessions in {}",
         store.memories.len(),
@@ -172,6 +182,37 @@ fn main() {
             println!("{m}");
         }
     }
+}
+
+/// The store of `summarizer`'s memories. `replay`: the recorded answers of a capable
+/// model (tests/data/model-answers/), as the `anthropic` backend gets them; a prompt
+/// without one stops the benchmark.
+fn store_for(repo: &Path, corpus: &Path, work: &Path, bin: &Path, summarizer: &str) -> Store {
+    let replay = (summarizer == "replay").then(|| {
+        support::replay::ModelReplay::start(
+            vec![
+                support::replay::answers_dir(repo, "retrieval"),
+                support::replay::answers_dir(repo, "meaning"),
+            ],
+            repo.join("target/model-prompts/retrieval"),
+        )
+    });
+    let (backend, env) = match &replay {
+        Some(r) => ("anthropic", r.env()),
+        None => (summarizer, Vec::new()),
+    };
+    let store = build_store_env(corpus, work, &bin.join("save-memory"), backend, &env);
+    if let Some(r) = &replay {
+        let misses = r.misses();
+        assert!(
+            misses.is_empty(),
+            "{} prompts of the store have no recorded answer ({}); they are in \
+             target/model-prompts/retrieval/ to be answered (docs/testing.md, \"The model path\")",
+            misses.len(),
+            misses.join(", ")
+        );
+    }
+    store
 }
 
 /// A dev question the index did not rank first: what was expected and the first three

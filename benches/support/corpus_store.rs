@@ -34,6 +34,18 @@ pub fn build_store(corpus: &Path, work: &Path, save_memory: &Path) -> Store {
 /// value). A model's summary is written before `save-memory` returns, from the backend's
 /// variables in this process's environment (`HOME` is the store's own).
 pub fn build_store_with(corpus: &Path, work: &Path, save_memory: &Path, summarizer: &str) -> Store {
+    build_store_env(corpus, work, save_memory, summarizer, &[])
+}
+
+/// [`build_store_with`], each `save-memory` run with `env` added (a replayed model's
+/// base URL and key).
+pub fn build_store_env(
+    corpus: &Path,
+    work: &Path,
+    save_memory: &Path,
+    summarizer: &str,
+    env: &[(String, String)],
+) -> Store {
     let reuse = std::env::var_os("RETRIEVAL_REUSE_STORE").is_some();
     if !reuse {
         let _ = std::fs::remove_dir_all(work);
@@ -91,6 +103,7 @@ pub fn build_store_with(corpus: &Path, work: &Path, save_memory: &Path, summariz
                     }
                 }
             }
+            save.envs(env.iter().map(|(k, v)| (k, v)));
             let status = save
                 .arg("--transcript")
                 .arg(&copy)
@@ -99,7 +112,17 @@ pub fn build_store_with(corpus: &Path, work: &Path, save_memory: &Path, summariz
                 .env("MEMORY_STALKER_SUMMARIZER", summarizer)
                 .env("MEMORY_STALKER_ASYNC", "0")
                 .env("MEMORY_STALKER_STEER", "0")
-                .env("CLAUDE_PLUGIN_DATA", work.join("data"))
+                // A replay refuses a prompt it has no answer for, and three refusals in a
+                // row would open the circuit breaker for the rest of the store, hiding
+                // the prompts after them: each save of a replayed store has its own.
+                .env(
+                    "CLAUDE_PLUGIN_DATA",
+                    if env.is_empty() {
+                        work.join("data")
+                    } else {
+                        work.join("data").join(n.to_string())
+                    },
+                )
                 .env("HOME", work.join("home"))
                 .stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::null())
@@ -133,6 +156,7 @@ pub fn build_store_with(corpus: &Path, work: &Path, save_memory: &Path, summariz
         *summaries.entry(field("summary_source: ")).or_default() += 1;
         memories.insert(file, (rel.clone(), session));
     }
+    write_map(work, &memories);
     Store {
         dir,
         project,
@@ -140,6 +164,17 @@ pub fn build_store_with(corpus: &Path, work: &Path, save_memory: &Path, summariz
         sessions: sessions.len(),
         summaries,
     }
+}
+
+/// Which transcript each memory came from (`<work>/memories.json`), for scoring searches
+/// made outside this benchmark (the agentic measurement, scripts/agentic-score).
+fn write_map(work: &Path, memories: &HashMap<String, (String, String)>) {
+    let map: std::collections::BTreeMap<&String, &String> =
+        memories.iter().map(|(f, (t, _))| (f, t)).collect();
+    let _ = std::fs::write(
+        work.join("memories.json"),
+        serde_json::to_string_pretty(&map).unwrap_or_default(),
+    );
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
