@@ -818,10 +818,13 @@ fn meaning_report() {
 /// Run-dependent parts of a memory or restore (memory names with the time of saving,
 /// the sandbox's directory) replaced, so a snapshot repeats.
 fn stable(text: &str, root: &Path) -> String {
-    let text = text.replace(&root.to_string_lossy().into_owned(), "<tmp>");
+    unnamed(&text.replace(&root.to_string_lossy().into_owned(), "<tmp>"))
+}
+
+/// Memory names with the time they were saved set aside (`YYYYMMDD_HHMMSS_<id>.md`).
+fn unnamed(text: &str) -> String {
     let name = regex::Regex::new(r"\b\d{8}_\d{6}_([A-Za-z0-9-]{1,8})(_\d+)?\.md").unwrap();
-    name.replace_all(&text, "YYYYMMDD_HHMMSS_$1.md")
-        .into_owned()
+    name.replace_all(text, "YYYYMMDD_HHMMSS_$1.md").into_owned()
 }
 
 /// What a memory says the session meant: its headline, Session so far and AI summary
@@ -1083,8 +1086,10 @@ fn continuity_on_real_compactions() {
                 panic!("{}: no compaction at line {}", c.name, comp.line);
             };
             let summary = agents_summary(&lines, cuts[n], codex);
-            let restore_a = a.restores.get(n).cloned().unwrap_or_default();
-            let restore_b = b.restores.get(n).cloned().unwrap_or_default();
+            // Memory names carry the second they were saved in (and `_2` when two share
+            // it): set aside, so sizes repeat from run to run.
+            let restore_a = unnamed(&a.restores.get(n).cloned().unwrap_or_default());
+            let restore_b = unnamed(&b.restores.get(n).cloned().unwrap_or_default());
             sizes.push(restore_a.chars().count());
             let mut found = [0usize; 3];
             for u in &comp.used_after {
