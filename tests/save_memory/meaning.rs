@@ -752,13 +752,7 @@ fn meaning_report() {
         .filter(|s| only.as_deref().is_none_or(|o| o == *s))
         .collect();
     let live = Summarizer::from_env();
-    let repo = support::repo_root();
-    let replay_server = (!live.is_model()).then(|| {
-        ModelReplay::start(
-            vec![answers_dir(&repo, "meaning")],
-            repo.join("target/model-prompts/meaning"),
-        )
-    });
+    let replay_server = (!live.is_model()).then(|| replayed_model().0);
     let model = match &replay_server {
         Some(r) => Summarizer {
             name: "anthropic".into(),
@@ -901,15 +895,7 @@ fn record_corpus2_prompts() {
     let manifest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("../manifest.json")).unwrap())
             .unwrap();
-    let repo = support::repo_root();
-    let r = ModelReplay::start(
-        vec![answers_dir(&repo, "meaning")],
-        repo.join("target/model-prompts/meaning"),
-    );
-    let model = Summarizer {
-        name: "anthropic".into(),
-        env: r.env(),
-    };
+    let (r, model) = replayed_model();
     let bin = binary();
     for entry in manifest.as_array().unwrap() {
         if entry["subagent"] == true {
@@ -1050,15 +1036,7 @@ fn continuity_on_real_compactions() {
         return;
     };
     let bin = binary();
-    let repo = support::repo_root();
-    let r = ModelReplay::start(
-        vec![answers_dir(&repo, "meaning")],
-        repo.join("target/model-prompts/meaning"),
-    );
-    let model = Summarizer {
-        name: "anthropic".into(),
-        env: r.env(),
-    };
+    let (r, model) = replayed_model();
     const KINDS: [&str; 5] = ["file", "command", "task", "decision", "answer"];
     // Per kind: offline restore, model restore (the summary-alone column is shared).
     let mut offline: std::collections::BTreeMap<&str, Kept> = Default::default();
@@ -1181,4 +1159,19 @@ fn continuity_on_real_compactions() {
     if std::env::var_os("SAVE_MEMORY").is_none() {
         insta::assert_snapshot!("continuity_real", out);
     }
+}
+
+/// The recorded answers of `tests/data/model-answers/meaning/`, served on 127.0.0.1, and
+/// the summariser that asks them (prompts without an answer recorded for re-recording).
+fn replayed_model() -> (ModelReplay, Summarizer) {
+    let repo = support::repo_root();
+    let r = ModelReplay::start(
+        vec![answers_dir(&repo, "meaning")],
+        repo.join("target/model-prompts/meaning"),
+    );
+    let model = Summarizer {
+        name: "anthropic".into(),
+        env: r.env(),
+    };
+    (r, model)
 }

@@ -6,22 +6,7 @@ use std::path::{Path, PathBuf};
 /// The corpus's transcripts directory (`MEMORY_STALKER_CORPUS` overrides it); `None`
 /// when it is missing, which fails the test under CI rather than skipping it.
 pub fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("MEMORY_STALKER_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/transcripts")
-        });
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-    assert!(
-        !in_ci,
-        "the transcript corpus is missing at {} (set MEMORY_STALKER_CORPUS); CI must not skip it",
-        dir.display()
-    );
-    eprintln!("corpus not found at {}; skipping", dir.display());
-    None
+    shared_dir("MEMORY_STALKER_CORPUS", "corpus", "the transcript corpus")
 }
 
 /// The second corpus's transcripts directory (`../shared/corpus-2/transcripts/`, or
@@ -29,21 +14,27 @@ pub fn corpus_dir() -> Option<PathBuf> {
 /// `None` when missing, which fails under CI as [`corpus_dir`] does.
 #[allow(dead_code, reason = "only the meaning tests read the second corpus")]
 pub fn corpus2_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("MEMORY_STALKER_CORPUS2")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus-2/transcripts")
-        });
+    shared_dir("MEMORY_STALKER_CORPUS2", "corpus-2", "the second corpus")
+}
+
+/// `../shared/<name>/transcripts` beside the repository (or `$var`), if it is there.
+fn shared_dir(var: &str, name: &str, what: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os(var).map(PathBuf::from).unwrap_or_else(|| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared")
+            .join(name)
+            .join("transcripts")
+    });
     if dir.is_dir() {
         return Some(dir);
     }
     let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
     assert!(
         !in_ci,
-        "the second corpus is missing at {} (set MEMORY_STALKER_CORPUS2); CI must not skip it",
+        "{what} is missing at {} (set {var}); CI must not skip it",
         dir.display()
     );
-    eprintln!("second corpus not found at {}; skipping", dir.display());
+    eprintln!("{what} not found at {}; skipping", dir.display());
     None
 }
 

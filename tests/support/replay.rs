@@ -55,12 +55,8 @@ pub fn key_of(prompt: &str) -> String {
         .collect()
 }
 
-/// The last message's text of a Messages API request body.
-fn prompt_of(body: &serde_json::Value) -> String {
-    let content = &body["messages"]
-        .as_array()
-        .and_then(|m| m.last())
-        .map_or(serde_json::Value::Null, |m| m["content"].clone());
+/// A message's content as text: a string, or its blocks' text joined.
+fn text_of(content: &serde_json::Value) -> String {
     match content {
         serde_json::Value::String(s) => s.clone(),
         serde_json::Value::Array(blocks) => blocks
@@ -71,16 +67,12 @@ fn prompt_of(body: &serde_json::Value) -> String {
     }
 }
 
-/// The system prompt of a request body, as text.
-fn system_of(body: &serde_json::Value) -> String {
-    match &body["system"] {
-        serde_json::Value::String(s) => s.clone(),
-        serde_json::Value::Array(blocks) => blocks
-            .iter()
-            .filter_map(|b| b["text"].as_str())
-            .collect::<String>(),
-        _ => String::new(),
-    }
+/// The last message's text of a Messages API request body.
+fn prompt_of(body: &serde_json::Value) -> String {
+    body["messages"]
+        .as_array()
+        .and_then(|m| m.last())
+        .map_or_else(String::new, |m| text_of(&m["content"]))
 }
 
 impl ModelReplay {
@@ -106,7 +98,10 @@ impl ModelReplay {
             }
             let _ = std::fs::create_dir_all(&record);
             let _ = std::fs::write(record.join(format!("{key}.txt")), normalized(&prompt));
-            let _ = std::fs::write(record.join(format!("{key}.system.txt")), system_of(&body));
+            let _ = std::fs::write(
+                record.join(format!("{key}.system.txt")),
+                text_of(&body["system"]),
+            );
             m.lock().unwrap().push(key.clone());
             Reply::json(
                 400,
