@@ -131,6 +131,12 @@ pub fn build_store_env(
             assert!(status.success(), "save-memory failed on {rel}");
         }
     }
+    read_store(work, project, &by_copy)
+}
+
+/// The store's memories, each named by the transcript (relative to the corpus) it was
+/// saved from.
+fn read_store(work: &Path, project: PathBuf, by_copy: &HashMap<PathBuf, String>) -> Store {
     let dir = project.join(".claude/memories");
     let mut memories = HashMap::new();
     let mut sessions = std::collections::HashSet::new();
