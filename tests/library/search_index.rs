@@ -522,3 +522,80 @@ fn a_save_the_index_could_not_take_in_is_found_though_another_writer_recorded_it
         "the second memory is found by the next search"
     );
 }
+
+/// The sessions a grouped search of `query` answers with, best first, and the count it
+/// gives.
+fn sessions_found(dir: &Path, query: &str) -> (Vec<String>, usize) {
+    let hits = keyed(dir).search(query, &SearchOptions::default()).unwrap();
+    let total = hits.first().map_or(0, |h| h.total);
+    (
+        hits.into_iter().map(|h| h.memory.session_id).collect(),
+        total,
+    )
+}
+
+/// One session's thousands of memories (a restored backup, a session open for months)
+/// do not crowd out the other sessions that match: grouping happened after a bounded
+/// set of candidates was taken, all from that session (issue 37), both when the word is
+/// rare enough to rank every match and when it is too common to (only the newest
+/// memories are ranked); and a phrase of common words (`wombat-1`) finds the one memory
+/// that holds it, as its words do.
+#[test]
+fn one_sessions_many_memories_leave_room_for_the_others() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = memories(root.path());
+    fs::create_dir_all(&dir).unwrap();
+    let older = [
+        (
+            "0be00000-0000-4000-8000-00000000000b",
+            "20250101_000000",
+            "The wombat-1 burrow was mapped in the garden, beside the kestrel nest.",
+        ),
+        (
+            "0ce00000-0000-4000-8000-00000000000c",
+            "20250102_000000",
+            "A wombat crossed the road near the kestrel depot.",
+        ),
+    ];
+    for (session, stamp, words) in older {
+        let created = format!(
+            "{}-{}-{}T00:00:00Z",
+            &stamp[..4],
+            &stamp[4..6],
+            &stamp[6..8]
+        );
+        fs::write(
+            dir.join(format!("{stamp}_{}.md", &session[..8])),
+            memory_text(session, &created, "older", words),
+        )
+        .unwrap();
+    }
+    // Over the ranking's budget of postings (5,000) for "wombat", under it for
+    // "kestrel" (one memory in ten).
+    for i in 0..6_000 {
+        let (h, m, s) = (i / 3600, i / 60 % 60, i % 60);
+        let kestrel = if i % 10 == 0 { " kestrel" } else { "" };
+        fs::write(
+            dir.join(format!("20260101_{h:02}{m:02}{s:02}_{}.md", &SESSION[..8])),
+            memory_text(
+                SESSION,
+                &format!("2026-01-01T{h:02}:{m:02}:{s:02}Z"),
+                "crowd",
+                &format!(
+                    "Step {i}: the wombat tracker moved again, round 1{kestrel}, entry wombat-{}.",
+                    i + 2
+                ),
+            ),
+        )
+        .unwrap();
+    }
+    let (common, total) = sessions_found(&dir, "wombat");
+    assert_eq!(common.len(), 3, "{common:?}");
+    assert_eq!(common[0], SESSION);
+    assert_eq!(total, 6_002);
+    let (rare, total) = sessions_found(&dir, "kestrel");
+    assert_eq!(rare.len(), 3, "{rare:?}");
+    assert_eq!(total, 602);
+    let (phrase, _) = sessions_found(&dir, "wombat-1");
+    assert_eq!(phrase, ["0be00000-0000-4000-8000-00000000000b"]);
+}

@@ -804,6 +804,18 @@ impl Index {
         Ok(total)
     }
 
+    /// How many memories match the FTS5 expression `expr`, counted up to `most`.
+    pub(crate) fn matches_up_to(&self, expr: &str, most: i64) -> Result<i64, IndexError> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM (SELECT rowid FROM memory_text
+                     WHERE memory_text MATCH ?1 LIMIT ?2)",
+                rusqlite::params![expr, most],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.sqlite(e))
+    }
+
     /// How many memories hold the word `token` (stemmed as the index stems it), or a
     /// word starting with it.
     fn token_frequency(&self, token: &str, prefix: bool) -> Result<i64, IndexError> {

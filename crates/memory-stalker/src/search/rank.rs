@@ -16,6 +16,19 @@ use super::snippet::{Snippet, snippet_of};
 /// of the terms is among them however common one of the terms is.
 const CANDIDATES: usize = 300;
 
+/// Most candidates one session gives: a session with thousands of memories that all
+/// match (a restored backup, a session kept open for months) must leave room for the
+/// other sessions that match; the page shows one hit per session anyway.
+const PER_SESSION: usize = 30;
+
+/// Most rows read below the window, looking for sessions it did not reach, when every
+/// word of a query is common (a bounded walk down the rowids, not a scan of the index).
+const BELOW_WINDOW: usize = 50_000;
+
+/// The SQL of a memory's session key, as [`session_key`] makes it.
+const SESSION_KEY: &str =
+    "CASE WHEN m.session_id = '' THEN 'file:' || m.file ELSE lower(m.session_id) END";
+
 /// What to search for and how many answers.
 #[derive(Debug, Clone)]
 pub struct SearchOptions {
@@ -125,7 +138,12 @@ struct Weighed<'q> {
     df: i64,
 }
 
-fn rank(index: &Index, query: &Query, filter: &RowFilter) -> Result<Ranked, IndexError> {
+/// The query's terms and related terms that some memory holds, with their document
+/// frequencies.
+fn weighed<'q>(
+    index: &Index,
+    query: &'q Query,
+) -> Result<(Vec<Weighed<'q>>, Vec<Weighed<'q>>), IndexError> {
     let weigh = |t| {
         Ok(Weighed {
             term: t,
@@ -137,6 +155,14 @@ fn rank(index: &Index, query: &Query, filter: &RowFilter) -> Result<Ranked, Inde
         .iter()
         .map(weigh)
         .collect::<Result<_, IndexError>>()?;
+    // A phrase's frequency above is its rarest word's, an upper bound: a phrase of
+    // common words (`wombat-1`) that few memories hold would be ranked among the newest
+    // only and lose a match its words find. Counted exactly, up to the budget.
+    for t in &mut terms {
+        if t.df > POSTINGS && t.term.alternatives.iter().any(|a| a.len() > 1) {
+            t.df = t.df.min(index.matches_up_to(&t.term.fts(), POSTINGS + 1)?);
+        }
+    }
     terms.retain(|t| t.df > 0);
     let mut related: Vec<Weighed<'_>> = query
         .related
@@ -144,6 +170,11 @@ fn rank(index: &Index, query: &Query, filter: &RowFilter) -> Result<Ranked, Inde
         .map(weigh)
         .collect::<Result<_, IndexError>>()?;
     related.retain(|t| t.df > 0);
+    Ok((terms, related))
+}
+
+fn rank(index: &Index, query: &Query, filter: &RowFilter) -> Result<Ranked, IndexError> {
+    let (mut terms, mut related) = weighed(index, query)?;
     if terms.is_empty() && related.is_empty() {
         return Ok(Ranked {
             rows: Vec::new(),
@@ -166,7 +197,11 @@ fn rank(index: &Index, query: &Query, filter: &RowFilter) -> Result<Ranked, Inde
     } else {
         Vec::new()
     };
-    let ranker = Ranker { index, filter };
+    let ranker = Ranker {
+        index,
+        filter,
+        cut: std::cell::Cell::new(false),
+    };
     let fts = |ts: &[&Weighed<'_>]| {
         ts.iter()
             .map(|t| t.term.fts())
@@ -230,7 +265,14 @@ fn rank(index: &Index, query: &Query, filter: &RowFilter) -> Result<Ranked, Inde
         }
         scores.insert(*id, (score, m + terms.len() - n));
     }
-    let (total, exact) = count(&terms, counted.len(), &candidates, &union, filter);
+    let (total, exact) = count(
+        &terms,
+        counted.len(),
+        &candidates,
+        ranker.cut.get(),
+        &union,
+        filter,
+    );
     let ids: Vec<i64> = candidates.iter().map(|(id, _)| *id).collect();
     let mut rows = index.rows_by_id(&ids)?;
     best_first(&mut rows, |r| (scores[&r.id].0, r.order_ns, &r.entry.file));
@@ -248,11 +290,12 @@ fn count(
     terms: &[Weighed<'_>],
     counted: usize,
     candidates: &[(i64, f64)],
+    cut: bool,
     union: &HashSet<i64>,
     filter: &RowFilter,
 ) -> (usize, bool) {
     let commonest = terms.iter().map(|t| t.df).max().unwrap_or(0) as usize;
-    if candidates.len() < CANDIDATES {
+    if !cut {
         (candidates.len(), true)
     } else if counted == terms.len() && filter_is_empty(filter) {
         (union.len(), true)
@@ -270,6 +313,9 @@ fn count(
 struct Ranker<'a> {
     index: &'a Index,
     filter: &'a RowFilter,
+    /// Whether some memories that match were left out of the candidates (beyond
+    /// [`CANDIDATES`], [`PER_SESSION`] or the window): their count is then not theirs.
+    cut: std::cell::Cell<bool>,
 }
 
 impl Ranker<'_> {
@@ -290,20 +336,31 @@ impl Ranker<'_> {
             }
             None => String::new(),
         };
+        // The best [`PER_SESSION`] of each session, then the best of those.
         let sql = format!(
-            "SELECT t.rowid, bm25(memory_text, {}) AS s FROM memory_text t
-             JOIN memories m ON m.id = t.rowid
-             WHERE memory_text MATCH ?{match_arg} {window} AND {cond}
+            "SELECT id, s, total FROM (
+                 SELECT id, s, row_number() OVER (PARTITION BY k ORDER BY s, id DESC) AS n,
+                     count(*) OVER () AS total
+                 FROM (
+                     SELECT t.rowid AS id, bm25(memory_text, {}) AS s, {SESSION_KEY} AS k
+                     FROM memory_text t JOIN memories m ON m.id = t.rowid
+                     WHERE memory_text MATCH ?{match_arg} {window} AND {cond}))
+             WHERE n <= {PER_SESSION}
              ORDER BY s LIMIT {CANDIDATES}",
             weights.join(", ")
         );
         let sqlite = |e| sqlite_error(self.index, e);
         let mut st = self.index.conn.prepare(&sql).map_err(sqlite)?;
-        st.query_map(rusqlite::params_from_iter(args.iter()), |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })
-        .and_then(Iterator::collect)
-        .map_err(sqlite)
+        let rows: Vec<(i64, f64, i64)> = st
+            .query_map(rusqlite::params_from_iter(args.iter()), |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
+            .and_then(Iterator::collect)
+            .map_err(sqlite)?;
+        if rows.first().is_some_and(|r| r.2 > rows.len() as i64) {
+            self.cut.set(true);
+        }
+        Ok(rows.into_iter().map(|(id, s, _)| (id, s)).collect())
     }
 
     /// Every memory matching `expr`.
@@ -322,6 +379,8 @@ impl Ranker<'_> {
     /// When every word is common: the candidates among the newest [`WINDOW`] memories,
     /// those with all the words first.
     fn among_the_newest(&self, terms: &[Weighed<'_>]) -> Result<Vec<(i64, f64)>, IndexError> {
+        // Only the window is ranked: the other matches are not candidates.
+        self.cut.set(true);
         let cutoff: i64 = self
             .index
             .conn
@@ -346,7 +405,79 @@ impl Ranker<'_> {
                     .map(|(id, s)| (id, s.max(floor) + f64::EPSILON)),
             );
         }
+        // Sessions the window did not reach (one session's memories can fill it): the
+        // newest match of each, below everything found in the window.
+        let floor = found.iter().map(|(_, s)| *s).fold(0.0, f64::max);
+        let ids: Vec<i64> = found.iter().map(|(id, _)| *id).collect();
+        let older = self.sessions_below(&all.join(" OR "), cutoff, &ids)?;
+        found.extend(
+            older
+                .into_iter()
+                .enumerate()
+                .map(|(i, id)| (id, floor + 1e-9 * (i + 1) as f64)),
+        );
         Ok(found)
+    }
+
+    /// The newest match of `expr`, below rowid `cutoff`, of each session none of the
+    /// memories `found` belongs to: at most [`CANDIDATES`] sessions, reading at most
+    /// [`BELOW_WINDOW`] rows.
+    fn sessions_below(
+        &self,
+        expr: &str,
+        cutoff: i64,
+        found: &[i64],
+    ) -> Result<Vec<i64>, IndexError> {
+        if cutoff == i64::MIN {
+            return Ok(Vec::new());
+        }
+        let sqlite = |e| sqlite_error(self.index, e);
+        let (cond, mut args) = self.filter.sql();
+        args.push(expr.to_string().into());
+        let match_arg = args.len();
+        args.push(cutoff.into());
+        let cutoff_arg = args.len();
+        // The sessions found already, then each older row's session in turn; the walk
+        // runs in SQLite, down the rowids.
+        let sql = format!(
+            "SELECT t.rowid, {SESSION_KEY} FROM memory_text t JOIN memories m ON m.id = t.rowid
+             WHERE memory_text MATCH ?{match_arg} AND t.rowid < ?{cutoff_arg} AND {cond}
+             ORDER BY t.rowid DESC LIMIT {BELOW_WINDOW}"
+        );
+        let mut seen: HashSet<String> = HashSet::new();
+        {
+            let mut st = self
+                .index
+                .conn
+                .prepare(&format!(
+                    "SELECT {SESSION_KEY} FROM memories m WHERE m.id = ?1"
+                ))
+                .map_err(sqlite)?;
+            for id in found {
+                if let Some(key) = st
+                    .query_row([id], |r| r.get::<_, String>(0))
+                    .optional()
+                    .map_err(sqlite)?
+                {
+                    seen.insert(key);
+                }
+            }
+        }
+        let mut st = self.index.conn.prepare(&sql).map_err(sqlite)?;
+        let mut rows = st
+            .query(rusqlite::params_from_iter(args.iter()))
+            .map_err(sqlite)?;
+        let mut older = Vec::new();
+        while let Some(r) = rows.next().map_err(sqlite)? {
+            let key: String = r.get(1).map_err(sqlite)?;
+            if seen.insert(key) {
+                older.push(r.get(0).map_err(sqlite)?);
+                if older.len() >= CANDIDATES {
+                    break;
+                }
+            }
+        }
+        Ok(older)
     }
 }
 
