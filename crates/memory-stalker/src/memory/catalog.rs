@@ -118,7 +118,7 @@ impl MemoryStore {
     /// thousands of memories dated after the user's must not cost a session's start
     /// every one of them.
     fn newest_own_by_names(&self) -> Result<Option<MemoryEntry>, Error> {
-        let names = self.memory_names(|_, _| {})?;
+        let names = self.newest_memory_names(MAX_OWN_CANDIDATES)?;
         let mut ordered = super::ordered::Ordered::new(self, names);
         for _ in 0..MAX_OWN_CANDIDATES {
             let Some((_, read)) = ordered.next() else {

@@ -93,7 +93,7 @@ enum IndexCache {
     Open(Box<Index>),
     /// Too many files changed behind its back for this process to catch up (a hook):
     /// not tried again.
-    Behind(usize),
+    Behind(Option<usize>),
 }
 
 impl std::fmt::Debug for IndexCache {
@@ -101,7 +101,7 @@ impl std::fmt::Debug for IndexCache {
         match self {
             IndexCache::Unopened => f.write_str("Unopened"),
             IndexCache::Open(i) => write!(f, "Open({})", i.path().display()),
-            IndexCache::Behind(n) => write!(f, "Behind({n})"),
+            IndexCache::Behind(n) => write!(f, "Behind({n:?})"),
         }
     }
 }
@@ -738,6 +738,61 @@ impl MemoryStore {
         Ok(files)
     }
 
+    /// [`MemoryStore::memory_names`], only of the `k` newest names and of every name
+    /// whose memory could be newer than the `k`-th (its name's wall time within two days
+    /// of it: a name is local time, UTC−12 to UTC+14), newest first. A session's start
+    /// asks for the newest few of a directory that may hold 100,000: each name is judged
+    /// by its first 15 bytes, and only those that can count are parsed and sorted.
+    pub(crate) fn newest_memory_names(&self, k: usize) -> Result<Vec<NamedFile>, Error> {
+        self.check_dir()?;
+        let entries = match fs::read_dir(&self.dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(Error::store("cannot list", &self.dir, e)),
+        };
+        // The k newest seconds seen so far (a min-heap): a name more than two days
+        // older than the smallest of them once there are k can never count.
+        let mut top: std::collections::BinaryHeap<std::cmp::Reverse<u64>> = Default::default();
+        let mut floor = 0u64;
+        let mut kept: Vec<(u64, std::ffi::OsString)> = Vec::new();
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let Some(second) = name_second(name.as_encoded_bytes()) else {
+                continue;
+            };
+            if k == 0 || second < floor {
+                continue;
+            }
+            // Only memory files count towards the k (a link or a bad name is no memory).
+            let is_memory = e.file_type().is_ok_and(|t| t.is_file())
+                && name.to_str().is_some_and(|n| parse_file_name(n).is_some());
+            if !is_memory {
+                continue;
+            }
+            top.push(std::cmp::Reverse(second));
+            if top.len() > k {
+                top.pop();
+            }
+            if top.len() == k
+                && let Some(std::cmp::Reverse(kth)) = top.peek()
+            {
+                floor = two_days_before(*kth);
+            }
+            kept.push((second, name));
+        }
+        let mut files: Vec<NamedFile> = kept
+            .into_iter()
+            .filter(|(second, _)| *second >= floor)
+            .filter_map(|(second, name)| {
+                let name = name.into_string().ok()?;
+                let (_, _, suffix) = parse_file_name(&name)?;
+                Some((second, suffix.unwrap_or(1), name))
+            })
+            .collect();
+        files.sort_unstable_by(|a, b| b.cmp(a));
+        Ok(files)
+    }
+
     /// The memories of `session_id` that this user's memory-stalker wrote, with their
     /// front matter, newest first (by the time of writing). A foreign memory (§4.10)
     /// never lends this session its task list, lasting facts or compaction.
@@ -809,6 +864,32 @@ impl MemoryStore {
     }
 }
 
+/// The second a memory file's name starts with (`YYYYMMDD_HHMMSS`) as the number its 14
+/// digits make, when the name starts so.
+fn name_second(name: &[u8]) -> Option<u64> {
+    let head = name.get(..15)?;
+    if head[8] != b'_' {
+        return None;
+    }
+    head.iter()
+        .enumerate()
+        .filter(|(i, _)| *i != 8)
+        .try_fold(0u64, |n, (_, d)| {
+            d.is_ascii_digit().then(|| n * 10 + u64::from(d - b'0'))
+        })
+}
+
+/// The second two days before `second` (both as [`name_second`] makes them); 0 when it
+/// is no date.
+fn two_days_before(second: u64) -> u64 {
+    let text = format!("{second:014}");
+    chrono::NaiveDateTime::parse_from_str(&text, "%Y%m%d%H%M%S")
+        .ok()
+        .and_then(|t| t.checked_sub_signed(chrono::TimeDelta::days(2)))
+        .and_then(|t| t.format("%Y%m%d%H%M%S").to_string().parse().ok())
+        .unwrap_or(0)
+}
+
 /// A memory file's name with the order its name gives: `(second as a number, suffix,
 /// name)` ([`MemoryStore::memory_names`]).
 pub(crate) type NamedFile = (u64, u32, String);
@@ -816,6 +897,48 @@ pub(crate) type NamedFile = (u64, u32, String);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_newest_names_are_those_a_full_listing_puts_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut names = Vec::new();
+        // A name a day for 300 days, and an older one in another time zone's day.
+        for day in 0..300u32 {
+            let t = chrono::NaiveDate::from_ymd_opt(2025, 1, 1).unwrap()
+                + chrono::TimeDelta::days(i64::from(day));
+            names.push(format!("{}_120000_5e551011.md", t.format("%Y%m%d")));
+        }
+        names.push("20251027_235959_0a0a0a0a_2.md".into());
+        for n in &names {
+            fs::write(dir.path().join(n), "x").unwrap();
+        }
+        fs::write(dir.path().join("notes.md"), "x").unwrap();
+        fs::write(dir.path().join("20991231_235959_.md"), "x").unwrap();
+        std::os::unix::fs::symlink(
+            dir.path().join(&names[0]),
+            dir.path().join("20991231_235959_11111111.md"),
+        )
+        .unwrap();
+        let store = MemoryStore::new(dir.path());
+        let all = store.memory_names(|_, _| {}).unwrap();
+        let newest = store.newest_memory_names(5).unwrap();
+        // The 5 newest, then every name within two days of the 5th, in the same order.
+        assert_eq!(newest[..], all[..newest.len()]);
+        assert_eq!(newest.len(), 7, "{newest:?}");
+        assert_eq!(newest[0].2, "20251027_235959_0a0a0a0a_2.md");
+        assert_eq!(newest[6].2, "20251022_120000_5e551011.md");
+        assert!(store.newest_memory_names(0).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_name_gives_its_second_and_two_days_before_it() {
+        assert_eq!(name_second(b"20260301_000000_abc.md"), Some(20260301000000));
+        assert_eq!(name_second(b"2026030100000_abc.md"), None);
+        assert_eq!(name_second(b"2026x301_000000_abc.md"), None);
+        assert_eq!(name_second(b"short.md"), None);
+        assert_eq!(two_days_before(20260301000000), 20260227000000);
+        assert_eq!(two_days_before(99), 0);
+    }
 
     /// A store in `dir` whose memories are signed with a key of its own.
     fn signed(dir: &Path) -> MemoryStore {

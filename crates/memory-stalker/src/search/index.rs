@@ -89,13 +89,19 @@ pub enum IndexError {
         path: PathBuf,
     },
     /// More files changed behind the index's back than the caller may index now.
-    #[error("search index of {dir}: {pending} memories to index first")]
+    #[error("search index of {dir}: {} to index first", pending_text(*.pending))]
     Behind {
         /// The memories directory.
         dir: PathBuf,
-        /// How many files wait to be indexed.
-        pending: usize,
+        /// How many files wait to be indexed, when they were counted (a session's start
+        /// does not list the directory to count them).
+        pending: Option<usize>,
     },
+}
+
+/// "N memories", or "memories" when they were not counted.
+fn pending_text(pending: Option<usize>) -> String {
+    pending.map_or_else(|| "memories".to_string(), |n| format!("{n} memories"))
 }
 
 /// How an index is opened.
@@ -486,6 +492,15 @@ impl Index {
         if self.synced_mtime()? == Some(before) {
             return Ok(0);
         }
+        // A caller that may index nothing (a session's start) is told so at once: the
+        // listing that would count what changed costs as much as the directory is large
+        // (100,000 names), and it lists the directory itself anyway.
+        if max == Some(0) {
+            return Err(IndexError::Behind {
+                dir: self.dir.clone(),
+                pending: None,
+            });
+        }
         // What the index holds is read before the directory is listed: a memory another
         // process writes and indexes in between is then listed but not known (indexed
         // again, harmless), never known but not listed, which would drop its row as
@@ -512,7 +527,7 @@ impl Index {
             .collect();
         let behind = IndexError::Behind {
             dir: self.dir.clone(),
-            pending: pending.len(),
+            pending: Some(pending.len()),
         };
         if max.is_some_and(|max| pending.len() > max) {
             return Err(behind);
