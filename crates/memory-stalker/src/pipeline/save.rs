@@ -434,8 +434,20 @@ pub fn render_memory(
     // A hook waits for the facts of the segment's texts only so long; by hand, as long
     // as they take.
     let budget = config.in_hook.then_some(config.facts_budget);
-    let (extraction, segment_facts, facts_left_out) = extract_and_find_facts(transcript, budget);
-    let signals = transcript.signals();
+    // The segment's signals on a thread of their own, beside the extraction and the
+    // facts: they read the same records and are the costliest part after reading.
+    let ((extraction, segment_facts, facts_left_out), signals) = std::thread::scope(|s| {
+        let signals = std::thread::Builder::new()
+            .name("signals".into())
+            .spawn_scoped(s, || transcript.signals());
+        let found = extract_and_find_facts(transcript, budget);
+        let signals = match signals {
+            // A panic there costs the signals only, as one in the facts costs those.
+            Ok(handle) => handle.join().unwrap_or_default(),
+            Err(_) => transcript.signals(),
+        };
+        (found, signals)
+    });
     let summary = offline::summarize_with(
         transcript,
         &extraction,

@@ -29,21 +29,23 @@ pub struct Reported {
 pub(super) fn find(view: &View) -> Vec<Reported> {
     // Files changed so far (newest last), and whether the last thing that happened was
     // a refusal that the next prompt answers.
-    let mut changed: Vec<&str> = Vec::new();
+    // Each file changed so far by its name, with when it last was: a prompt names a
+    // file by its name, and the most recently changed of that name is the one meant.
+    let mut changed: std::collections::HashMap<&str, (usize, &str)> = Default::default();
+    let mut changes = 0usize;
     let mut refused_at: Option<usize> = None;
     let mut calls = view.calls().peekable();
     let mut out: Vec<Reported> = Vec::new();
     for (at, prompt) in view.prompts.iter().filter(|(i, _)| *i >= view.start) {
         while let Some(c) = calls.next_if(|c| c.at < *at) {
             if c.succeeded() {
-                changed.extend(
-                    c.call
-                        .detail
-                        .modified()
-                        .iter()
-                        .map(String::as_str)
-                        .filter(|p| !is_scratch(p)),
-                );
+                for path in c.call.detail.modified().iter().map(String::as_str) {
+                    let name = file_name(path);
+                    if is_file_name(name) && !is_scratch(path) {
+                        changes += 1;
+                        changed.insert(name, (changes, path));
+                    }
+                }
             }
             match c.result {
                 Some((r, result, _)) if result.rejected => refused_at = Some(r),
@@ -62,8 +64,11 @@ pub(super) fn find(view: &View) -> Vec<Reported> {
         else {
             continue;
         };
-        let named = file_names(prompt);
-        let Some(file) = changed.iter().rev().find(|p| names(&named, p)) else {
+        let Some(&(_, file)) = file_names(prompt)
+            .iter()
+            .filter_map(|name| changed.get(name))
+            .max()
+        else {
             continue;
         };
         let file = project_relative(file, view.cwd());
@@ -108,8 +113,14 @@ fn is_file_name(name: &str) -> bool {
 }
 
 /// Whether a path's file name is among `names`.
+/// The file name of `path` (its last part).
+fn file_name(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
+#[cfg(test)]
 fn names(names: &std::collections::HashSet<&str>, path: &str) -> bool {
-    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    let name = file_name(path);
     is_file_name(name) && names.contains(name)
 }
 

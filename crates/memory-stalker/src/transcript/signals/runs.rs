@@ -29,20 +29,23 @@ const MAX_TRIED: usize = 3;
 /// failed, nor refused, nor a misuse of the tool that Claude Code caught.
 fn ran(result: &crate::transcript::record::ToolResult) -> bool {
     let failure_said = || {
+        // Only an error's head is read (most results are none).
+        if !result.is_error {
+            return true;
+        }
         let head = crate::text::prefix_chars(result.text.head().trim_start(), 300).to_lowercase();
-        !result.is_error
-            || [
-                "exit code",
-                "exited with code",
-                "error",
-                "fail",
-                "not found",
-                "denied",
-                "cannot",
-                "timed out",
-            ]
-            .iter()
-            .any(|w| head.contains(w))
+        [
+            "exit code",
+            "exited with code",
+            "error",
+            "fail",
+            "not found",
+            "denied",
+            "cannot",
+            "timed out",
+        ]
+        .iter()
+        .any(|w| head.contains(w))
     };
     // An error that says nothing of a failure is the user's words (2.0 passes the
     // feedback typed at a refusal as the call's error).
@@ -290,6 +293,10 @@ pub(super) fn failed_runs(view: &View) -> Vec<FailedRun> {
     for event in events(view.calls()) {
         match event {
             Event::Changed { file, call, .. } => {
+                // A change counts only after a failure: described only then.
+                if !runs.values().any(|r| r.failures > 0) {
+                    continue;
+                }
                 let said = view
                     .narration_before(call.at, call.at.saturating_sub(3))
                     .map(|t| first_sentence(t, CHANGE_CHARS))
@@ -481,6 +488,17 @@ fn stated_cause(view: &View, from: usize, to: usize) -> Option<String> {
         "is caused by",
         "was caused by",
     ];
+    // Most texts state no cause: a text is cut into sentences only when it holds a cue,
+    // found in one pass whatever its case (a session retries a command hundreds of
+    // times, and each retry reads the texts since its failure again).
+    static ANY_CUE: std::sync::OnceLock<Option<aho_corasick::AhoCorasick>> =
+        std::sync::OnceLock::new();
+    let any_cue = ANY_CUE.get_or_init(|| {
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(CUES)
+            .ok()
+    });
     view.all()[from..to]
         .iter()
         .rev()
@@ -490,6 +508,7 @@ fn stated_cause(view: &View, from: usize, to: usize) -> Option<String> {
             _ => None,
         })
         .flat_map(|texts| texts.iter().rev())
+        .filter(|t| any_cue.as_ref().is_none_or(|ac| ac.is_match(t.as_str())))
         .flat_map(|t| crate::summary::sentences_of(t).into_iter().rev())
         .find(|s| {
             let l = s.to_lowercase();
