@@ -107,6 +107,14 @@ fn main() {
     let mut transcripts: Vec<Transcript> = specs.iter().map(|s| s.generate(&bench.data)).collect();
     let codex = rollout::generate(&bench.data, 100 * MB / scale);
     let project = generate_memories(&bench.data, memories);
+    if std::env::var_os("MEMORY_STALKER_BENCH_INPUTS_ONLY").is_some() {
+        // The inputs alone, to time one change against another outside the table.
+        for t in transcripts.iter().chain([&codex]) {
+            println!("{}", t.path.display());
+        }
+        println!("{}", project.display());
+        return;
+    }
 
     let mut rows = Vec::new();
     for t in &transcripts {
