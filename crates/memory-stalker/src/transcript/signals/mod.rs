@@ -155,25 +155,48 @@ impl Signals {
 /// The signals of the segment `t` was read for.
 pub(crate) fn find(t: &Transcript) -> Signals {
     let view = View::new(t);
-    Signals {
-        answers: answers::find(&view),
-        replies: answers::replies(&view),
-        plans: plans::find(&view, t.options.plans_dir.as_deref()),
-        refusals: refusals::find(&view),
-        failed_runs: runs::failed_runs(&view),
-        abandoned: abandoned::find(&view),
-        reported: reported::find(&view),
-        test_edits: runs::test_edits(&view),
-        diagnoses: runs::diagnoses(&view),
-        causes: causes::find(&view),
-        bash: bash::find(&view),
-        hooks: hooks::find(&view),
-        notes: notes::find(&view),
-        issues: issues::find(&view),
-        left_open: super::tasks::left_open(&t.records, t.segment_start),
-        commits: commits::find(&view),
-        checks: checks::find(&view),
-    }
+    // The commands' runs (the costliest, on a long segment) on a second thread, the
+    // rest here: the machine's other core is otherwise idle once the facts are found.
+    let runs = |view: &View| {
+        (
+            runs::failed_runs(view),
+            reported::find(view),
+            runs::test_edits(view),
+            runs::diagnoses(view),
+        )
+    };
+    let ((failed_runs, reported, test_edits, diagnoses), mut signals) = std::thread::scope(|s| {
+        let found = std::thread::Builder::new()
+            .name("signals-runs".into())
+            .spawn_scoped(s, || runs(&view));
+        let signals = Signals {
+            answers: answers::find(&view),
+            replies: answers::replies(&view),
+            plans: plans::find(&view, t.options.plans_dir.as_deref()),
+            refusals: refusals::find(&view),
+            abandoned: abandoned::find(&view),
+            causes: causes::find(&view),
+            bash: bash::find(&view),
+            hooks: hooks::find(&view),
+            notes: notes::find(&view),
+            issues: issues::find(&view),
+            left_open: super::tasks::left_open(&t.records, t.segment_start),
+            commits: commits::find(&view),
+            checks: checks::find(&view),
+            ..Signals::default()
+        };
+        let found = match found {
+            // A panic there costs those signals only.
+            Ok(handle) => handle.join().unwrap_or_default(),
+            Err(_) => runs(&view),
+        };
+        (found, signals)
+    });
+    signals.failed_runs = failed_runs;
+    signals.reported = reported;
+    signals.test_edits = test_edits;
+    signals.diagnoses = diagnoses;
+    signals
 }
 
 /// The segment's main-chain records, with its tool calls and results indexed.
