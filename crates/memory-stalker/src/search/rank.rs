@@ -91,12 +91,13 @@ pub fn search(index: &mut Index, typed: &str, opts: &SearchOptions) -> Result<Re
             ..Results::default()
         });
     }
+    let wanted = if opts.group_sessions { opts.limit } else { 0 };
     // A memory edited in place since it was indexed is indexed again, and the search
     // run again, once: what is shown matches what is on disk.
-    let mut ranked = rank(index, &query, &opts.filter)?;
+    let mut ranked = rank(index, &query, &opts.filter, wanted)?;
     let shown = page(&ranked.rows, opts);
     if index.refresh(&shown)? {
-        ranked = rank(index, &query, &opts.filter)?;
+        ranked = rank(index, &query, &opts.filter, wanted)?;
     }
     let (total, exact) = (ranked.total, ranked.exact);
     let mut hits = group(ranked.rows, ranked.scores, opts);
@@ -173,7 +174,12 @@ fn weighed<'q>(
     Ok((terms, related))
 }
 
-fn rank(index: &Index, query: &Query, filter: &RowFilter) -> Result<Ranked, IndexError> {
+fn rank(
+    index: &Index,
+    query: &Query,
+    filter: &RowFilter,
+    sessions_wanted: usize,
+) -> Result<Ranked, IndexError> {
     let (mut terms, mut related) = weighed(index, query)?;
     if terms.is_empty() && related.is_empty() {
         return Ok(Ranked {
@@ -201,6 +207,8 @@ fn rank(index: &Index, query: &Query, filter: &RowFilter) -> Result<Ranked, Inde
         index,
         filter,
         cut: std::cell::Cell::new(false),
+        sessions_wanted,
+        keys: Default::default(),
     };
     let fts = |ts: &[&Weighed<'_>]| {
         ts.iter()
@@ -316,6 +324,10 @@ struct Ranker<'a> {
     /// Whether some memories that match were left out of the candidates (beyond
     /// [`CANDIDATES`], [`PER_SESSION`] or the window): their count is then not theirs.
     cut: std::cell::Cell<bool>,
+    /// How many sessions the answer should be able to show (0: memories, not sessions).
+    sessions_wanted: usize,
+    /// Each candidate's session key ([`SESSION_KEY`]).
+    keys: std::cell::RefCell<HashMap<i64, String>>,
 }
 
 impl Ranker<'_> {
@@ -336,31 +348,46 @@ impl Ranker<'_> {
             }
             None => String::new(),
         };
-        // The best [`PER_SESSION`] of each session, then the best of those.
-        let sql = format!(
-            "SELECT id, s, total FROM (
-                 SELECT id, s, row_number() OVER (PARTITION BY k ORDER BY s, id DESC) AS n,
-                     count(*) OVER () AS total
-                 FROM (
-                     SELECT t.rowid AS id, bm25(memory_text, {}) AS s, {SESSION_KEY} AS k
-                     FROM memory_text t JOIN memories m ON m.id = t.rowid
-                     WHERE memory_text MATCH ?{match_arg} {window} AND {cond}))
-             WHERE n <= {PER_SESSION}
-             ORDER BY s LIMIT {CANDIDATES}",
+        let sqlite = |e| sqlite_error(self.index, e);
+        let matches = format!(
+            "SELECT t.rowid AS id, bm25(memory_text, {}) AS s, {SESSION_KEY} AS k
+             FROM memory_text t JOIN memories m ON m.id = t.rowid
+             WHERE memory_text MATCH ?{match_arg} {window} AND {cond}",
             weights.join(", ")
         );
-        let sqlite = |e| sqlite_error(self.index, e);
-        let mut st = self.index.conn.prepare(&sql).map_err(sqlite)?;
-        let rows: Vec<(i64, f64, i64)> = st
-            .query_map(rusqlite::params_from_iter(args.iter()), |r| {
+        let run = |sql: &str| -> Result<Vec<(i64, f64, String)>, IndexError> {
+            let mut st = self.index.conn.prepare(sql).map_err(sqlite)?;
+            st.query_map(rusqlite::params_from_iter(args.iter()), |r| {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?))
             })
             .and_then(Iterator::collect)
-            .map_err(sqlite)?;
-        if rows.first().is_some_and(|r| r.2 > rows.len() as i64) {
+            .map_err(sqlite)
+        };
+        let mut rows = run(&format!("{matches} ORDER BY s LIMIT {CANDIDATES}"))?;
+        if rows.len() >= CANDIDATES {
             self.cut.set(true);
+            let sessions: HashSet<&str> = rows.iter().map(|r| r.2.as_str()).collect();
+            if sessions.len() < self.sessions_wanted {
+                // A few sessions fill the candidates (one with thousands of memories
+                // that all match): the best [`PER_SESSION`] of each, then the best of
+                // those, so that the others that match are ranked too.
+                rows = run(&format!(
+                    "SELECT id, s, k FROM (
+                         SELECT id, s, k,
+                             row_number() OVER (PARTITION BY k ORDER BY s, id DESC) AS n
+                         FROM ({matches}))
+                     WHERE n <= {PER_SESSION} ORDER BY s LIMIT {CANDIDATES}"
+                ))?;
+            }
         }
-        Ok(rows.into_iter().map(|(id, s, _)| (id, s)).collect())
+        let mut keys = self.keys.borrow_mut();
+        Ok(rows
+            .into_iter()
+            .map(|(id, s, k)| {
+                keys.insert(id, k);
+                (id, s)
+            })
+            .collect())
     }
 
     /// Every memory matching `expr`.
@@ -407,9 +434,18 @@ impl Ranker<'_> {
         }
         // Sessions the window did not reach (one session's memories can fill it): the
         // newest match of each, below everything found in the window.
+        let seen: HashSet<String> = {
+            let keys = self.keys.borrow();
+            found
+                .iter()
+                .filter_map(|(id, _)| keys.get(id).cloned())
+                .collect()
+        };
+        if seen.len() >= self.sessions_wanted {
+            return Ok(found);
+        }
         let floor = found.iter().map(|(_, s)| *s).fold(0.0, f64::max);
-        let ids: Vec<i64> = found.iter().map(|(id, _)| *id).collect();
-        let older = self.sessions_below(&all.join(" OR "), cutoff, &ids)?;
+        let older = self.sessions_below(&all.join(" OR "), cutoff, seen)?;
         found.extend(
             older
                 .into_iter()
@@ -419,14 +455,13 @@ impl Ranker<'_> {
         Ok(found)
     }
 
-    /// The newest match of `expr`, below rowid `cutoff`, of each session none of the
-    /// memories `found` belongs to: at most [`CANDIDATES`] sessions, reading at most
-    /// [`BELOW_WINDOW`] rows.
+    /// The newest match of `expr`, below rowid `cutoff`, of each session not `seen`: at
+    /// most [`CANDIDATES`] sessions, reading at most [`BELOW_WINDOW`] rows.
     fn sessions_below(
         &self,
         expr: &str,
         cutoff: i64,
-        found: &[i64],
+        mut seen: HashSet<String>,
     ) -> Result<Vec<i64>, IndexError> {
         if cutoff == i64::MIN {
             return Ok(Vec::new());
@@ -437,32 +472,12 @@ impl Ranker<'_> {
         let match_arg = args.len();
         args.push(cutoff.into());
         let cutoff_arg = args.len();
-        // The sessions found already, then each older row's session in turn; the walk
-        // runs in SQLite, down the rowids.
+        // Each older row's session in turn; the walk runs in SQLite, down the rowids.
         let sql = format!(
             "SELECT t.rowid, {SESSION_KEY} FROM memory_text t JOIN memories m ON m.id = t.rowid
              WHERE memory_text MATCH ?{match_arg} AND t.rowid < ?{cutoff_arg} AND {cond}
              ORDER BY t.rowid DESC LIMIT {BELOW_WINDOW}"
         );
-        let mut seen: HashSet<String> = HashSet::new();
-        {
-            let mut st = self
-                .index
-                .conn
-                .prepare(&format!(
-                    "SELECT {SESSION_KEY} FROM memories m WHERE m.id = ?1"
-                ))
-                .map_err(sqlite)?;
-            for id in found {
-                if let Some(key) = st
-                    .query_row([id], |r| r.get::<_, String>(0))
-                    .optional()
-                    .map_err(sqlite)?
-                {
-                    seen.insert(key);
-                }
-            }
-        }
         let mut st = self.index.conn.prepare(&sql).map_err(sqlite)?;
         let mut rows = st
             .query(rusqlite::params_from_iter(args.iter()))
