@@ -405,6 +405,111 @@ fn another_projects_memory_suppresses_the_recall() -> Vec<String> {
     }
 }
 
+/// Runs `save-memory codex …` with Codex's home `home`.
+fn codex(s: &Sandbox, home: &Path, args: &[&str]) -> Ran {
+    let home = home.to_string_lossy().into_owned();
+    let mut all = vec!["codex"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--codex-home", &home]);
+    run(
+        &s.env,
+        &s.project(),
+        &super::hook_bin(),
+        &all,
+        b"",
+        Duration::from_secs(20),
+    )
+}
+
+/// A copy of memory-stalker at `root/name`: its launcher, an executable file.
+fn a_copy(root: &Path, name: &str) -> PathBuf {
+    let launcher = root.join(name).join("plugin/run");
+    fs::create_dir_all(launcher.parent().unwrap()).unwrap();
+    fs::write(&launcher, "#!/bin/sh\nexit 0\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&launcher, fs::Permissions::from_mode(0o755)).unwrap();
+    launcher
+}
+
+/// 13 (Low): Codex install then uninstall dropped the user's own empty event lists
+/// (`"SessionStart": []`), and the spaces of an empty `[ ]`.
+fn codex_uninstall_drops_the_users_empty_lists() -> Vec<String> {
+    let s = sandbox();
+    let home = s.root.path().join("codex-home");
+    fs::create_dir_all(&home).unwrap();
+    let users = "{\n  \"hooks\": {\n    \"SessionStart\": [],\n    \"Stop\": [ ]\n  }\n}\n";
+    fs::write(home.join("hooks.json"), users).unwrap();
+    let launcher = a_copy(s.root.path(), "repo");
+    let installed = codex(
+        &s,
+        &home,
+        &["install", "--launcher", &launcher.to_string_lossy()],
+    );
+    let removed = codex(&s, &home, &["uninstall"]);
+    let after = fs::read_to_string(home.join("hooks.json")).unwrap_or_default();
+    if installed.code != Some(0) || removed.code != Some(0) || after != users {
+        vec![format!(
+            "hooks.json after install and uninstall:\n{after}\n{installed:?}\n{removed:?}"
+        )]
+    } else {
+        Vec::new()
+    }
+}
+
+/// 14 (Low): a hooks.json with the key "hooks" twice was edited (one of the two), though
+/// Codex reads neither: it refuses the whole file ("duplicate field `hooks`", Codex
+/// 0.169.0 and 0.171.0), so our hooks would never run, silently.
+fn codex_install_edits_a_duplicated_hooks_key() -> Vec<String> {
+    let s = sandbox();
+    let home = s.root.path().join("codex-home");
+    fs::create_dir_all(&home).unwrap();
+    let users = "{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/u/a.sh\"}]}]},\n \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/u/b.sh\"}]}]}}\n";
+    fs::write(home.join("hooks.json"), users).unwrap();
+    let launcher = a_copy(s.root.path(), "repo");
+    let ran = codex(
+        &s,
+        &home,
+        &["install", "--launcher", &launcher.to_string_lossy()],
+    );
+    let after = fs::read_to_string(home.join("hooks.json")).unwrap_or_default();
+    let mut found = Vec::new();
+    if after != users || home.join("config.toml").exists() {
+        found.push(format!("the install changed the files:\n{after}\n{ran:?}"));
+    }
+    if ran.code == Some(0) || !ran.stderr.contains("\"hooks\" twice") {
+        found.push(format!("the install did not say why it stopped: {ran:?}"));
+    }
+    found
+}
+
+/// 15 (Low): installing from one clone and uninstalling from it removed another clone's
+/// working hooks (the install replaced them, taking them for an earlier install).
+fn codex_install_removes_another_clones_hooks() -> Vec<String> {
+    let s = sandbox();
+    let home = s.root.path().join("codex-home");
+    let (a, b) = (a_copy(s.root.path(), "a"), a_copy(s.root.path(), "b"));
+    let (a_arg, b_arg) = (a.to_string_lossy(), b.to_string_lossy());
+    let first = codex(&s, &home, &["install", "--launcher", &a_arg]);
+    assert_eq!(first.code, Some(0), "{first:?}");
+    let installed = codex(&s, &home, &["install", "--launcher", &b_arg]);
+    let removed = codex(&s, &home, &["uninstall", "--launcher", &b_arg]);
+    let hooks = fs::read_to_string(home.join("hooks.json")).unwrap_or_default();
+    let config = fs::read_to_string(home.join("config.toml")).unwrap_or_default();
+    let a_command = format!("'{a_arg}' save-memory");
+    let mut found = Vec::new();
+    if hooks.matches(&a_command).count() != 5 || !config.contains(&*a_arg) {
+        found.push(format!(
+            "the first clone's hooks are gone:\n{hooks}\n{config}\n{installed:?}\n{removed:?}"
+        ));
+    }
+    if !removed.stderr.contains(&a_command) {
+        found.push(format!(
+            "the uninstall did not say what it left: {removed:?}"
+        ));
+    }
+    found
+}
+
 fn cases() -> Vec<Case> {
     vec![
         Case {
@@ -456,6 +561,21 @@ fn cases() -> Vec<Case> {
             finding: 12,
             name: "a shared directory: another project's newer memory",
             run: another_projects_memory_suppresses_the_recall,
+        },
+        Case {
+            finding: 13,
+            name: "Codex uninstall drops the user's empty lists",
+            run: codex_uninstall_drops_the_users_empty_lists,
+        },
+        Case {
+            finding: 14,
+            name: "Codex install edits a duplicated \"hooks\"",
+            run: codex_install_edits_a_duplicated_hooks_key,
+        },
+        Case {
+            finding: 15,
+            name: "Codex install + uninstall: another clone's hooks",
+            run: codex_install_removes_another_clones_hooks,
         },
     ]
 }
