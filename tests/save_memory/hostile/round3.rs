@@ -510,6 +510,41 @@ fn codex_install_removes_another_clones_hooks() -> Vec<String> {
     found
 }
 
+/// 16 (Low): a task list too big for the front matter (over 64 KiB of JSON: 300 long
+/// tasks) is left out of it, and the recall at session start, which read only the front
+/// matter, counted the open tasks and named none.
+fn a_recall_of_a_big_task_list_names_no_task() -> Vec<String> {
+    let s = sandbox();
+    let t = transcript(&s);
+    // The session's task files, the list Claude Code keeps (authoritative).
+    let tasks = s.home().join(".claude/tasks").join(SID);
+    fs::create_dir_all(&tasks).unwrap();
+    for i in 0..300 {
+        let status = match i {
+            0..150 => "completed",
+            150 => "in_progress",
+            _ => "pending",
+        };
+        let task = json!({"id": i.to_string(), "subject": format!("Migrate table {i} of the billing schema: {}", "keep the old columns readable until the reports move; ".repeat(5)), "status": status});
+        fs::write(tasks.join(format!("{i}.json")), task.to_string()).unwrap();
+    }
+    let saved = hook(&s, &pre_compact(&s, &t, SID, "auto"));
+    assert_eq!(saved.code, Some(0), "{saved:?}");
+    let memory = fs::read_to_string(s.memories().join(&s.memory_files()[0])).unwrap();
+    assert!(
+        memory.contains("tasks_open: 150") && !memory.contains("\ntodos: "),
+        "the front matter holds the list: the row tests nothing"
+    );
+    let start = hook(&s, &session_start(&s, &t, "new-session", "startup"));
+    let note = context(&start.stdout);
+    if note.contains("[in progress] Migrate table 150 ") && note.contains("[ ] Migrate table 151 ")
+    {
+        Vec::new()
+    } else {
+        vec![format!("the recall names no open task:\n{note}\n{start:?}")]
+    }
+}
+
 fn cases() -> Vec<Case> {
     vec![
         Case {
@@ -576,6 +611,11 @@ fn cases() -> Vec<Case> {
             finding: 15,
             name: "Codex install + uninstall: another clone's hooks",
             run: codex_install_removes_another_clones_hooks,
+        },
+        Case {
+            finding: 16,
+            name: "a recall of a task list too big for the front matter",
+            run: a_recall_of_a_big_task_list_names_no_task,
         },
     ]
 }
