@@ -226,6 +226,59 @@ fn a_memory_edited_in_place_is_read_again() {
 }
 
 #[test]
+fn a_headline_edited_in_place_is_listed_as_edited_however_long_the_listing() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = memories(root.path());
+    fs::create_dir_all(&dir).unwrap();
+    // More memories than a page of 200: a whole listing once trusted the index for them.
+    for i in 0..260 {
+        let name = format!("20261120_{:02}{:02}00_5e551011.md", i / 60, i % 60);
+        let headline = format!("Memory {i}");
+        fs::write(
+            dir.join(name),
+            memory_text(
+                SESSION,
+                &format!("2026-11-20T{:02}:{:02}:00+01:00", i / 60, i % 60),
+                &headline,
+                "words",
+            ),
+        )
+        .unwrap();
+    }
+    let listed = |store: &MemoryStore| -> Vec<String> {
+        store
+            .list(None, None)
+            .unwrap()
+            .memories
+            .into_iter()
+            .map(|m| m.summary)
+            .collect()
+    };
+    assert_eq!(listed(&keyed(&dir)).len(), 260);
+    // The oldest, last in the listing, edited in place (same inode, the directory's
+    // time unchanged).
+    let oldest = dir.join("20261120_000000_5e551011.md");
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    fs::write(
+        &oldest,
+        memory_text(
+            SESSION,
+            "2026-11-20T00:00:00+01:00",
+            "Edited by hand",
+            "words",
+        ),
+    )
+    .unwrap();
+    let after = listed(&keyed(&dir));
+    assert_eq!(
+        after.last().map(String::as_str),
+        Some("Edited by hand"),
+        "{after:?}"
+    );
+    assert!(!after.iter().any(|h| h == "Memory 0"));
+}
+
+#[test]
 fn a_corrupt_or_foreign_index_is_rebuilt() {
     let root = tempfile::tempdir().unwrap();
     let dir = memories(root.path());

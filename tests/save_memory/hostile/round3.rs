@@ -545,6 +545,52 @@ fn a_recall_of_a_big_task_list_names_no_task() -> Vec<String> {
     }
 }
 
+/// 17 (info): a headline edited in place (same inode, the directory's time unchanged)
+/// kept its old text in `list --json` once the listing was longer than a page of 200:
+/// only a short page's files were checked against the index.
+fn an_edited_headline_keeps_its_stale_label() -> Vec<String> {
+    let s = sandbox();
+    built_index(&s);
+    let text = fs::read_to_string(s.memories().join(&s.memory_files()[0])).unwrap();
+    for i in 0..250 {
+        let name = format!("20250101_00{:02}{:02}_e{i:07}.md", i / 60, i % 60);
+        fs::write(s.memories().join(name), &text).unwrap();
+    }
+    let indexed = list(&s, &["index"]);
+    assert_eq!(indexed.code, Some(0), "{indexed:?}");
+    // The oldest, last of the listing, edited in place as an editor that writes through
+    // the file does.
+    let oldest = s.memories().join("20250101_000000_e0000000.md");
+    let edited = text.replacen(
+        "summary: \"",
+        "summary: \"Edited by hand: the retry budget moved to config. ",
+        1,
+    );
+    fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&oldest)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, edited.as_bytes()))
+        .unwrap();
+    let listed = list(&s, &["list", "--json"]);
+    let last = serde_json::from_str::<serde_json::Value>(&listed.stdout)
+        .ok()
+        .and_then(|v| {
+            v["memories"].as_array()?.last()?["summary"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .unwrap_or_default();
+    if listed.code == Some(0) && last.starts_with("Edited by hand") {
+        Vec::new()
+    } else {
+        vec![format!(
+            "the listing's last headline: {last:?}; {}",
+            listed.stderr
+        )]
+    }
+}
+
 fn cases() -> Vec<Case> {
     vec![
         Case {
@@ -616,6 +662,11 @@ fn cases() -> Vec<Case> {
             finding: 16,
             name: "a recall of a task list too big for the front matter",
             run: a_recall_of_a_big_task_list_names_no_task,
+        },
+        Case {
+            finding: 17,
+            name: "a headline edited in place, a long listing",
+            run: an_edited_headline_keeps_its_stale_label,
         },
     ]
 }

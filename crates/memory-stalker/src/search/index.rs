@@ -174,6 +174,9 @@ pub struct Row {
     pub problem: Option<String>,
     /// The row's id (the FTS rowid).
     pub(super) id: i64,
+    /// The file's inode, size and modification time (ns) when it was indexed: an edit in
+    /// place that the directory's time does not show differs from them.
+    pub(super) stat: (i64, i64, i64),
 }
 
 impl Index {
@@ -580,22 +583,13 @@ impl Index {
         Ok(n)
     }
 
-    /// Whether each of `rows` still matches its file (size, time, inode); indexes again
-    /// those that do not, and says whether any did not.
+    /// Whether each of `rows` still matches its file (size, time, inode, as the row was
+    /// read: one `stat` a row); indexes again those that do not, and says whether any
+    /// did not.
     pub(crate) fn refresh(&mut self, rows: &[Row]) -> Result<bool, IndexError> {
         let stale: Vec<String> = rows
             .iter()
-            .filter(|r| {
-                let known: Option<(i64, i64, i64)> = self
-                    .conn
-                    .query_row(
-                        "SELECT ino, size, mtime_ns FROM memories WHERE id = ?1",
-                        [r.id],
-                        |x| Ok((x.get(0)?, x.get(1)?, x.get(2)?)),
-                    )
-                    .ok();
-                stat(&self.dir.join(&r.entry.file)) != known
-            })
+            .filter(|r| stat(&self.dir.join(&r.entry.file)) != Some(r.stat))
             .map(|r| r.entry.file.clone())
             .collect();
         if stale.is_empty() {
@@ -899,7 +893,7 @@ const NEWEST_FIRST: &str = "m.order_ns DESC, m.precise DESC, substr(m.file, 1, 1
 /// The columns [`row_of`] reads, in its order.
 const ROW_COLUMNS: &str = "m.id, m.file, m.size, m.mtime_ns, m.order_ns, m.written_ns, m.created,
     m.session_id, m.trigger, m.tasks_total, m.tasks_open, m.summary, m.summary_source, m.lang,
-    m.format, m.agent, m.project, m.problem, m.ours, m.written_at";
+    m.format, m.agent, m.project, m.problem, m.ours, m.written_at, m.ino";
 
 /// The latest instant (ns) a memory may say it was written at and not be in the future.
 fn future_limit() -> i128 {
@@ -959,6 +953,7 @@ fn row_of(dir: &Path, r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
     };
     Ok(Row {
         id: r.get(0)?,
+        stat: (r.get(20)?, size as i64, mtime_ns),
         entry,
         order_ns: r.get(4)?,
         agent,
