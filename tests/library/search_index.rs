@@ -279,6 +279,65 @@ fn a_headline_edited_in_place_is_listed_as_edited_however_long_the_listing() {
 }
 
 #[test]
+fn many_memories_behind_its_back_are_read_a_slice_at_a_time_newest_first() {
+    use memory_stalker::search::{Index, OpenOptions, RowFilter};
+    let root = tempfile::tempdir().unwrap();
+    let dir = memories(root.path());
+    fs::create_dir_all(&dir).unwrap();
+    let write = |i: usize| {
+        let name = format!("20261120_{:02}{:02}00_5e551011.md", i / 60, i % 60);
+        let created = format!("2026-11-20T{:02}:{:02}:00+01:00", i / 60, i % 60);
+        fs::write(
+            dir.join(name),
+            memory_text(SESSION, &created, &format!("Memory {i}"), "words"),
+        )
+        .unwrap();
+    };
+    write(0);
+    let store = keyed(&dir);
+    assert_eq!(store.list(None, None).unwrap().total, 1);
+    for i in 1..=25 {
+        write(i);
+    }
+    // The MCP server's way, with slices of 10: the newest ten read, fifteen left.
+    let how = OpenOptions {
+        max_catch_up: Some(10),
+        ..OpenOptions::SERVER
+    };
+    let mut index = Index::open(&dir, how, store.writer_key()).unwrap();
+    assert_eq!(index.unread(), 15);
+    let files = |index: &Index| -> Vec<String> {
+        index
+            .rows(&RowFilter::default(), 100, 0)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.entry.summary)
+            .collect()
+    };
+    let first = files(&index);
+    assert_eq!(first.len(), 11);
+    assert_eq!(first[..2], ["Memory 25", "Memory 24"]);
+    assert_eq!(first.last().map(String::as_str), Some("Memory 0"));
+    // Each later catch-up reads the next slice, until none is left.
+    assert_eq!(index.catch_up_as(&how).unwrap(), 10);
+    assert_eq!(index.unread(), 5);
+    assert_eq!(index.catch_up_as(&how).unwrap(), 5);
+    assert_eq!(index.unread(), 0);
+    assert_eq!(files(&index).len(), 26);
+    // Caught up and recorded so: nothing more to read.
+    assert_eq!(index.catch_up(Some(0), Some(0)).unwrap(), 0);
+    // Without slices, too many is refused as before.
+    for i in 26..=40 {
+        write(i);
+    }
+    let whole = OpenOptions {
+        partial: false,
+        ..how
+    };
+    assert!(Index::open(&dir, whole, store.writer_key()).is_err());
+}
+
+#[test]
 fn a_corrupt_or_foreign_index_is_rebuilt() {
     let root = tempfile::tempdir().unwrap();
     let dir = memories(root.path());

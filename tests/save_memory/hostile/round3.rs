@@ -17,6 +17,7 @@ use serde_json::json;
 
 use super::defects::{Ran, context, hook, list, pre_compact, run, sandbox, session_start};
 use super::{SID, list_bin};
+use crate::support::mcp::Mcp;
 use crate::support::{Sandbox, sample_transcript};
 
 /// One row: the finding it covers, what it does, and the check.
@@ -591,6 +592,84 @@ fn an_edited_headline_keeps_its_stale_label() -> Vec<String> {
     }
 }
 
+/// The text of a `search_memories` answer of the running server `mcp` (id `id`).
+fn mcp_search(mcp: &mut Mcp, id: u64, query: &str) -> String {
+    mcp.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "search_memories", "arguments": {"query": query}}}).to_string());
+    loop {
+        let Some(v) = mcp.recv(Duration::from_secs(120)) else {
+            return "no answer within 120 s".into();
+        };
+        if v["id"] == id {
+            return v["result"]["content"][0]["text"]
+                .as_str()
+                .map_or_else(|| v.to_string(), String::from);
+        }
+    }
+}
+
+/// 18 (also found): the first MCP search after 10,000 memories arrived behind the
+/// index's back read all of them while the model waited (1.5 s on a fast machine, a
+/// release build). Now it reads the newest slice, says its answer is partial, and the
+/// rest is read in the background.
+fn the_first_search_after_10000_memories_reads_them_all() -> Vec<String> {
+    let s = sandbox();
+    built_index(&s);
+    let mut mcp = Mcp::start(&s);
+    let warm = mcp_search(&mut mcp, 10, "retry");
+    assert!(warm.contains("retry"), "{warm}");
+    let text = fs::read_to_string(s.memories().join(&s.memory_files()[0])).unwrap();
+    for i in 0..10_000 {
+        let name = format!(
+            "2025{:02}{:02}_{:02}{:02}00_b{i:07}.md",
+            1 + i / 2400,
+            1 + i / 96 % 25,
+            i / 4 % 24,
+            i % 4 * 15
+        );
+        let newest = if i == 9_999 { "wombat " } else { "" };
+        fs::write(
+            s.memories().join(name),
+            text.replacen(
+                "## AI summary\n",
+                &format!("## AI summary\n\n{newest}backup {i}\n"),
+                1,
+            ),
+        )
+        .unwrap();
+    }
+    let mut found = Vec::new();
+    let started = Instant::now();
+    let first = mcp_search(&mut mcp, 11, "wombat");
+    let took = started.elapsed();
+    eprintln!("the first search after 10,000 arrived: {took:?}");
+    if !first.contains("Partial: 9000 memories") || !first.contains("b0009999") {
+        found.push(format!(
+            "the first search ({took:?}) read everything or said nothing of what it left: {}",
+            &first[..first.len().min(600)]
+        ));
+    }
+    // The rest is read in the background: a later answer is whole.
+    let until = Instant::now() + Duration::from_secs(120);
+    let mut id = 12;
+    loop {
+        let later = mcp_search(&mut mcp, id, "backup 17");
+        if !later.contains("Partial:") && later.contains("b0000017") {
+            eprintln!("whole again after {:?}", started.elapsed());
+            break;
+        }
+        if Instant::now() > until {
+            found.push(format!(
+                "still partial after 120 s: {}",
+                &later[..later.len().min(400)]
+            ));
+            break;
+        }
+        id += 1;
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    found
+}
+
 fn cases() -> Vec<Case> {
     vec![
         Case {
@@ -660,13 +739,18 @@ fn cases() -> Vec<Case> {
         },
         Case {
             finding: 16,
-            name: "a recall of a task list too big for the front matter",
+            name: "a recall of a task list too big for front matter",
             run: a_recall_of_a_big_task_list_names_no_task,
         },
         Case {
             finding: 17,
             name: "a headline edited in place, a long listing",
             run: an_edited_headline_keeps_its_stale_label,
+        },
+        Case {
+            finding: 18,
+            name: "the first MCP search after 10,000 arrived",
+            run: the_first_search_after_10000_memories_reads_them_all,
         },
     ]
 }
