@@ -66,7 +66,7 @@ codex_failed=0
 uninstall_codex() {
     if [ -x bin/save-memory ]; then
         echo "==> Codex ($codex_home)"
-        bin/save-memory codex uninstall || codex_failed=1
+        bin/save-memory codex uninstall --launcher "$root/plugin/run" || codex_failed=1
     elif grep -qsF -e "/plugin/run' save-memory" -e "# >>> memory-stalker >>>" \
         "$codex_home/hooks.json" "$codex_home/config.toml"; then
         echo "✘ bin/save-memory is missing, so memory-stalker's entries in $codex_home/hooks.json" >&2

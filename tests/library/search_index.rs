@@ -226,6 +226,118 @@ fn a_memory_edited_in_place_is_read_again() {
 }
 
 #[test]
+fn a_headline_edited_in_place_is_listed_as_edited_however_long_the_listing() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = memories(root.path());
+    fs::create_dir_all(&dir).unwrap();
+    // More memories than a page of 200: a whole listing once trusted the index for them.
+    for i in 0..260 {
+        let name = format!("20261120_{:02}{:02}00_5e551011.md", i / 60, i % 60);
+        let headline = format!("Memory {i}");
+        fs::write(
+            dir.join(name),
+            memory_text(
+                SESSION,
+                &format!("2026-11-20T{:02}:{:02}:00+01:00", i / 60, i % 60),
+                &headline,
+                "words",
+            ),
+        )
+        .unwrap();
+    }
+    let listed = |store: &MemoryStore| -> Vec<String> {
+        store
+            .list(None, None)
+            .unwrap()
+            .memories
+            .into_iter()
+            .map(|m| m.summary)
+            .collect()
+    };
+    assert_eq!(listed(&keyed(&dir)).len(), 260);
+    // The oldest, last in the listing, edited in place (same inode, the directory's
+    // time unchanged).
+    let oldest = dir.join("20261120_000000_5e551011.md");
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    fs::write(
+        &oldest,
+        memory_text(
+            SESSION,
+            "2026-11-20T00:00:00+01:00",
+            "Edited by hand",
+            "words",
+        ),
+    )
+    .unwrap();
+    let after = listed(&keyed(&dir));
+    assert_eq!(
+        after.last().map(String::as_str),
+        Some("Edited by hand"),
+        "{after:?}"
+    );
+    assert!(!after.iter().any(|h| h == "Memory 0"));
+}
+
+#[test]
+fn many_memories_behind_its_back_are_read_a_slice_at_a_time_newest_first() {
+    use memory_stalker::search::{Index, OpenOptions, RowFilter};
+    let root = tempfile::tempdir().unwrap();
+    let dir = memories(root.path());
+    fs::create_dir_all(&dir).unwrap();
+    let write = |i: usize| {
+        let name = format!("20261120_{:02}{:02}00_5e551011.md", i / 60, i % 60);
+        let created = format!("2026-11-20T{:02}:{:02}:00+01:00", i / 60, i % 60);
+        fs::write(
+            dir.join(name),
+            memory_text(SESSION, &created, &format!("Memory {i}"), "words"),
+        )
+        .unwrap();
+    };
+    write(0);
+    let store = keyed(&dir);
+    assert_eq!(store.list(None, None).unwrap().total, 1);
+    for i in 1..=25 {
+        write(i);
+    }
+    // The MCP server's way, with slices of 10: the newest ten read, fifteen left.
+    let how = OpenOptions {
+        max_catch_up: Some(10),
+        ..OpenOptions::SERVER
+    };
+    let mut index = Index::open(&dir, how, store.writer_key()).unwrap();
+    assert_eq!(index.unread(), 15);
+    let files = |index: &Index| -> Vec<String> {
+        index
+            .rows(&RowFilter::default(), 100, 0)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.entry.summary)
+            .collect()
+    };
+    let first = files(&index);
+    assert_eq!(first.len(), 11);
+    assert_eq!(first[..2], ["Memory 25", "Memory 24"]);
+    assert_eq!(first.last().map(String::as_str), Some("Memory 0"));
+    // Each later catch-up reads the next slice, until none is left.
+    assert_eq!(index.catch_up_as(&how).unwrap(), 10);
+    assert_eq!(index.unread(), 5);
+    assert_eq!(index.catch_up_as(&how).unwrap(), 5);
+    assert_eq!(index.unread(), 0);
+    assert_eq!(files(&index).len(), 26);
+    // Caught up and recorded so: nothing more to read.
+    assert_eq!(index.catch_up(Some(0), Some(0)).unwrap(), 0);
+    // Without slices, too many is refused as before.
+    for i in 26..=40 {
+        write(i);
+    }
+    let whole = OpenOptions {
+        partial: false,
+        ..how
+    };
+    assert!(Index::open(&dir, whole, store.writer_key()).is_err());
+}
+
+#[test]
 fn a_corrupt_or_foreign_index_is_rebuilt() {
     let root = tempfile::tempdir().unwrap();
     let dir = memories(root.path());

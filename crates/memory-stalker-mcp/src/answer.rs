@@ -220,6 +220,30 @@ pub fn with_skipped(answer: String, projects: usize) -> String {
     ))
 }
 
+/// `answer` with what it did not see: `unread` memory files that arrived behind the
+/// search index's back and were left for later (the index reads many a slice at a time,
+/// newest first, and the rest in the background). Unchanged when there are none.
+pub fn with_unread(answer: String, unread: usize) -> String {
+    if unread == 0 {
+        return answer;
+    }
+    let note = format!(
+        "\n(Partial: {unread} {} that arrived since the search index last looked {} not read yet (the newest were), so {} not searched or listed; the index is reading {} now: ask again in a moment for a whole answer.)\n",
+        if unread == 1 { "memory" } else { "memories" },
+        if unread == 1 { "was" } else { "were" },
+        if unread == 1 { "it was" } else { "they were" },
+        if unread == 1 { "it" } else { "them" },
+    );
+    // The note is kept whole: a long answer gives way to it.
+    let room = MAX_CHARS - note.chars().count();
+    let answer = if answer.chars().count() <= room {
+        answer
+    } else {
+        prefix_chars(&answer, room).to_string()
+    };
+    format!("{answer}{note}")
+}
+
 /// The answer of `search_memories` when nothing matched: not an error.
 pub fn nothing_matched(query: &str, searched: &str) -> String {
     bounded(format!(
@@ -443,3 +467,21 @@ pub fn unknown_section(name: &str) -> String {
 
 #[cfg(test)]
 mod properties;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_partial_answer_says_what_it_did_not_see_within_the_bound() {
+        assert_eq!(with_unread("whole\n".into(), 0), "whole\n");
+        insta::assert_snapshot!(with_unread("1 memory matches \"wombat\" (best 1 session):\n".into(), 9_000), @r#"
+        1 memory matches "wombat" (best 1 session):
+
+        (Partial: 9000 memories that arrived since the search index last looked were not read yet (the newest were), so they were not searched or listed; the index is reading them now: ask again in a moment for a whole answer.)
+        "#);
+        let long = with_unread("x".repeat(MAX_CHARS), 1);
+        assert_eq!(long.chars().count(), MAX_CHARS);
+        assert!(long.ends_with("(the newest were), so it was not searched or listed; the index is reading it now: ask again in a moment for a whole answer.)\n"), "{long}");
+    }
+}

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use memory_stalker::memory::{MemoryStore, Section, Shown, search_projects};
 use memory_stalker::projects;
@@ -30,6 +31,43 @@ struct Project {
     config: Config,
     root: PathBuf,
     store: MemoryStore,
+    /// Whether a thread is reading into the index what the last answer left unread.
+    catching_up: Arc<AtomicBool>,
+}
+
+impl Project {
+    /// The store of the project `root` as this server reads it: many memories that
+    /// arrived behind the index's back are read a slice at a time before an answer
+    /// (the answer says what was left), not all of them while the model waits.
+    fn store_of(&self, root: &PathBuf) -> MemoryStore {
+        if *root == self.root {
+            self.store.clone()
+        } else {
+            self.config.store(root).for_server()
+        }
+    }
+
+    /// When this project's index was left with memories unread, reads them on a
+    /// connection of its own, off the answer's path, one such thread at a time: the
+    /// next answers are whole again.
+    fn catch_up_later(&self) {
+        if self.store.index_unread() == 0 || self.catching_up.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let store = self.store.clone();
+        let flag = Arc::clone(&self.catching_up);
+        let spawned = std::thread::Builder::new()
+            .name("catch-up-index".into())
+            .spawn(move || {
+                if let Err(e) = store.verify_index() {
+                    eprintln!("memory-stalker-mcp: search index: {e}");
+                }
+                flag.store(false, Ordering::Release);
+            });
+        if spawned.is_err() {
+            self.catching_up.store(false, Ordering::Release);
+        }
+    }
 }
 
 /// The memory-stalker MCP server of one project.
@@ -109,11 +147,12 @@ fn limit(asked: Option<u32>, (default, max): (u32, u32)) -> Result<usize, String
 impl MemoryServer {
     /// The server of `project`'s memories.
     pub fn new(config: Config, project: PathBuf) -> MemoryServer {
-        let store = config.store(&project);
+        let store = config.store(&project).for_server();
         let project = Arc::new(Project {
             config,
             root: project,
             store,
+            catching_up: Arc::default(),
         });
         // Memories edited in place since the index last looked (by hand, by git) keep
         // their directory's time: one pass over them at start, off the protocol's thread,
@@ -184,16 +223,11 @@ impl MemoryServer {
             let searched = projects::searched(&p.config, &p.root, all);
             let stores: Vec<(PathBuf, MemoryStore)> = searched
                 .iter()
-                .map(|r| {
-                    let store = if *r == p.root {
-                        p.store.clone()
-                    } else {
-                        p.config.store(r)
-                    };
-                    (r.clone(), store)
-                })
+                .map(|r| (r.clone(), p.store_of(r)))
                 .collect();
             let found = search_projects(&stores, &query, &opts).map_err(|e| e.to_string())?;
+            let unread: usize = stores.iter().map(|(_, s)| s.index_unread()).sum();
+            p.catch_up_later();
             if found.total == 0 {
                 let where_ = if all {
                     format!(
@@ -208,7 +242,10 @@ impl MemoryServer {
                 } else {
                     memory_stalker::untrusted::path(p.store.dir())
                 };
-                return Ok(answer::nothing_matched(&query, &where_));
+                return Ok(answer::with_unread(
+                    answer::nothing_matched(&query, &where_),
+                    unread,
+                ));
             }
             let mut text = answer::search(
                 &query,
@@ -220,7 +257,7 @@ impl MemoryServer {
             if !found.skipped.is_empty() {
                 text = answer::with_skipped(text, found.skipped.len());
             }
-            Ok(text)
+            Ok(answer::with_unread(text, unread))
         })
         .await
     }
@@ -286,7 +323,12 @@ impl MemoryServer {
                 .store
                 .list_by(Some(limit), filter.as_deref(), agent)
                 .map_err(|e| e.to_string())?;
-            Ok(answer::listing(&listing, filter.as_deref(), p.store.dir()))
+            let unread = p.store.index_unread();
+            p.catch_up_later();
+            Ok(answer::with_unread(
+                answer::listing(&listing, filter.as_deref(), p.store.dir()),
+                unread,
+            ))
         })
         .await
     }

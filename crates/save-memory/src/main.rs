@@ -115,6 +115,10 @@ enum CodexCommand {
     },
     /// Remove what `install` added, and nothing else.
     Uninstall {
+        /// The launcher of the copy whose hooks to remove (`<repository>/plugin/run`);
+        /// default: the one beside this binary (`../plugin/run`), else every copy's.
+        #[arg(long, value_name = "PATH")]
+        launcher: Option<PathBuf>,
         /// Codex's home (default: $CODEX_HOME, else ~/.codex).
         #[arg(long, value_name = "DIR")]
         codex_home: Option<PathBuf>,
@@ -312,9 +316,12 @@ fn codex(command: CodexCommand) -> anyhow::Result<()> {
             launcher,
             codex_home,
         } => codex::install(&home_of(codex_home)?, &launcher)?,
-        CodexCommand::Uninstall { codex_home } => {
+        CodexCommand::Uninstall {
+            launcher,
+            codex_home,
+        } => {
             let home = home_of(codex_home)?;
-            let out = codex::uninstall(&home)?;
+            let out = codex::uninstall(&home, launcher.or_else(own_launcher).as_deref())?;
             if !out.changed {
                 println!(
                     "memory-stalker is not installed in Codex ({}): nothing to uninstall",
@@ -327,7 +334,18 @@ fn codex(command: CodexCommand) -> anyhow::Result<()> {
     for line in &outcome.lines {
         println!("    {line}");
     }
+    for line in &outcome.left {
+        eprintln!("    {line}");
+    }
     Ok(())
+}
+
+/// The launcher of the copy this binary belongs to: `<repository>/plugin/run` beside
+/// `<repository>/bin/save-memory` (where `install.sh` puts it), when it is there.
+fn own_launcher() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let launcher = exe.parent()?.parent()?.join("plugin/run");
+    launcher.is_file().then_some(launcher)
 }
 
 fn by_hand(args: ByHand) -> anyhow::Result<()> {

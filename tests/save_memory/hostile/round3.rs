@@ -17,6 +17,7 @@ use serde_json::json;
 
 use super::defects::{Ran, context, hook, list, pre_compact, run, sandbox, session_start};
 use super::{SID, list_bin};
+use crate::support::mcp::Mcp;
 use crate::support::{Sandbox, sample_transcript};
 
 /// One row: the finding it covers, what it does, and the check.
@@ -212,14 +213,37 @@ fn large_shipped_memories_stall_the_recall() -> Vec<String> {
     found
 }
 
-/// Overwrites every page of the database at `db` but the first (its header and schema)
-/// with garbage: a damaged disk, the header intact.
+/// Overwrites one page of the full-text table's b-tree (its root: every search reads it)
+/// in the database at `db` with garbage: a damaged disk, the header, the schema and the
+/// `meta` and `memories` tables intact, so that opening the index and reading what it
+/// holds of the directory succeed and only a search meets the damage.
 fn damage(db: &Path) {
-    let len = fs::metadata(db).unwrap().len() as usize;
-    let page = 4096;
-    assert!(len > 2 * page, "index of {len} bytes");
+    let (page, size): (i64, i64) = {
+        let conn = rusqlite::Connection::open(db).unwrap();
+        // Everything in the file itself, none of it in the log.
+        conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
+            .unwrap();
+        let root = conn
+            .query_row(
+                "SELECT rootpage FROM sqlite_master WHERE name = 'memory_text_data'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let size = conn
+            .query_row("PRAGMA page_size", [], |r| r.get(0))
+            .unwrap();
+        (root, size)
+    };
     let mut bytes = fs::read(db).unwrap();
-    for b in &mut bytes[page..] {
+    let (page, size) = (page as usize, size as usize);
+    let at = (page - 1) * size;
+    assert!(
+        page > 1 && bytes.len() >= at + size,
+        "page {page} of {}",
+        bytes.len()
+    );
+    for b in &mut bytes[at..at + size] {
         *b = 0x5a;
     }
     fs::write(db, bytes).unwrap();
@@ -248,52 +272,47 @@ fn a_damaged_index_fails_every_search() -> Vec<String> {
     found
 }
 
-/// 8 (Low): readers racing `index --rebuild` failed with "database is locked" or
-/// "database disk image is malformed".
+/// 8 (Low): readers racing `index --rebuild` failed with "database is locked", "disk I/O
+/// error" or "database disk image is malformed", or found nothing (a half-built index),
+/// and so did a rebuild beside another: the rebuild deleted the index's files under
+/// the processes that had them open. Two searches and two rebuilds run in loops for a
+/// few seconds over a small index (a fast rebuild races the most often; the release
+/// before failed in every run of this, mostly the rebuilds, a few times a second).
 fn readers_fail_beside_a_rebuild() -> Vec<String> {
     let s = sandbox();
     built_index(&s);
-    // A few hundred memories, so that a rebuild takes a while.
-    let text = fs::read_to_string(s.memories().join(&s.memory_files()[0])).unwrap();
-    for i in 0..300 {
-        let name = format!("20260101_00{:02}{:02}_r{i:07}.md", i / 60, i % 60);
-        fs::write(s.memories().join(name), &text).unwrap();
-    }
-    list(&s, &["index"]);
-    let env = s.env.clone();
-    let project = s.project();
-    let readers: Vec<_> = (0..3)
-        .map(|_| {
-            let (env, project) = (env.clone(), project.clone());
-            std::thread::spawn(move || {
-                let p = project.to_string_lossy().into_owned();
-                (0..8)
-                    .map(|_| {
-                        run(
-                            &env,
-                            &project,
-                            &list_bin(),
-                            &["--project", &p, "search", "retry"],
-                            b"",
-                            Duration::from_secs(30),
-                        )
-                    })
-                    .collect::<Vec<_>>()
-            })
+    let until = Instant::now() + Duration::from_secs(4);
+    let looping = |args: &'static [&'static str]| {
+        let (env, project) = (s.env.clone(), s.project());
+        std::thread::spawn(move || {
+            let p = project.to_string_lossy().into_owned();
+            let mut ran = Vec::new();
+            while Instant::now() < until {
+                let mut all = vec!["--project", p.as_str()];
+                all.extend_from_slice(args);
+                ran.push(run(
+                    &env,
+                    &project,
+                    &list_bin(),
+                    &all,
+                    b"",
+                    Duration::from_secs(30),
+                ));
+            }
+            ran
         })
-        .collect();
+    };
+    let searches: Vec<_> = (0..2).map(|_| looping(&["search", "retry"])).collect();
+    let rebuilds: Vec<_> = (0..2).map(|_| looping(&["index", "--rebuild"])).collect();
     let mut found = Vec::new();
-    for _ in 0..4 {
-        let r = list(&s, &["index", "--rebuild"]);
-        if r.code != Some(0) {
-            found.push(format!("index --rebuild: {r:?}"));
+    for r in searches.into_iter().flat_map(|t| t.join().unwrap()) {
+        if r.code != Some(0) || !r.stdout.contains("retry") {
+            found.push(format!("a search beside the rebuilds: {r:?}"));
         }
     }
-    for reader in readers {
-        for r in reader.join().unwrap() {
-            if r.code != Some(0) || !r.stdout.contains("retry") {
-                found.push(format!("a search beside the rebuild: {r:?}"));
-            }
+    for r in rebuilds.into_iter().flat_map(|t| t.join().unwrap()) {
+        if r.code != Some(0) {
+            found.push(format!("index --rebuild beside another: {r:?}"));
         }
     }
     found
@@ -387,6 +406,270 @@ fn another_projects_memory_suppresses_the_recall() -> Vec<String> {
     }
 }
 
+/// Runs `save-memory codex …` with Codex's home `home`.
+fn codex(s: &Sandbox, home: &Path, args: &[&str]) -> Ran {
+    let home = home.to_string_lossy().into_owned();
+    let mut all = vec!["codex"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--codex-home", &home]);
+    run(
+        &s.env,
+        &s.project(),
+        &super::hook_bin(),
+        &all,
+        b"",
+        Duration::from_secs(20),
+    )
+}
+
+/// A copy of memory-stalker at `root/name`: its launcher, an executable file.
+fn a_copy(root: &Path, name: &str) -> PathBuf {
+    let launcher = root.join(name).join("plugin/run");
+    fs::create_dir_all(launcher.parent().unwrap()).unwrap();
+    fs::write(&launcher, "#!/bin/sh\nexit 0\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&launcher, fs::Permissions::from_mode(0o755)).unwrap();
+    launcher
+}
+
+/// 13 (Low): Codex install then uninstall dropped the user's own empty event lists
+/// (`"SessionStart": []`), and the spaces of an empty `[ ]`.
+fn codex_uninstall_drops_the_users_empty_lists() -> Vec<String> {
+    let s = sandbox();
+    let home = s.root.path().join("codex-home");
+    fs::create_dir_all(&home).unwrap();
+    let users = "{\n  \"hooks\": {\n    \"SessionStart\": [],\n    \"Stop\": [ ]\n  }\n}\n";
+    fs::write(home.join("hooks.json"), users).unwrap();
+    let launcher = a_copy(s.root.path(), "repo");
+    let installed = codex(
+        &s,
+        &home,
+        &["install", "--launcher", &launcher.to_string_lossy()],
+    );
+    let removed = codex(&s, &home, &["uninstall"]);
+    let after = fs::read_to_string(home.join("hooks.json")).unwrap_or_default();
+    if installed.code != Some(0) || removed.code != Some(0) || after != users {
+        vec![format!(
+            "hooks.json after install and uninstall:\n{after}\n{installed:?}\n{removed:?}"
+        )]
+    } else {
+        Vec::new()
+    }
+}
+
+/// 14 (Low): a hooks.json with the key "hooks" twice was edited (one of the two), though
+/// Codex reads neither: it refuses the whole file ("duplicate field `hooks`", Codex
+/// 0.169.0 and 0.171.0), so our hooks would never run, silently.
+fn codex_install_edits_a_duplicated_hooks_key() -> Vec<String> {
+    let s = sandbox();
+    let home = s.root.path().join("codex-home");
+    fs::create_dir_all(&home).unwrap();
+    let users = "{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/u/a.sh\"}]}]},\n \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/u/b.sh\"}]}]}}\n";
+    fs::write(home.join("hooks.json"), users).unwrap();
+    let launcher = a_copy(s.root.path(), "repo");
+    let ran = codex(
+        &s,
+        &home,
+        &["install", "--launcher", &launcher.to_string_lossy()],
+    );
+    let after = fs::read_to_string(home.join("hooks.json")).unwrap_or_default();
+    let mut found = Vec::new();
+    if after != users || home.join("config.toml").exists() {
+        found.push(format!("the install changed the files:\n{after}\n{ran:?}"));
+    }
+    if ran.code == Some(0) || !ran.stderr.contains("\"hooks\" twice") {
+        found.push(format!("the install did not say why it stopped: {ran:?}"));
+    }
+    found
+}
+
+/// 15 (Low): installing from one clone and uninstalling from it removed another clone's
+/// working hooks (the install replaced them, taking them for an earlier install).
+fn codex_install_removes_another_clones_hooks() -> Vec<String> {
+    let s = sandbox();
+    let home = s.root.path().join("codex-home");
+    let (a, b) = (a_copy(s.root.path(), "a"), a_copy(s.root.path(), "b"));
+    let (a_arg, b_arg) = (a.to_string_lossy(), b.to_string_lossy());
+    let first = codex(&s, &home, &["install", "--launcher", &a_arg]);
+    assert_eq!(first.code, Some(0), "{first:?}");
+    let installed = codex(&s, &home, &["install", "--launcher", &b_arg]);
+    let removed = codex(&s, &home, &["uninstall", "--launcher", &b_arg]);
+    let hooks = fs::read_to_string(home.join("hooks.json")).unwrap_or_default();
+    let config = fs::read_to_string(home.join("config.toml")).unwrap_or_default();
+    let a_command = format!("'{a_arg}' save-memory");
+    let mut found = Vec::new();
+    if hooks.matches(&a_command).count() != 5 || !config.contains(&*a_arg) {
+        found.push(format!(
+            "the first clone's hooks are gone:\n{hooks}\n{config}\n{installed:?}\n{removed:?}"
+        ));
+    }
+    if !removed.stderr.contains(&a_command) {
+        found.push(format!(
+            "the uninstall did not say what it left: {removed:?}"
+        ));
+    }
+    found
+}
+
+/// 16 (Low): a task list too big for the front matter (over 64 KiB of JSON: 300 long
+/// tasks) is left out of it, and the recall at session start, which read only the front
+/// matter, counted the open tasks and named none.
+fn a_recall_of_a_big_task_list_names_no_task() -> Vec<String> {
+    let s = sandbox();
+    let t = transcript(&s);
+    // The session's task files, the list Claude Code keeps (authoritative).
+    let tasks = s.home().join(".claude/tasks").join(SID);
+    fs::create_dir_all(&tasks).unwrap();
+    for i in 0..300 {
+        let status = match i {
+            0..150 => "completed",
+            150 => "in_progress",
+            _ => "pending",
+        };
+        let task = json!({"id": i.to_string(), "subject": format!("Migrate table {i} of the billing schema: {}", "keep the old columns readable until the reports move; ".repeat(5)), "status": status});
+        fs::write(tasks.join(format!("{i}.json")), task.to_string()).unwrap();
+    }
+    let saved = hook(&s, &pre_compact(&s, &t, SID, "auto"));
+    assert_eq!(saved.code, Some(0), "{saved:?}");
+    let memory = fs::read_to_string(s.memories().join(&s.memory_files()[0])).unwrap();
+    assert!(
+        memory.contains("tasks_open: 150") && !memory.contains("\ntodos: "),
+        "the front matter holds the list: the row tests nothing"
+    );
+    let start = hook(&s, &session_start(&s, &t, "new-session", "startup"));
+    let note = context(&start.stdout);
+    if note.contains("[in progress] Migrate table 150 ") && note.contains("[ ] Migrate table 151 ")
+    {
+        Vec::new()
+    } else {
+        vec![format!("the recall names no open task:\n{note}\n{start:?}")]
+    }
+}
+
+/// 17 (info): a headline edited in place (same inode, the directory's time unchanged)
+/// kept its old text in `list --json` once the listing was longer than a page of 200:
+/// only a short page's files were checked against the index.
+fn an_edited_headline_keeps_its_stale_label() -> Vec<String> {
+    let s = sandbox();
+    built_index(&s);
+    let text = fs::read_to_string(s.memories().join(&s.memory_files()[0])).unwrap();
+    for i in 0..250 {
+        let name = format!("20250101_00{:02}{:02}_e{i:07}.md", i / 60, i % 60);
+        fs::write(s.memories().join(name), &text).unwrap();
+    }
+    let indexed = list(&s, &["index"]);
+    assert_eq!(indexed.code, Some(0), "{indexed:?}");
+    // The oldest, last of the listing, edited in place as an editor that writes through
+    // the file does.
+    let oldest = s.memories().join("20250101_000000_e0000000.md");
+    let edited = text.replacen(
+        "summary: \"",
+        "summary: \"Edited by hand: the retry budget moved to config. ",
+        1,
+    );
+    fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&oldest)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, edited.as_bytes()))
+        .unwrap();
+    let listed = list(&s, &["list", "--json"]);
+    let last = serde_json::from_str::<serde_json::Value>(&listed.stdout)
+        .ok()
+        .and_then(|v| {
+            v["memories"].as_array()?.last()?["summary"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .unwrap_or_default();
+    if listed.code == Some(0) && last.starts_with("Edited by hand") {
+        Vec::new()
+    } else {
+        vec![format!(
+            "the listing's last headline: {last:?}; {}",
+            listed.stderr
+        )]
+    }
+}
+
+/// The text of a `search_memories` answer of the running server `mcp` (id `id`).
+fn mcp_search(mcp: &mut Mcp, id: u64, query: &str) -> String {
+    mcp.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "search_memories", "arguments": {"query": query}}}).to_string());
+    loop {
+        let Some(v) = mcp.recv(Duration::from_secs(120)) else {
+            return "no answer within 120 s".into();
+        };
+        if v["id"] == id {
+            return v["result"]["content"][0]["text"]
+                .as_str()
+                .map_or_else(|| v.to_string(), String::from);
+        }
+    }
+}
+
+/// 18 (also found): the first MCP search after 10,000 memories arrived behind the
+/// index's back read all of them while the model waited (1.5 s on a fast machine, a
+/// release build). Now it reads the newest slice, says its answer is partial, and the
+/// rest is read in the background.
+fn the_first_search_after_10000_memories_reads_them_all() -> Vec<String> {
+    let s = sandbox();
+    built_index(&s);
+    let mut mcp = Mcp::start(&s);
+    let warm = mcp_search(&mut mcp, 10, "retry");
+    assert!(warm.contains("retry"), "{warm}");
+    let text = fs::read_to_string(s.memories().join(&s.memory_files()[0])).unwrap();
+    for i in 0..10_000 {
+        let name = format!(
+            "2025{:02}{:02}_{:02}{:02}00_b{i:07}.md",
+            1 + i / 2400,
+            1 + i / 96 % 25,
+            i / 4 % 24,
+            i % 4 * 15
+        );
+        let newest = if i == 9_999 { "wombat " } else { "" };
+        fs::write(
+            s.memories().join(name),
+            text.replacen(
+                "## AI summary\n",
+                &format!("## AI summary\n\n{newest}backup {i}\n"),
+                1,
+            ),
+        )
+        .unwrap();
+    }
+    let mut found = Vec::new();
+    let started = Instant::now();
+    let first = mcp_search(&mut mcp, 11, "wombat");
+    let took = started.elapsed();
+    eprintln!("the first search after 10,000 arrived: {took:?}");
+    if !first.contains("Partial: 9000 memories") || !first.contains("b0009999") {
+        found.push(format!(
+            "the first search ({took:?}) read everything or said nothing of what it left: {}",
+            &first[..first.len().min(600)]
+        ));
+    }
+    // The rest is read in the background: a later answer is whole.
+    let until = Instant::now() + Duration::from_secs(120);
+    let mut id = 12;
+    loop {
+        let later = mcp_search(&mut mcp, id, "backup 17");
+        if !later.contains("Partial:") && later.contains("b0000017") {
+            eprintln!("whole again after {:?}", started.elapsed());
+            break;
+        }
+        if Instant::now() > until {
+            found.push(format!(
+                "still partial after 120 s: {}",
+                &later[..later.len().min(400)]
+            ));
+            break;
+        }
+        id += 1;
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    found
+}
+
 fn cases() -> Vec<Case> {
     vec![
         Case {
@@ -438,6 +721,36 @@ fn cases() -> Vec<Case> {
             finding: 12,
             name: "a shared directory: another project's newer memory",
             run: another_projects_memory_suppresses_the_recall,
+        },
+        Case {
+            finding: 13,
+            name: "Codex uninstall drops the user's empty lists",
+            run: codex_uninstall_drops_the_users_empty_lists,
+        },
+        Case {
+            finding: 14,
+            name: "Codex install edits a duplicated \"hooks\"",
+            run: codex_install_edits_a_duplicated_hooks_key,
+        },
+        Case {
+            finding: 15,
+            name: "Codex install + uninstall: another clone's hooks",
+            run: codex_install_removes_another_clones_hooks,
+        },
+        Case {
+            finding: 16,
+            name: "a recall of a task list too big for front matter",
+            run: a_recall_of_a_big_task_list_names_no_task,
+        },
+        Case {
+            finding: 17,
+            name: "a headline edited in place, a long listing",
+            run: an_edited_headline_keeps_its_stale_label,
+        },
+        Case {
+            finding: 18,
+            name: "the first MCP search after 10,000 arrived",
+            run: the_first_search_after_10000_memories_reads_them_all,
         },
     ]
 }

@@ -12,6 +12,8 @@ use std::path::Path;
 
 use toml_edit::{DocumentMut, Item};
 
+use super::hooks_json::Added;
+
 /// The first line of our block.
 pub const BEGIN: &str = "# >>> memory-stalker >>> (written by memory-stalker's install.sh; `./install.sh --uninstall` removes this block)";
 /// The last line of our block.
@@ -19,6 +21,11 @@ pub const END: &str = "# <<< memory-stalker <<<";
 
 /// The name of our MCP server in `[mcp_servers]`.
 pub const MCP_NAME: &str = "memory-stalker";
+
+/// The start of the comment line in our block that records what the install added to
+/// `hooks.json` besides our groups ([`Added`], as JSON), for its uninstall to take away
+/// again and nothing more.
+pub const RECORD: &str = "# what this install added to hooks.json, for its uninstall: ";
 
 /// `text` without our block (and the blank line written before it); whether it had one.
 ///
@@ -50,7 +57,7 @@ pub fn without_block(text: &str, ours: &dyn Fn(&str) -> bool) -> (String, bool) 
         if t.starts_with('[') {
             keep = !is_our_table(t, ours);
         }
-        if keep && !(kept.is_empty() && t.is_empty()) {
+        if keep && !(kept.is_empty() && t.is_empty()) && !t.starts_with(RECORD.trim_end()) {
             kept.push_str(line);
         }
     }
@@ -89,6 +96,32 @@ fn find_block(text: &str) -> Option<(usize, usize)> {
         let top_level = !file_parses || text[..begin].parse::<DocumentMut>().is_ok();
         top_level.then_some((begin, end))
     })
+}
+
+/// What the install that wrote our block recorded it added to `hooks.json`; `None`
+/// when there is no block, or its install recorded nothing (one made before the record
+/// was kept).
+pub fn record(text: &str) -> Option<Added> {
+    let (begin, end) = find_block(text)?;
+    text[begin..end]
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(RECORD.trim_end()))
+        .and_then(|json| serde_json::from_str(json.trim()).ok())
+}
+
+/// The launcher of the copy whose install wrote our block: as its record says, else the
+/// command of the MCP server in it.
+pub fn block_launcher(text: &str) -> Option<String> {
+    if let Some(l) = record(text).map(|r| r.launcher).filter(|l| !l.is_empty()) {
+        return Some(l);
+    }
+    let (begin, end) = find_block(text)?;
+    let doc: DocumentMut = text[begin + BEGIN.len()..end].parse().ok()?;
+    doc.get("mcp_servers")?
+        .get(MCP_NAME)?
+        .get("command")?
+        .as_str()
+        .map(str::to_string)
 }
 
 /// Whether a table header line names one of our tables.
@@ -130,14 +163,15 @@ pub struct Block {
 }
 
 /// `text` (the file's content, empty when there is none) with our block for the MCP
-/// server run by `launcher` and the trust entries `(key, hash)`; a block already there
-/// is replaced, the trust entries of `earlier` keys (where our hooks were before) with
-/// it.
+/// server run by `launcher` and the trust entries `(key, hash)`, and the `record` of
+/// what the install added to `hooks.json`; a block already there is replaced, the trust
+/// entries of `earlier` keys (where our hooks were before) with it.
 pub fn with_block(
     text: &str,
     launcher: &Path,
     trust: &[(String, String)],
     earlier: &[String],
+    record: Option<&Added>,
 ) -> Result<Block, String> {
     let ours = |k: &str| trust.iter().any(|(t, _)| t == k) || earlier.iter().any(|e| e == k);
     let (base, _) = without_block(text, &ours);
@@ -149,6 +183,10 @@ pub fn with_block(
     })?;
     let mut block = Block::default();
     let mut body = String::new();
+    if let Some(r) = record {
+        let json = serde_json::to_string(r).map_err(|e| e.to_string())?;
+        let _ = writeln!(body, "{RECORD}{json}");
+    }
     if doc
         .get("mcp_servers")
         .and_then(|m| m.get(MCP_NAME))
@@ -183,7 +221,7 @@ pub fn with_block(
             )),
         }
     }
-    let new = if body.is_empty() {
+    let new = if body.is_empty() || !(block.mcp || block.trusted > 0) {
         base.clone()
     } else {
         let mut new = base.clone();
@@ -247,7 +285,7 @@ mod tests {
     #[test]
     fn the_block_is_appended_and_removed_whole() {
         let users = "model = \"gpt-5.5\"\n\n[tui]\nnotifications = true # mine\n";
-        let b = with_block(users, Path::new("/opt/ms/plugin/run"), &trust(), &[]).unwrap();
+        let b = with_block(users, Path::new("/opt/ms/plugin/run"), &trust(), &[], None).unwrap();
         let text = b.text.unwrap();
         insta::assert_snapshot!(text, @r#"
         model = "gpt-5.5"
@@ -269,18 +307,26 @@ mod tests {
         let ours = |k: &str| k == trust()[0].0;
         assert_eq!(without_block(&text, &ours), (users.to_string(), true));
         // Again: nothing changes.
-        let again = with_block(&text, Path::new("/opt/ms/plugin/run"), &trust(), &[]).unwrap();
+        let again =
+            with_block(&text, Path::new("/opt/ms/plugin/run"), &trust(), &[], None).unwrap();
         assert_eq!(again.text, None);
         // A file without a last line end gets the block on the next line, and is the
         // same file again, byte for byte, without it.
-        let b = with_block("model = \"x\"", Path::new("/p/plugin/run"), &trust(), &[]).unwrap();
+        let b = with_block(
+            "model = \"x\"",
+            Path::new("/p/plugin/run"),
+            &trust(),
+            &[],
+            None,
+        )
+        .unwrap();
         let with = b.text.unwrap();
         assert!(
             with.starts_with("model = \"x\"\n# >>> memory-stalker"),
             "{with}"
         );
         assert_eq!(without_block(&with, &ours).0, "model = \"x\"");
-        let empty = with_block("", Path::new("/p"), &[], &[])
+        let empty = with_block("", Path::new("/p"), &[], &[], None)
             .unwrap()
             .text
             .unwrap();
@@ -292,7 +338,7 @@ mod tests {
         let users = format!("note = \"\"\"\n{BEGIN}\nkeep = 1\n{END}\n\"\"\"\nmodel = \"x\"\n");
         let ours = |k: &str| k == trust()[0].0;
         assert_eq!(without_block(&users, &ours), (users.clone(), false));
-        let b = with_block(&users, Path::new("/p/plugin/run"), &trust(), &[]).unwrap();
+        let b = with_block(&users, Path::new("/p/plugin/run"), &trust(), &[], None).unwrap();
         let with = b.text.unwrap();
         assert_eq!(without_block(&with, &ours), (users, true));
     }
@@ -301,7 +347,7 @@ mod tests {
     fn tables_codex_appends_inside_the_block_stay() {
         // Codex appends new tables at the end of the file: before our last marker.
         let users = "model = \"gpt-5.5\"\n";
-        let mut text = with_block(users, Path::new("/p/plugin/run"), &trust(), &[])
+        let mut text = with_block(users, Path::new("/p/plugin/run"), &trust(), &[], None)
             .unwrap()
             .text
             .unwrap();
@@ -317,7 +363,7 @@ mod tests {
             "model = \"gpt-5.5\"\n\n[notice.model_migrations]\n\"gpt-5.5\" = \"gpt-6-sol\"\n\n[hooks.state.\"/h/.codex/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:users\"\n"
         );
         // Installing again keeps them too, outside the new block.
-        let again = with_block(&text, Path::new("/p/plugin/run"), &trust(), &[]).unwrap();
+        let again = with_block(&text, Path::new("/p/plugin/run"), &trust(), &[], None).unwrap();
         let again = again.text.unwrap();
         assert!(again.contains("[notice.model_migrations]") && again.contains("sha256:users"));
         assert_eq!(again.matches(BEGIN).count(), 1);
@@ -327,21 +373,21 @@ mod tests {
     #[test]
     fn what_the_user_has_is_not_written_twice_and_a_broken_file_not_at_all() {
         let users = "[mcp_servers.memory-stalker]\ncommand = \"mine\"\n\n[hooks.state.\"/h/.codex/hooks.json:pre_compact:0:0\"]\ntrusted_hash = \"sha256:abc\"\n";
-        let b = with_block(users, Path::new("/p"), &trust(), &[]).unwrap();
+        let b = with_block(users, Path::new("/p"), &trust(), &[], None).unwrap();
         assert_eq!(b.text, None);
         assert_eq!((b.mcp, b.trusted, b.already_trusted), (false, 0, 1));
         assert_eq!(b.notes.len(), 1);
         let other = users.replace("sha256:abc", "sha256:old");
-        let b = with_block(&other, Path::new("/p"), &trust(), &[]).unwrap();
+        let b = with_block(&other, Path::new("/p"), &trust(), &[], None).unwrap();
         assert!(
             b.notes[1].contains("does not trust this hook as it is now"),
             "{:?}",
             b.notes
         );
-        assert!(with_block("model = ", Path::new("/p"), &trust(), &[]).is_err());
+        assert!(with_block("model = ", Path::new("/p"), &trust(), &[], None).is_err());
         // `hooks` as an inline table cannot take our table: refused, not written.
         let inline = "hooks = { state = {} }\n";
-        let e = with_block(inline, Path::new("/p"), &trust(), &[]).unwrap_err();
+        let e = with_block(inline, Path::new("/p"), &trust(), &[], None).unwrap_err();
         assert!(e.contains("would make config.toml invalid"), "{e}");
         assert_eq!(toml_string("a\"b\\c\u{1}"), "\"a\\\"b\\\\c\\u0001\"");
     }

@@ -3,9 +3,15 @@
 //! spliced in or out (docs/design.md §2.12).
 //!
 //! Ours are found again by their command, which only this installer writes:
-//! `'<repository>/plugin/run' save-memory` (or `… save-memory hand-over-note`).
+//! `'<repository>/plugin/run' save-memory` (or `… save-memory hand-over-note`). The
+//! repository's path tells one copy of memory-stalker from another: an install or an
+//! uninstall touches only the groups of its own copy (and an install replaces those of
+//! a copy that is gone), never a working copy's.
 
+use std::collections::BTreeMap;
 use std::path::Path;
+
+use serde::{Deserialize, Serialize};
 
 use super::spans::{self, Kind, Node};
 
@@ -26,19 +32,17 @@ pub fn command(launcher: &Path, args: &str) -> String {
     format!("'{}' {args}", path.replace('\'', "'\\''"))
 }
 
-/// Whether `command` is one this installer writes (whichever repository it points at).
-pub fn is_ours(command: &str) -> bool {
-    let Some(rest) = command.strip_prefix('\'') else {
-        return false;
-    };
+/// The launcher a command of ours runs (unquoted), or `None` when the command is not one
+/// this installer writes (whichever repository it points at).
+pub fn launcher_of(command: &str) -> Option<String> {
+    let rest = command.strip_prefix('\'')?;
     // The quoted path ends at the last `' ` before the arguments.
-    let Some(end) = rest.rfind("' ") else {
-        return false;
-    };
+    let end = rest.rfind("' ")?;
     let (path, args) = (&rest[..end], &rest[end + 2..]);
-    path.ends_with("/plugin/run")
+    (path.ends_with("/plugin/run")
         && matches!(args, "save-memory" | "save-memory hand-over-note")
-        && !path.replace("'\\''", "").contains('\'')
+        && !path.replace("'\\''", "").contains('\''))
+    .then(|| path.replace("'\\''", "'"))
 }
 
 /// The text of one of our groups.
@@ -49,37 +53,122 @@ fn group(command: &str, timeout: u64) -> String {
     )
 }
 
-/// Whether a group (an element of an event's list) holds only our handlers.
-fn is_our_group(g: &Node) -> bool {
+/// The launcher of a group (an element of an event's list) that holds only our
+/// handlers, all of one copy; `None` for any other group.
+fn group_launcher(g: &Node) -> Option<String> {
     let handlers = g.member("hooks").map(|h| h.value.elements()).unwrap_or(&[]);
-    !handlers.is_empty()
-        && handlers.iter().all(|h| {
-            h.member("command")
-                .and_then(|c| c.value.as_str())
-                .is_some_and(is_ours)
-        })
+    let mut launchers = handlers.iter().map(|h| {
+        h.member("command")
+            .and_then(|c| c.value.as_str())
+            .and_then(launcher_of)
+    });
+    let first = launchers.next()??;
+    launchers
+        .all(|l| l.as_deref() == Some(first.as_str()))
+        .then_some(first)
+}
+
+/// Whether a group is ours: of the copy at `launcher`, or of any copy when `None`.
+fn is_our_group(g: &Node, launcher: Option<&str>) -> bool {
+    group_launcher(g).is_some_and(|l| launcher.is_none_or(|want| l == want))
 }
 
 /// Each of our events, and the index of our group in its list.
 pub type Places = Vec<(&'static str, usize)>;
 
-/// `hooks.json` with our hooks in it: the new text (`None` when it already has them
-/// exactly), and the index of our group in each event's list (for the trust keys).
-pub fn with_ours(text: Option<&str>, launcher: &Path) -> Result<(Option<String>, Places), String> {
+/// What an install added to `hooks.json` besides our groups — the file, its `hooks`
+/// member, an event's list —, which its uninstall takes away again; what the user had
+/// (an empty list of their own, `"SessionStart": []`) stays. Kept in our block of
+/// `config.toml` (`config_toml::RECORD`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Added {
+    /// The copy the install was made from: its launcher.
+    #[serde(default)]
+    pub launcher: String,
+    /// The file itself.
+    #[serde(default)]
+    pub file: bool,
+    /// The `hooks` member.
+    #[serde(default)]
+    pub hooks: bool,
+    /// The events whose lists the install made.
+    #[serde(default)]
+    pub events: Vec<String>,
+}
+
+impl Added {
+    /// What an install added, and then another (run again, or over a copy that is gone).
+    pub fn and(mut self, later: &Added) -> Added {
+        self.launcher.clone_from(&later.launcher);
+        self.file |= later.file;
+        self.hooks |= later.hooks;
+        for e in &later.events {
+            if !self.events.contains(e) {
+                self.events.push(e.clone());
+            }
+        }
+        self
+    }
+}
+
+/// `hooks.json` with our hooks in it.
+#[derive(Debug, Default)]
+pub struct WithOurs {
+    /// The new text (`None` when it already has them exactly).
+    pub text: Option<String>,
+    /// The index of our group in each event's list (for the trust keys).
+    pub places: Places,
+    /// What this edit added besides our groups.
+    pub added: Added,
+    /// The launchers of copies that are gone, whose groups ours replaced.
+    pub replaced: Vec<String>,
+}
+
+/// `hooks.json` (`text`, `None` when there is none) with the hooks of the copy at
+/// `launcher` in it. Another copy's groups are replaced where they are when its launcher
+/// is gone (`works` says it is not), so that no group after them moves; while it works,
+/// nothing is changed and the error says how to remove it first: two copies would each
+/// save every compaction.
+pub fn with_ours(
+    text: Option<&str>,
+    launcher: &Path,
+    works: &dyn Fn(&str) -> bool,
+) -> Result<WithOurs, String> {
+    let this = launcher.to_string_lossy().into_owned();
     let original = text.filter(|t| !t.trim().is_empty());
+    let mut out = WithOurs {
+        added: Added {
+            launcher: this.clone(),
+            ..Added::default()
+        },
+        ..WithOurs::default()
+    };
     let mut text = match original {
         Some(t) => {
             check(t)?;
             t.to_string()
         }
-        None => skeleton(launcher),
+        None => {
+            out.added.file = true;
+            out.added.hooks = true;
+            out.added.events = HOOKS.iter().map(|(e, _, _)| e.to_string()).collect();
+            skeleton(launcher)
+        }
     };
+    let others = other_copies(&text, &this);
+    let (working, gone): (Vec<_>, Vec<_>) = others.into_iter().partition(|(l, _)| works(l));
+    if let Some((other, events)) = working.first() {
+        return Err(another_copy_works(other, events));
+    }
+    out.replaced = gone.into_iter().map(|(l, _)| l).collect();
     for (event, args, timeout) in HOOKS {
         let wanted = group(&command(launcher, args), timeout);
         let root = spans::parse(&text).ok_or("hooks.json could not be read")?;
         let Some(hooks) = root.member("hooks") else {
             let member = format!("\"hooks\": {{\"{event}\": [{wanted}]}}");
             text = insert(&text, &root, &member);
+            out.added.hooks = true;
+            out.added.events.push(event.to_string());
             continue;
         };
         if !matches!(hooks.value.kind, Kind::Object(_)) {
@@ -87,6 +176,7 @@ pub fn with_ours(text: Option<&str>, launcher: &Path) -> Result<(Option<String>,
         }
         let Some(list) = hooks.value.member(event) else {
             text = insert(&text, &hooks.value, &format!("\"{event}\": [{wanted}]"));
+            out.added.events.push(event.to_string());
             continue;
         };
         if !matches!(list.value.kind, Kind::Array(_)) {
@@ -94,25 +184,81 @@ pub fn with_ours(text: Option<&str>, launcher: &Path) -> Result<(Option<String>,
                 "hooks.json's \"{event}\" is not a list; nothing was changed"
             ));
         }
-        match list.value.elements().iter().find(|g| is_our_group(g)) {
+        let groups = list.value.elements();
+        // Ours; else the group of a copy that is gone (no working one is left here).
+        let found = groups
+            .iter()
+            .find(|g| is_our_group(g, Some(&this)))
+            .or_else(|| groups.iter().find(|g| is_our_group(g, None)));
+        match found {
             Some(g) if same(&text[g.span.clone()], &wanted) => {}
-            // An earlier install (another path, another timeout): replaced where it is,
-            // so no group after it moves.
+            // An earlier install (another timeout, a copy that is gone): replaced where
+            // it is, so no group after it moves.
             Some(g) => text.replace_range(g.span.clone(), &wanted),
             None => text = insert(&text, &list.value, &wanted),
         }
     }
-    let places = ours(&text);
-    let changed = original.is_none_or(|o| o != text);
-    Ok((changed.then_some(text), places))
+    out.places = ours(&text, Some(&this));
+    out.text = original.is_none_or(|o| o != text).then_some(text);
+    Ok(out)
 }
 
-/// `hooks.json` without our hooks: the new text (`None` for a file that held nothing
-/// else, to be deleted), and what was done, for the report.
-pub fn without_ours(text: &str) -> Result<(Option<String>, Vec<String>), String> {
+/// Why an install stops beside another working copy, and how to remove that one.
+fn another_copy_works(other: &str, events: &[String]) -> String {
+    let root = other.strip_suffix("/plugin/run").unwrap_or(other);
+    format!(
+        "hooks.json runs memory-stalker from another copy, {} ({}), which is still there: \
+         nothing was changed (two copies would each save every compaction). To use this \
+         copy instead, remove that one's hooks first: {}/install.sh --uninstall, or \
+         save-memory codex uninstall --launcher {}",
+        command(Path::new(other), "save-memory"),
+        events.join(", "),
+        command(Path::new(root), "").trim_end(),
+        command(Path::new(other), "").trim_end(),
+    )
+}
+
+/// The groups of copies of memory-stalker other than the one at `launcher`: each
+/// copy's launcher (in their order) and the events it has a group in.
+pub fn other_copies(text: &str, launcher: &str) -> Vec<(String, Vec<String>)> {
+    let mut found: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let Some(hooks) = spans::parse(text).and_then(|r| r.member("hooks").cloned()) else {
+        return Vec::new();
+    };
+    for event in hooks.value.members() {
+        for g in event.value.elements() {
+            if let Some(l) = group_launcher(g).filter(|l| l != launcher) {
+                let events = found.entry(l).or_default();
+                if !events.contains(&event.key) {
+                    events.push(event.key.clone());
+                }
+            }
+        }
+    }
+    found.into_iter().collect()
+}
+
+/// `hooks.json` without our hooks.
+#[derive(Debug, Default)]
+pub struct WithoutOurs {
+    /// The new text; `None` for a file that held nothing else, to be deleted.
+    pub text: Option<String>,
+    /// What was done, for the report.
+    pub done: Vec<String>,
+}
+
+/// `text` without the groups of the copy at `launcher` (every copy's when `None`), and
+/// without what its install added (`added`; `None` for an install that did not record
+/// it: then an event's list and the file are removed when nothing else is left in them).
+pub fn without_ours(
+    text: &str,
+    launcher: Option<&str>,
+    added: Option<&Added>,
+) -> Result<WithoutOurs, String> {
     check(text)?;
     let mut text = text.to_string();
     let mut done = Vec::new();
+    let made = |event: &str| added.is_none_or(|a| a.events.iter().any(|e| e == event));
     // One change at a time, the text read again after each.
     loop {
         let root = spans::parse(&text).ok_or("hooks.json could not be read")?;
@@ -122,13 +268,10 @@ pub fn without_ours(text: &str) -> Result<(Option<String>, Vec<String>), String>
         let mut changed = false;
         for (mi, event) in hooks.value.members().iter().enumerate() {
             let groups = event.value.elements();
-            let Some(i) = groups.iter().position(is_our_group) else {
+            let Some(i) = groups.iter().position(|g| is_our_group(g, launcher)) else {
                 continue;
             };
-            if groups.iter().all(is_our_group) {
-                text = remove(&text, &hooks.value, mi);
-                done.push(format!("removed {}", event.key));
-            } else if groups[i + 1..].iter().any(|g| !is_our_group(g)) {
+            if groups[i + 1..].iter().any(|g| !is_our_group(g, launcher)) {
                 // Groups after ours keep their places, and with them the trust Codex
                 // gave them (its key counts groups): ours becomes an empty group.
                 text.replace_range(groups[i].span.clone(), "{\"hooks\": []}");
@@ -136,6 +279,9 @@ pub fn without_ours(text: &str) -> Result<(Option<String>, Vec<String>), String>
                     "emptied {} (the hooks after it keep their place, and Codex's trust)",
                     event.key
                 ));
+            } else if groups.iter().all(|g| is_our_group(g, launcher)) && made(&event.key) {
+                text = remove(&text, &hooks.value, mi);
+                done.push(format!("removed {}", event.key));
             } else {
                 text = remove(&text, &event.value, i);
                 done.push(format!("removed {}", event.key));
@@ -147,18 +293,41 @@ pub fn without_ours(text: &str) -> Result<(Option<String>, Vec<String>), String>
             break;
         }
     }
-    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-    let empty = value.as_object().is_some_and(|o| {
-        o.is_empty()
-            || (o.len() == 1
-                && o.get("hooks")
-                    .is_some_and(|h| h.as_object().is_some_and(|h| h.is_empty())))
-    });
-    Ok(((!empty).then_some(text), done))
+    let left = without_empty_hooks(&text, added);
+    Ok(WithoutOurs { text: left, done })
 }
 
-/// Where our groups are: each event's index of the first group that is ours.
-pub fn ours(text: &str) -> Places {
+/// `text` once our groups are out: the `hooks` member removed when the install added it
+/// and it is empty now, and `None` (the file to be deleted) when the install made the
+/// file and nothing is left in it. Without a record of the install, a file holding
+/// nothing but an empty `hooks` is deleted.
+fn without_empty_hooks(text: &str, added: Option<&Added>) -> Option<String> {
+    let Some(root) = spans::parse(text) else {
+        return Some(text.to_string());
+    };
+    let empty_hooks = |root: &Node| {
+        root.member("hooks")
+            .is_some_and(|h| matches!(&h.value.kind, Kind::Object(m) if m.is_empty()))
+    };
+    let Some(added) = added else {
+        let nothing =
+            root.members().is_empty() || (root.members().len() == 1 && empty_hooks(&root));
+        return (!nothing).then(|| text.to_string());
+    };
+    let mut text = text.to_string();
+    if let Some(i) = root.members().iter().position(|m| m.key == "hooks")
+        && added.hooks
+        && empty_hooks(&root)
+    {
+        text = remove(&text, &root, i);
+    }
+    let nothing = spans::parse(&text).is_some_and(|r| r.members().is_empty());
+    (!(added.file && nothing)).then_some(text)
+}
+
+/// Where our groups are — those of the copy at `launcher`, or of any copy when `None` —:
+/// each event's index of the first group that is ours.
+pub fn ours(text: &str, launcher: Option<&str>) -> Places {
     let Some(root) = spans::parse(text) else {
         return Vec::new();
     };
@@ -169,7 +338,11 @@ pub fn ours(text: &str) -> Places {
         .iter()
         .filter_map(|(event, _, _)| {
             let list = hooks.value.member(event)?;
-            let i = list.value.elements().iter().position(is_our_group)?;
+            let i = list
+                .value
+                .elements()
+                .iter()
+                .position(|g| is_our_group(g, launcher))?;
             Some((*event, i))
         })
         .collect()
@@ -189,14 +362,56 @@ fn skeleton(launcher: &Path) -> String {
     out
 }
 
-/// `text` must be a JSON object to be edited.
+/// `text` must be a JSON object, and one Codex reads, to be edited. Codex parses the
+/// file into typed structures (`codex-rs/config`'s `HooksFile`), which refuse a key
+/// given twice in one object ("duplicate field `hooks`"): it then runs none of the
+/// file's hooks, so no copy of a duplicated key is the one it reads (seen with Codex
+/// 0.169.0 and 0.171.0, app-server `hooks/list`).
 fn check(text: &str) -> Result<(), String> {
     match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(serde_json::Value::Object(_)) => Ok(()),
-        Ok(_) => Err("hooks.json is not a JSON object; nothing was changed".into()),
-        Err(e) => Err(format!(
-            "hooks.json is not valid JSON ({e}); nothing was changed"
+        Ok(serde_json::Value::Object(_)) => {}
+        Ok(_) => return Err("hooks.json is not a JSON object; nothing was changed".into()),
+        Err(e) => {
+            return Err(format!(
+                "hooks.json is not valid JSON ({e}); nothing was changed"
+            ));
+        }
+    }
+    let root = spans::parse(text).ok_or("hooks.json could not be read; nothing was changed")?;
+    match duplicate_key(&root, "") {
+        Some(at) => Err(format!(
+            "hooks.json has the key {at} twice: Codex reads none of the hooks of such a file \
+             (it warns \"duplicate field\" and skips it), so there is no copy of it to edit; \
+             nothing was changed. Keep one of the two, then run this again"
         )),
+        None => Ok(()),
+    }
+}
+
+/// The first key given twice in one object, anywhere in `node`, as a path
+/// (`"hooks"`, `"hooks" › "PreCompact"`).
+fn duplicate_key(node: &Node, at: &str) -> Option<String> {
+    let path = |key: &str| {
+        let quoted = serde_json::Value::String(key.to_string()).to_string();
+        if at.is_empty() {
+            quoted
+        } else {
+            format!("{at} › {quoted}")
+        }
+    };
+    match &node.kind {
+        Kind::Object(members) => {
+            for (i, m) in members.iter().enumerate() {
+                if members[..i].iter().any(|o| o.key == m.key) {
+                    return Some(path(&m.key));
+                }
+            }
+            members
+                .iter()
+                .find_map(|m| duplicate_key(&m.value, &path(&m.key)))
+        }
+        Kind::Array(elements) => elements.iter().find_map(|e| duplicate_key(e, at)),
+        _ => None,
     }
 }
 
@@ -233,7 +448,8 @@ fn insert(text: &str, container: &Node, item: &str) -> String {
 }
 
 /// `text` without member or element `i` of `container`, and the separator that went
-/// with it.
+/// with it: the inverse of [`insert`], so that what was there before (an empty `[ ]`
+/// with its spaces) comes back byte for byte.
 fn remove(text: &str, container: &Node, i: usize) -> String {
     let spans: Vec<std::ops::Range<usize>> = match &container.kind {
         Kind::Object(m) => m.iter().map(|m| m.span.clone()).collect(),
@@ -241,8 +457,8 @@ fn remove(text: &str, container: &Node, i: usize) -> String {
         _ => return text.to_string(),
     };
     let cut = if spans.len() == 1 {
-        // The only one: the container keeps its brackets and nothing between them.
-        container.span.start + 1..container.span.end - 1
+        // The only one: what was between the brackets before it came stays.
+        spans[0].clone()
     } else if i > 0 {
         spans[i - 1].end..spans[i].end
     } else {
@@ -263,6 +479,24 @@ mod tests {
         Path::new(LAUNCHER)
     }
 
+    fn is_ours(command: &str) -> bool {
+        launcher_of(command).is_some()
+    }
+
+    /// No launcher is there: every other copy is one that is gone.
+    fn gone(_: &str) -> bool {
+        false
+    }
+
+    fn with(text: Option<&str>, launcher: &Path) -> Result<(Option<String>, Places), String> {
+        with_ours(text, launcher, &gone).map(|w| (w.text, w.places))
+    }
+
+    fn without(text: &str) -> (Option<String>, Vec<String>) {
+        let w = without_ours(text, None, None).unwrap();
+        (w.text, w.done)
+    }
+
     #[test]
     fn our_commands_are_recognised_and_no_others() {
         let c = command(launcher(), "save-memory");
@@ -279,7 +513,7 @@ mod tests {
 
     #[test]
     fn a_new_file_holds_our_hooks_and_removing_them_deletes_it() {
-        let (text, places) = with_ours(None, launcher()).unwrap();
+        let (text, places) = with(None, launcher()).unwrap();
         let text = text.unwrap();
         insta::assert_snapshot!(text, @r#"
         {
@@ -293,12 +527,8 @@ mod tests {
         }
         "#);
         assert!(places.iter().all(|(_, i)| *i == 0));
-        assert_eq!(
-            with_ours(Some(&text), launcher()).unwrap().0,
-            None,
-            "idempotent"
-        );
-        assert_eq!(without_ours(&text).unwrap().0, None);
+        assert_eq!(with(Some(&text), launcher()).unwrap().0, None, "idempotent");
+        assert_eq!(without(&text).0, None);
     }
 
     /// A file of the user's own: their bytes stay theirs.
@@ -317,10 +547,10 @@ mod tests {
     #[test]
     fn the_users_file_is_added_to_and_restored_byte_for_byte() {
         assert!(
-            with_ours(Some(USERS), launcher()).is_err(),
+            with(Some(USERS), launcher()).is_err(),
             "invalid JSON is left alone"
         );
-        let (text, places) = with_ours(Some(USER_HOOKS), launcher()).unwrap();
+        let (text, places) = with(Some(USER_HOOKS), launcher()).unwrap();
         let text = text.unwrap();
         insta::assert_snapshot!(text, @r#"
         {
@@ -339,13 +569,13 @@ mod tests {
         }
         "#);
         assert_eq!(places[0], ("PreCompact", 1));
-        let (back, done) = without_ours(&text).unwrap();
+        let (back, done) = without(&text);
         assert_eq!(back.as_deref(), Some(USER_HOOKS));
         assert_eq!(done.len(), 5);
         // Installed again from another place: replaced where it was.
-        let (moved, _) = with_ours(Some(&text), Path::new("/new/plugin/run")).unwrap();
+        let (moved, _) = with(Some(&text), Path::new("/new/plugin/run")).unwrap();
         let moved = moved.unwrap();
-        assert_eq!(ours(&moved), ours(&text));
+        assert_eq!(ours(&moved, None), ours(&text, None));
         assert!(
             !moved.contains("/opt/memory stalker")
                 && moved.contains("'/new/plugin/run' save-memory")
@@ -354,14 +584,14 @@ mod tests {
 
     #[test]
     fn groups_after_ours_keep_their_place() {
-        let (text, _) = with_ours(Some(USER_HOOKS), launcher()).unwrap();
+        let (text, _) = with(Some(USER_HOOKS), launcher()).unwrap();
         let text = text.unwrap();
         // The user adds a group after ours, and Codex trusts it at index 2.
         let text = text.replace(
             "\"timeout\": 90}]}\n",
             "\"timeout\": 90}]},\n            {\"hooks\": [{\"type\": \"command\", \"command\": \"/home/u/late.sh\"}]}\n",
         );
-        let (back, done) = without_ours(&text).unwrap();
+        let (back, done) = without(&text);
         let back = back.unwrap();
         assert!(done[0].starts_with("emptied PreCompact"), "{done:?}");
         let v: serde_json::Value = serde_json::from_str(&back).unwrap();
@@ -373,17 +603,119 @@ mod tests {
             v["hooks"]["PreCompact"][1],
             serde_json::json!({"hooks": []})
         );
-        assert!(ours(&back).is_empty());
+        assert!(ours(&back, None).is_empty());
     }
 
     #[test]
     fn odd_shapes_are_refused_not_rewritten() {
-        assert!(with_ours(Some("[]"), launcher()).is_err());
-        assert!(with_ours(Some(r#"{"hooks": []}"#), launcher()).is_err());
-        assert!(with_ours(Some(r#"{"hooks": {"PreCompact": {}}}"#), launcher()).is_err());
+        assert!(with(Some("[]"), launcher()).is_err());
+        assert!(with(Some(r#"{"hooks": []}"#), launcher()).is_err());
+        assert!(with(Some(r#"{"hooks": {"PreCompact": {}}}"#), launcher()).is_err());
         // An empty object gets a `hooks` member.
-        let (text, _) = with_ours(Some("{}"), launcher()).unwrap();
+        let (text, _) = with(Some("{}"), launcher()).unwrap();
         let v: serde_json::Value = serde_json::from_str(&text.unwrap()).unwrap();
         assert_eq!(v["hooks"].as_object().unwrap().len(), 5);
+    }
+
+    /// Installs from `launcher` into `text` and uninstalls again as `install.rs` does:
+    /// with the install's record.
+    fn round_trip(text: &str, launcher: &Path) -> (String, Option<String>) {
+        let w = with_ours(Some(text), launcher, &gone).unwrap();
+        let installed = w.text.unwrap_or_else(|| text.to_string());
+        let this = launcher.to_string_lossy();
+        let back = without_ours(&installed, Some(&this), Some(&w.added)).unwrap();
+        (installed, back.text)
+    }
+
+    #[test]
+    fn the_users_empty_lists_and_objects_come_back_byte_for_byte() {
+        for users in [
+            "{\"hooks\": {\"SessionStart\": [], \"Stop\": [ ]}}\n",
+            "{\n  \"hooks\": {\n    \"PreCompact\": [\n    ],\n    \"SessionStart\": []\n  }\n}",
+            "{\"hooks\": {}}",
+            "{\"hooks\": { }}\n",
+            "{}",
+            "{ }\n",
+        ] {
+            let (installed, back) = round_trip(users, launcher());
+            assert_eq!(ours(&installed, Some(LAUNCHER)).len(), 5, "{installed}");
+            assert_eq!(back.as_deref(), Some(users), "installed as:\n{installed}");
+        }
+        // A file the install made goes with it.
+        let w = with_ours(None, launcher(), &gone).unwrap();
+        let back = without_ours(&w.text.unwrap(), Some(LAUNCHER), Some(&w.added)).unwrap();
+        assert_eq!(back.text, None);
+        // Without a record (an install before it was kept), as before: a list that
+        // holds nothing but ours goes, and a file that holds nothing else.
+        let (installed, _) = round_trip("{\"hooks\": {\"SessionStart\": []}}", launcher());
+        assert_eq!(without(&installed).0, None);
+    }
+
+    #[test]
+    fn a_duplicated_key_is_refused_because_codex_reads_neither() {
+        // What Codex parses hooks.json into (codex-rs/config's HooksFile): a derived
+        // struct, which refuses a key given twice.
+        #[derive(serde::Deserialize)]
+        struct CodexHooksFile {
+            #[serde(default)]
+            #[allow(dead_code, reason = "only its parse matters")]
+            hooks: serde_json::Value,
+        }
+        let twice = "{\"hooks\": {\"Stop\": []},\n \"hooks\": {\"PreCompact\": []}}";
+        let e = serde_json::from_str::<CodexHooksFile>(twice).err().unwrap();
+        assert!(e.to_string().contains("duplicate field `hooks`"), "{e}");
+        let e = with(Some(twice), launcher()).unwrap_err();
+        assert!(
+            e.starts_with("hooks.json has the key \"hooks\" twice"),
+            "{e}"
+        );
+        let deeper = "{\"hooks\": {\"PreCompact\": [], \"PreCompact\": []}}";
+        let e = with(Some(deeper), launcher()).unwrap_err();
+        assert!(
+            e.contains("the key \"hooks\" › \"PreCompact\" twice"),
+            "{e}"
+        );
+        let in_a_group = "{\"hooks\": {\"Stop\": [{\"hooks\": [], \"hooks\": []}]}}";
+        assert!(with(Some(in_a_group), launcher()).is_err());
+        assert!(without_ours(twice, None, None).is_err());
+        // The same key in two objects is no duplicate.
+        assert!(
+            with(
+                Some("{\"hooks\": {\"Stop\": [{\"hooks\": []}, {\"hooks\": []}]}}"),
+                launcher()
+            )
+            .is_ok()
+        );
+    }
+
+    #[test]
+    fn another_working_copy_is_never_replaced_nor_removed() {
+        let a = Path::new("/a/plugin/run");
+        let (installed, _) = with(Some("{}"), a).unwrap();
+        let installed = installed.unwrap();
+        // From another copy while the first one works: nothing changes.
+        let works = |l: &str| l == "/a/plugin/run";
+        let e = with_ours(Some(&installed), Path::new("/b/plugin/run"), &works).unwrap_err();
+        assert!(
+            e.starts_with("hooks.json runs memory-stalker from another copy, '/a/plugin/run' save-memory (PreCompact, PostCompact, SessionStart, UserPromptSubmit, PostToolUse), which is still there"),
+            "{e}"
+        );
+        assert!(e.contains("'/a'/install.sh --uninstall"), "{e}");
+        // Uninstalling the other copy leaves the first one's hooks, and names them.
+        assert!(ours(&installed, Some("/b/plugin/run")).is_empty());
+        assert_eq!(
+            other_copies(&installed, "/b/plugin/run"),
+            vec![(
+                "/a/plugin/run".to_string(),
+                HOOKS.iter().map(|(e, _, _)| e.to_string()).collect()
+            )]
+        );
+        let back = without_ours(&installed, Some("/b/plugin/run"), None).unwrap();
+        assert_eq!(back.text.as_deref(), Some(installed.as_str()));
+        assert!(back.done.is_empty());
+        // Once that copy is gone, an install takes its groups' places.
+        let w = with_ours(Some(&installed), Path::new("/b/plugin/run"), &gone).unwrap();
+        assert_eq!(w.replaced, vec!["/a/plugin/run".to_string()]);
+        assert_eq!(ours(&w.text.unwrap(), Some("/b/plugin/run")).len(), 5);
     }
 }

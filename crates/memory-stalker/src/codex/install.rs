@@ -19,6 +19,9 @@ pub struct InstallError(pub String);
 pub struct Outcome {
     /// What was done (or found already done), in order.
     pub lines: Vec<String>,
+    /// What was left alone that the person should know of (another copy's hooks), for
+    /// stderr.
+    pub left: Vec<String>,
     /// Whether a file was written or removed.
     pub changed: bool,
 }
@@ -41,6 +44,8 @@ fn hooks_path(home: &Path) -> PathBuf {
 
 /// Installs our hooks, their trust and the MCP server, all run through `launcher`
 /// (`<repository>/plugin/run`, absolute), into Codex's home `home` (made if missing).
+/// Another copy's hooks are replaced only when its launcher is gone; while it is there,
+/// nothing is changed and the error says how to remove it first.
 pub fn install(home: &Path, launcher: &Path) -> Result<Outcome, InstallError> {
     if !launcher.is_absolute() {
         return Err(InstallError(format!(
@@ -55,8 +60,10 @@ pub fn install(home: &Path, launcher: &Path) -> Result<Outcome, InstallError> {
     let hooks_text = read(&hooks_file)?;
     let config_text = read(&config_file)?;
 
-    let (new_hooks, places) = hooks_json::with_ours(hooks_text.as_deref(), launcher)
+    let works = |l: &str| Path::new(l).is_file();
+    let edit = hooks_json::with_ours(hooks_text.as_deref(), launcher, &works)
         .map_err(|e| InstallError(format!("{}: {e}", hooks_file.display())))?;
+    let places = &edit.places;
     let trusted: Vec<(String, String)> = places
         .iter()
         .filter_map(|(event, group)| {
@@ -73,15 +80,18 @@ pub fn install(home: &Path, launcher: &Path) -> Result<Outcome, InstallError> {
             ))
         })
         .collect();
-    let earlier = our_keys(&hooks_file, hooks_text.as_deref());
+    // Where any copy's hooks were: only ours, or a gone copy's, are left by now.
+    let earlier = our_keys(&hooks_file, hooks_text.as_deref(), None);
+    let record = install_record(hooks_text.as_deref(), config_text.as_deref(), &edit);
     let block = config_toml::with_block(
         config_text.as_deref().unwrap_or(""),
         launcher,
         &trusted,
         &earlier,
+        record.as_ref(),
     )
     .map_err(|e| InstallError(format!("{}: {e}", config_file.display())))?;
-
+    let new_hooks = edit.text.clone();
     let mut out = Outcome::default();
     let events: Vec<&str> = places.iter().map(|(e, _)| *e).collect();
     if let Some(text) = &new_hooks {
@@ -132,41 +142,79 @@ pub fn install(home: &Path, launcher: &Path) -> Result<Outcome, InstallError> {
             .push(format!("{}: {}", config_file.display(), said.join("; ")));
     }
     out.lines.extend(block.notes);
+    for gone in &edit.replaced {
+        out.lines.push(format!(
+            "{}: replaced the hooks of a copy of memory-stalker that is gone ({gone})",
+            hooks_file.display()
+        ));
+    }
     Ok(out)
 }
 
-/// Removes what [`install`] added from Codex's home `home`, and nothing else.
-pub fn uninstall(home: &Path) -> Result<Outcome, InstallError> {
+/// What the install that is being made has added to `hooks.json`, all told: this run's
+/// additions, and an earlier install's record when ours (or a gone copy's) are there
+/// already. An earlier install that kept no record stays without one (what it added is
+/// not known; its uninstall goes by what is left).
+fn install_record(
+    hooks: Option<&str>,
+    config: Option<&str>,
+    edit: &hooks_json::WithOurs,
+) -> Option<hooks_json::Added> {
+    let installed_before = hooks.is_some_and(|t| !hooks_json::ours(t, None).is_empty());
+    if !installed_before {
+        return Some(edit.added.clone());
+    }
+    config
+        .and_then(config_toml::record)
+        .map(|r| r.and(&edit.added))
+}
+
+/// Removes what [`install`] added from Codex's home `home`, and nothing else: the hooks
+/// of the copy at `launcher` (every copy's when `None`), our block when that copy wrote
+/// it, and what its install recorded it added to `hooks.json`. Another copy's hooks
+/// stay, and [`Outcome::left`] names them.
+pub fn uninstall(home: &Path, launcher: Option<&Path>) -> Result<Outcome, InstallError> {
     let hooks_file = hooks_path(home);
     let config_file = hooks_file.with_file_name("config.toml");
     let hooks_text = read(&hooks_file)?;
     let config_text = read(&config_file)?;
+    let this = launcher.map(|l| l.to_string_lossy().into_owned());
+    let this = this.as_deref();
     let mut out = Outcome::default();
+    // The block is this copy's when its install wrote it (or, asked for every copy, any).
+    let block_ours = config_text.as_deref().is_some_and(|t| {
+        this.is_none_or(|l| config_toml::block_launcher(t).is_none_or(|b| b == l))
+    });
+    let record = config_text
+        .as_deref()
+        .filter(|_| block_ours)
+        .and_then(config_toml::record);
     // Worked out first, both, so that a file we cannot read leaves the other as it was.
     let hooks = match &hooks_text {
-        Some(t) if !hooks_json::ours(t).is_empty() => Some(
-            hooks_json::without_ours(t)
+        Some(t) if !hooks_json::ours(t, this).is_empty() => Some(
+            hooks_json::without_ours(t, this, record.as_ref())
                 .map_err(|e| InstallError(format!("{}: {e}", hooks_file.display())))?,
         ),
         _ => None,
     };
-    let keys = our_keys(&hooks_file, hooks_text.as_deref());
+    let keys = our_keys(&hooks_file, hooks_text.as_deref(), this);
     let ours = |k: &str| keys.iter().any(|o| o == k);
     let config = config_text
         .as_deref()
+        .filter(|_| block_ours)
         .map(|t| config_toml::without_block(t, &ours))
         .filter(|(_, had)| *had);
-    if let Some((text, done)) = hooks {
-        match text {
-            Some(t) => write(&hooks_file, &t)?,
+    if let Some(removal) = hooks {
+        match &removal.text {
+            Some(t) => write(&hooks_file, t)?,
             None => remove(&hooks_file)?,
         }
         out.changed = true;
         out.lines.push(format!(
             "{}: {}{}",
             hooks_file.display(),
-            done.join(", "),
-            if hooks_text.is_some() && !hooks_file.exists() {
+            removal.done.join(", "),
+            if removal.text.is_none() {
                 " (the file held nothing else: removed)"
             } else {
                 ""
@@ -185,12 +233,39 @@ pub fn uninstall(home: &Path) -> Result<Outcome, InstallError> {
             config_file.display()
         ));
     }
+    if let (Some(l), Some(t)) = (this, &hooks_text) {
+        out.left = left_alone(&hooks_file, t, l);
+    }
     Ok(out)
 }
 
-/// The trust keys of our hooks where `hooks.json` (its text) has them now.
-fn our_keys(hooks_file: &Path, text: Option<&str>) -> Vec<String> {
-    text.map(hooks_json::ours)
+/// The hooks of other copies of memory-stalker that an uninstall of the copy at
+/// `launcher` leaves, one line each, with how to remove them.
+fn left_alone(hooks_file: &Path, text: &str, launcher: &str) -> Vec<String> {
+    hooks_json::other_copies(text, launcher)
+        .into_iter()
+        .map(|(other, events)| {
+            let state = if Path::new(&other).is_file() {
+                "still there"
+            } else {
+                "gone"
+            };
+            format!(
+                "{}: left the hooks of another copy of memory-stalker, {} ({}; that copy is {state}): \
+                 save-memory codex uninstall --launcher {} removes them",
+                hooks_file.display(),
+                hooks_json::command(Path::new(&other), "save-memory"),
+                events.join(", "),
+                hooks_json::command(Path::new(&other), "").trim_end(),
+            )
+        })
+        .collect()
+}
+
+/// The trust keys of our hooks (the copy at `launcher`'s, any copy's when `None`)
+/// where `hooks.json` (its text) has them now.
+fn our_keys(hooks_file: &Path, text: Option<&str>, launcher: Option<&str>) -> Vec<String> {
+    text.map(|t| hooks_json::ours(t, launcher))
         .unwrap_or_default()
         .into_iter()
         .map(|(event, group)| trust::key(hooks_file, event, group, 0))
@@ -281,7 +356,7 @@ mod tests {
         let second = install(&home, launcher).unwrap();
         assert!(!second.changed, "{second:?}");
         assert!(second.lines[0].ends_with("memory-stalker's hooks are there already"));
-        let gone = uninstall(&home).unwrap();
+        let gone = uninstall(&home, None).unwrap();
         assert!(gone.changed);
         assert_eq!(
             fs::read_to_string(home.join("config.toml")).unwrap(),
@@ -291,7 +366,10 @@ mod tests {
             fs::read_to_string(home.join("hooks.json")).unwrap(),
             users_hooks
         );
-        assert!(!uninstall(&home).unwrap().changed, "nothing left to remove");
+        assert!(
+            !uninstall(&home, None).unwrap().changed,
+            "nothing left to remove"
+        );
     }
 
     #[test]
@@ -308,7 +386,7 @@ mod tests {
                 .mode();
             assert_eq!(mode & 0o777, 0o600);
         }
-        uninstall(&home).unwrap();
+        uninstall(&home, None).unwrap();
         assert!(!home.join("hooks.json").exists());
         assert!(!home.join("config.toml").exists());
         assert!(install(&home, Path::new("relative/run")).is_err());
@@ -321,5 +399,78 @@ mod tests {
         let e = install(t.path(), Path::new("/repo/plugin/run")).unwrap_err();
         assert!(e.0.contains("not valid TOML"), "{e}");
         assert!(!t.path().join("hooks.json").exists(), "nothing was written");
+    }
+
+    #[test]
+    fn another_clones_working_hooks_stay_through_this_ones_install_and_uninstall() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().join("codex-home");
+        let clone = |name: &str| {
+            let launcher = t.path().join(name).join("plugin/run");
+            fs::create_dir_all(launcher.parent().unwrap()).unwrap();
+            fs::write(&launcher, "#!/bin/sh\n").unwrap();
+            launcher
+        };
+        let (a, b) = (clone("a"), clone("b"));
+        install(&home, &a).unwrap();
+        let before = |f: &str| fs::read_to_string(home.join(f)).unwrap();
+        let (hooks, config) = (before("hooks.json"), before("config.toml"));
+        let e = install(&home, &b).unwrap_err();
+        assert!(
+            e.0.contains("which is still there: nothing was changed"),
+            "{e}"
+        );
+        let gone = uninstall(&home, Some(&b)).unwrap();
+        assert!(!gone.changed, "{gone:?}");
+        assert_eq!(
+            (before("hooks.json"), before("config.toml")),
+            (hooks, config)
+        );
+        assert_eq!(gone.left.len(), 1, "{gone:?}");
+        assert!(
+            gone.left[0].contains(&format!("'{}' save-memory", a.display())),
+            "{gone:?}"
+        );
+        assert!(
+            gone.left[0].contains("that copy is still there"),
+            "{gone:?}"
+        );
+        // Its own uninstall removes it; then the other copy installs.
+        assert!(uninstall(&home, Some(&a)).unwrap().changed);
+        assert!(!home.join("hooks.json").exists());
+        assert!(install(&home, &b).unwrap().changed);
+        // A copy that is gone is replaced, and said so.
+        fs::remove_dir_all(t.path().join("b")).unwrap();
+        let over = install(&home, &a).unwrap();
+        assert!(
+            over.lines
+                .iter()
+                .any(|l| l.contains("replaced the hooks of a copy of memory-stalker that is gone")),
+            "{over:?}"
+        );
+        assert!(uninstall(&home, Some(&a)).unwrap().changed);
+        assert!(!home.join("hooks.json").exists() && !home.join("config.toml").exists());
+    }
+
+    #[test]
+    fn the_users_empty_event_list_stays_through_install_and_uninstall() {
+        let t = tempfile::tempdir().unwrap();
+        let users = "{\"hooks\": {\"SessionStart\": []}}\n";
+        fs::write(t.path().join("hooks.json"), users).unwrap();
+        let launcher = Path::new("/repo/plugin/run");
+        install(t.path(), launcher).unwrap();
+        let config = fs::read_to_string(t.path().join("config.toml")).unwrap();
+        assert!(
+            config.contains(&format!("{}{{\"launcher\":\"/repo/plugin/run\",\"file\":false,\"hooks\":false,\"events\":[\"PreCompact\",\"PostCompact\",\"UserPromptSubmit\",\"PostToolUse\"]}}", config_toml::RECORD)),
+            "{config}"
+        );
+        // Installed again: the record stays as it was.
+        assert!(!install(t.path(), launcher).unwrap().changed);
+        uninstall(t.path(), Some(launcher)).unwrap();
+        assert_eq!(
+            fs::read_to_string(t.path().join("hooks.json")).unwrap(),
+            users
+        );
+        assert!(!t.path().join("config.toml").exists());
     }
 }

@@ -15,6 +15,8 @@ use chrono::{DateTime, Local};
 use crate::agent::Agent;
 use crate::memory::MemoryStore;
 use crate::memory::catalog::created_at;
+use crate::memory::document::section_text;
+use crate::memory::labels::{Section, tasks_shown};
 use crate::memory::store::read_front_matter;
 use crate::transcript::{TaskLine, TaskStatus, TodoItem};
 use crate::untrusted::line;
@@ -58,16 +60,19 @@ pub fn recall_context(
     {
         return None;
     }
-    let open: Vec<TodoItem> = front
+    let listed = front
         .and_then(|fm| fm.todos.flatten())
-        .map(|list| {
-            let mut open: Vec<TodoItem> =
-                list.items.into_iter().filter(TodoItem::is_open).collect();
-            // What was under way first, then what was waiting, each in list order.
-            open.sort_by_key(|t| t.status != TaskStatus::InProgress);
-            open
-        })
-        .unwrap_or_default();
+        .map(|list| list.items);
+    let items = match listed {
+        Some(items) => items,
+        // A task list too long for the front matter is left out of it: the memory's
+        // own task list section still shows it (its first 200 tasks).
+        None if memory.tasks_open > 0 => tasks_in_body(&memory.path),
+        None => Vec::new(),
+    };
+    let mut open: Vec<TodoItem> = items.into_iter().filter(TodoItem::is_open).collect();
+    // What was under way first, then what was waiting, each in list order.
+    open.sort_by_key(|t| t.status != TaskStatus::InProgress);
 
     let mut out = String::new();
     let when = match age_days {
@@ -128,6 +133,16 @@ pub fn recall_context(
         ),
     };
     Some(clip(&out))
+}
+
+/// The tasks the task list section of the memory at `path` shows (the file read as
+/// every memory is, at most 8 MiB; none when it cannot be).
+fn tasks_in_body(path: &Path) -> Vec<TodoItem> {
+    MemoryStore::read(path)
+        .ok()
+        .and_then(|text| section_text(&text, Section::Tasks))
+        .map(|section| tasks_shown(&section))
+        .unwrap_or_default()
 }
 
 /// `text` cut to [`MAX_RECALL_CHARS`] at a line's end where possible.
@@ -217,6 +232,49 @@ mod tests {
         // Open tasks keep it worth saying long after.
         let later = recall_context(&store, None, at(2027, 3, 1), 7, Agent::ClaudeCode).unwrap();
         assert!(later.contains("days ago)") && later.contains("Open tasks then (4 of 5)"));
+    }
+
+    #[test]
+    fn a_task_list_too_long_for_the_front_matter_is_read_from_the_body() {
+        let t = tempfile::tempdir().unwrap();
+        let store = store(t.path());
+        // What the writer does with a list over 64 KiB of JSON: `todos:` left out of the
+        // front matter, the list shown in the body (its first 200 tasks).
+        let todos = crate::transcript::TodoList {
+            source: crate::transcript::TodoSource::TodoWrite,
+            items: (0..300)
+                .map(|i| TodoItem {
+                    content: format!(
+                        "Migrate table {i} of the billing schema {}",
+                        "x".repeat(300)
+                    ),
+                    status: match i {
+                        0..=149 => TaskStatus::Completed,
+                        150 => TaskStatus::InProgress,
+                        _ => TaskStatus::Pending,
+                    },
+                    active_form: None,
+                })
+                .collect(),
+        };
+        let body = crate::memory::labels::task_list(Some(&todos), crate::lang::Lang::En);
+        let text = format!(
+            "---\nmemory_stalker: 1\nsession_id: \"5e551011-aaaa-bbbb-cccc-000000000000\"\ncreated: \"{CREATED}\"\ntrigger: \"auto\"\nproject: \"/work/uploader\"\ntranscript: \"/t.jsonl\"\ntask_count: 300\ntasks_open: 150\nsummary: \"Billing schema migration\"\nsummary_source: \"offline\"\nlang: \"en\"\n---\n\n# Session memory\n\n## Current task list\n\n{body}\n## Files\n\n(none)\n"
+        );
+        let key = writer(t.path()).key().unwrap();
+        std::fs::write(t.path().join(FILE), key.sign(FILE, &text)).unwrap();
+        let note = recall_context(&store, None, at(2026, 11, 23), 7, Agent::ClaudeCode).unwrap();
+        let note = note.replace(&created_date(t.path()), "<date>");
+        insta::assert_snapshot!(note, @r#"
+        memory-stalker: this project's latest memory is from <date> (3 days ago), session 5e551011: "Billing schema migration".
+        Open tasks then (150 of 300):
+        - [in progress] Migrate table 150 of the billing schema xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…
+        - [ ] Migrate table 151 of the billing schema xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…
+        - [ ] Migrate table 152 of the billing schema xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…
+        - … 147 more
+        Only this note is loaded. For what was done and decided, call the search_memories tool, or show_memory with target "20261120_093000_5e551011.md"; the user can run /memory-stalker:resume.
+        "#);
+        assert!(note.chars().count() <= MAX_RECALL_CHARS);
     }
 
     /// The listing's date of the memory, as the note shows it (local time).

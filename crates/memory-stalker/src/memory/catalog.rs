@@ -287,9 +287,10 @@ impl MemoryStore {
     }
 }
 
-/// The rows `filter` keeps from `offset`, at most `limit`; a short page's files are
-/// checked against the index (an edit in place does not move the directory's time)
-/// and read again if they changed.
+/// The rows `filter` keeps from `offset`, at most `limit`; their files are checked
+/// against the index (an edit in place does not move the directory's time: one `stat`
+/// a row, a few milliseconds for thousands) and read again if they changed, so that
+/// a listing, however long, shows each memory as its file now says.
 fn fresh_rows(
     index: &mut Index,
     filter: &RowFilter,
@@ -297,7 +298,7 @@ fn fresh_rows(
     offset: usize,
 ) -> Result<Vec<crate::search::Row>, Error> {
     let rows = index.rows(filter, limit, offset)?;
-    if rows.len() <= MAX_CHECKED && index.refresh(&rows)? {
+    if index.refresh(&rows)? {
         return Ok(index.rows(filter, limit, offset)?);
     }
     Ok(rows)
@@ -306,10 +307,6 @@ fn fresh_rows(
 /// Most memories read, newest first, when looking for the user's own newest without the
 /// index.
 const MAX_OWN_CANDIDATES: usize = 64;
-
-/// Most rows of a page whose files are checked for edits in place: a page a person
-/// reads; a listing of thousands trusts the index (`list-memories index` checks all).
-const MAX_CHECKED: usize = 200;
 
 fn skipped_of(index: &Index) -> Result<Vec<Skipped>, Error> {
     Ok(index

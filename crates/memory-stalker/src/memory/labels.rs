@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use crate::agent::Agent;
 use crate::lang::Lang;
-use crate::transcript::{TaskLine, TodoList};
+use crate::transcript::{TaskLine, TaskStatus, TodoItem, TodoList};
 
 /// Section of a memory file, whatever language its heading is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -437,6 +437,43 @@ pub fn task_list(todos: Option<&TodoList>, lang: Lang) -> String {
     out
 }
 
+/// The tasks a memory's task list section shows (what [`task_list`] wrote, in either
+/// language; the count of the rest is not a task): the list of a memory whose front
+/// matter could not hold it.
+pub fn tasks_shown(section: &str) -> Vec<TodoItem> {
+    let item = |content: &str, status| {
+        // `untrusted::line` escapes a task box that starts the content.
+        let content = content
+            .strip_prefix('\\')
+            .filter(|c| c.starts_with('['))
+            .unwrap_or(content);
+        TodoItem {
+            content: content.to_string(),
+            status,
+            active_form: None,
+        }
+    };
+    section
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim_end();
+            if let Some(c) = l.strip_prefix("- [x] ") {
+                return Some(item(c, TaskStatus::Completed));
+            }
+            let rest = l.strip_prefix("- [ ] ")?;
+            let in_progress = [EN.in_progress, ZH.in_progress].iter().find_map(|label| {
+                rest.strip_prefix("**")?
+                    .strip_prefix(label)?
+                    .strip_prefix("**: ")
+            });
+            Some(match in_progress {
+                Some(c) => item(c, TaskStatus::InProgress),
+                None => item(rest, TaskStatus::Pending),
+            })
+        })
+        .collect()
+}
+
 /// Most tasks a memory's task list shows; a longer list ends with a count of the rest,
 /// so a memory stays within what the tools read (docs/design.md §4.2).
 const MAX_TASKS_SHOWN: usize = 200;
@@ -463,6 +500,40 @@ mod tests {
                 lang
             )));
         }
+    }
+
+    #[test]
+    fn a_task_list_reads_back_in_both_languages() {
+        let todos = TodoList {
+            source: crate::transcript::TodoSource::TodoWrite,
+            items: [
+                ("Ship it", TaskStatus::Completed),
+                ("Write **the** tests", TaskStatus::InProgress),
+                ("[ ] looks like a box", TaskStatus::Pending),
+            ]
+            .into_iter()
+            .map(|(c, status)| TodoItem {
+                content: c.to_string(),
+                status,
+                active_form: None,
+            })
+            .collect(),
+        };
+        for lang in [Lang::En, Lang::Zh] {
+            let shown = task_list(Some(&todos), lang);
+            assert_eq!(tasks_shown(&shown), todos.items, "{shown}");
+        }
+        let mut long = todos.clone();
+        long.items = (0..MAX_TASKS_SHOWN + 5)
+            .map(|i| TodoItem {
+                content: format!("task {i}"),
+                status: TaskStatus::Pending,
+                active_form: None,
+            })
+            .collect();
+        let shown = task_list(Some(&long), Lang::En);
+        assert!(shown.ends_with("- … 5 more tasks not listed\n"), "{shown}");
+        assert_eq!(tasks_shown(&shown).len(), MAX_TASKS_SHOWN);
     }
 
     #[test]

@@ -182,6 +182,24 @@ impl MemoryStore {
         self.writer.as_deref().and_then(|w| w.key_or_create().ok())
     }
 
+    /// For the MCP server: what arrived behind the index's back is read a slice at a
+    /// time before an answer ([`OpenOptions::SERVER`]; [`MemoryStore::index_unread`]
+    /// says how much is left).
+    pub fn for_server(mut self) -> MemoryStore {
+        self.index_options = OpenOptions::SERVER;
+        self
+    }
+
+    /// How many memory files the search index of this process left unread at its last
+    /// catch-up (a slice of many that arrived behind its back): what its last search
+    /// did not see. 0 when it is up to date, or not opened.
+    pub fn index_unread(&self) -> usize {
+        match &*self.index.lock().unwrap_or_else(|p| p.into_inner()) {
+            IndexCache::Open(index) => index.unread(),
+            _ => 0,
+        }
+    }
+
     /// How this store opens its search index.
     pub fn index_options(&self) -> OpenOptions {
         self.index_options
@@ -444,11 +462,7 @@ impl MemoryStore {
         let mut cache = self.index.lock().unwrap_or_else(|p| p.into_inner());
         if let IndexCache::Open(index) = &mut *cache {
             // Opened earlier in this process: only what changed since (one `stat`).
-            let (max, bytes) = (
-                self.index_options.max_catch_up,
-                self.index_options.max_catch_up_bytes,
-            );
-            if index.catch_up(max, bytes).is_err() {
+            if index.catch_up_as(&self.index_options).is_err() {
                 *cache = IndexCache::Unopened;
             }
         }
@@ -539,6 +553,7 @@ impl MemoryStore {
             let how = OpenOptions {
                 max_catch_up: Some(0),
                 max_catch_up_bytes: Some(0),
+                partial: false,
                 ..self.index_options
             };
             // Behind: left unopened, for the bounded catch-up after the write.

@@ -54,6 +54,13 @@ const CHUNK: usize = 500;
 /// ordinary memories, a fraction of a second.
 const HOOK_CATCH_UP_BYTES: u64 = 4 * 1024 * 1024;
 
+/// Most files the MCP server reads into the index before answering, when many arrived
+/// behind its back (a backup restored, a shared directory pulled): a slice of a few
+/// hundred milliseconds; the rest is read in the background (docs/design.md §7.10).
+const SERVER_SLICE: usize = 1_000;
+/// Most bytes of files in that slice.
+const SERVER_SLICE_BYTES: u64 = 32 * 1024 * 1024;
+
 /// Why the index could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
@@ -122,6 +129,11 @@ pub struct OpenOptions {
     /// that checkpoints, or to SQLite's automatic checkpoint once the log reaches 1,000
     /// pages (about 4 MB).
     pub checkpoint_on_close: bool,
+    /// When more than `max_catch_up` files (or bytes) changed: read the newest that fit
+    /// and leave the rest for a later open ([`Index::unread`] counts them), instead of
+    /// [`IndexError::Behind`]. For the MCP server: a model waits, and its answer says
+    /// it is partial.
+    pub partial: bool,
 }
 
 impl OpenOptions {
@@ -131,6 +143,7 @@ impl OpenOptions {
         max_catch_up: Some(400),
         max_catch_up_bytes: Some(HOOK_CATCH_UP_BYTES),
         checkpoint_on_close: false,
+        partial: false,
     };
     /// For a session's start: nothing written behind the index's back is read (a
     /// repository's files are not the recall's to pay for); the directory is listed
@@ -140,13 +153,23 @@ impl OpenOptions {
         max_catch_up: Some(0),
         max_catch_up_bytes: Some(0),
         checkpoint_on_close: false,
+        partial: false,
     };
-    /// For a command a person runs, and the MCP server.
+    /// For a command a person runs (who is told when the index is being built).
     pub const INTERACTIVE: OpenOptions = OpenOptions {
         busy: Duration::from_secs(5),
         max_catch_up: None,
         max_catch_up_bytes: None,
         checkpoint_on_close: true,
+        partial: false,
+    };
+    /// For the MCP server: as [`OpenOptions::INTERACTIVE`], but what arrived behind the
+    /// index's back is read a slice at a time, newest first.
+    pub const SERVER: OpenOptions = OpenOptions {
+        max_catch_up: Some(SERVER_SLICE),
+        max_catch_up_bytes: Some(SERVER_SLICE_BYTES),
+        partial: true,
+        ..OpenOptions::INTERACTIVE
     };
 }
 
@@ -162,6 +185,8 @@ pub struct Index {
     /// The database file's inode when opened: deleting it because it is damaged or not
     /// ours must not delete a new one another process made meanwhile.
     ino: Option<i64>,
+    /// Memory files the last catch-up left unread ([`OpenOptions::partial`]).
+    unread: usize,
 }
 
 /// A memory as the index holds it: its listing entry and what else filters and the
@@ -180,6 +205,9 @@ pub struct Row {
     pub problem: Option<String>,
     /// The row's id (the FTS rowid).
     pub(super) id: i64,
+    /// The file's inode, size and modification time (ns) when it was indexed: an edit in
+    /// place that the directory's time does not show differs from them.
+    pub(super) stat: (i64, i64, i64),
 }
 
 impl Index {
@@ -194,10 +222,10 @@ impl Index {
             dir: dir.to_path_buf(),
         })?;
         let mut index = Index::open_db(dir, how, true, key.clone())?;
-        match index.catch_up(how.max_catch_up, how.max_catch_up_bytes) {
+        match index.catch_up_as(&how) {
             Err(e) if is_corrupt(&e) => {
                 index = index.replaced(how)?;
-                index.catch_up(how.max_catch_up, how.max_catch_up_bytes)?;
+                index.catch_up_as(&how)?;
             }
             other => {
                 other?;
@@ -256,6 +284,7 @@ impl Index {
             key,
             owner: "in memory".into(),
             ino: None,
+            unread: 0,
         };
         index.create_schema()?;
         index.catch_up(max, max_bytes)?;
@@ -292,6 +321,7 @@ impl Index {
                 key: Some(key.clone()),
                 owner: owner.clone(),
                 ino: stat(db).map(|s| s.0),
+                unread: 0,
             })
         };
         let mut index = connected(&db)?;
@@ -485,11 +515,33 @@ impl Index {
         max: Option<usize>,
         max_bytes: Option<u64>,
     ) -> Result<usize, IndexError> {
+        self.catch_up_bounded(max, max_bytes, false)
+    }
+
+    /// [`Index::catch_up`] within the bounds of `how`, a slice at a time when it says
+    /// [`OpenOptions::partial`].
+    pub fn catch_up_as(&mut self, how: &OpenOptions) -> Result<usize, IndexError> {
+        self.catch_up_bounded(how.max_catch_up, how.max_catch_up_bytes, how.partial)
+    }
+
+    /// How many memory files the last catch-up left unread (a partial one): what a
+    /// search of this index did not see.
+    pub fn unread(&self) -> usize {
+        self.unread
+    }
+
+    fn catch_up_bounded(
+        &mut self,
+        max: Option<usize>,
+        max_bytes: Option<u64>,
+        partial: bool,
+    ) -> Result<usize, IndexError> {
         let before = dir_mtime(&self.dir).map_err(|source| IndexError::Io {
             path: self.dir.clone(),
             source,
         })?;
         if self.synced_mtime()? == Some(before) {
+            self.unread = 0;
             return Ok(0);
         }
         // A caller that may index nothing (a session's start) is told so at once: the
@@ -525,6 +577,16 @@ impl Index {
             .filter(|(name, _)| !listed.memories.contains_key(*name))
             .map(|(_, k)| k.id)
             .collect();
+        if partial {
+            let slice = newest_within(&self.dir, &pending, max, max_bytes);
+            if slice.len() < pending.len() {
+                // Not recorded as caught up: the next open lists the directory again and
+                // reads the next slice (or finds what another process read meanwhile).
+                self.index_files(&slice, &gone, Some(&listed.skipped), None)?;
+                self.unread = pending.len() - slice.len();
+                return Ok(slice.len());
+            }
+        }
         let behind = IndexError::Behind {
             dir: self.dir.clone(),
             pending: Some(pending.len()),
@@ -548,6 +610,7 @@ impl Index {
         // The time taken before listing: a change made while this ran moves the
         // directory's time past it, and the next open looks again.
         self.index_files(&pending, &gone, Some(&listed.skipped), Some(before))?;
+        self.unread = 0;
         if changed >= CHUNK {
             self.compact()?;
         }
@@ -595,22 +658,13 @@ impl Index {
         Ok(n)
     }
 
-    /// Whether each of `rows` still matches its file (size, time, inode); indexes again
-    /// those that do not, and says whether any did not.
+    /// Whether each of `rows` still matches its file (size, time, inode, as the row was
+    /// read: one `stat` a row); indexes again those that do not, and says whether any
+    /// did not.
     pub(crate) fn refresh(&mut self, rows: &[Row]) -> Result<bool, IndexError> {
         let stale: Vec<String> = rows
             .iter()
-            .filter(|r| {
-                let known: Option<(i64, i64, i64)> = self
-                    .conn
-                    .query_row(
-                        "SELECT ino, size, mtime_ns FROM memories WHERE id = ?1",
-                        [r.id],
-                        |x| Ok((x.get(0)?, x.get(1)?, x.get(2)?)),
-                    )
-                    .ok();
-                stat(&self.dir.join(&r.entry.file)) != known
-            })
+            .filter(|r| stat(&self.dir.join(&r.entry.file)) != Some(r.stat))
             .map(|r| r.entry.file.clone())
             .collect();
         if stale.is_empty() {
@@ -926,7 +980,7 @@ const NEWEST_FIRST: &str = "m.order_ns DESC, m.precise DESC, substr(m.file, 1, 1
 /// The columns [`row_of`] reads, in its order.
 const ROW_COLUMNS: &str = "m.id, m.file, m.size, m.mtime_ns, m.order_ns, m.written_ns, m.created,
     m.session_id, m.trigger, m.tasks_total, m.tasks_open, m.summary, m.summary_source, m.lang,
-    m.format, m.agent, m.project, m.problem, m.ours, m.written_at";
+    m.format, m.agent, m.project, m.problem, m.ours, m.written_at, m.ino";
 
 /// The latest instant (ns) a memory may say it was written at and not be in the future.
 fn future_limit() -> i128 {
@@ -986,6 +1040,7 @@ fn row_of(dir: &Path, r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
     };
     Ok(Row {
         id: r.get(0)?,
+        stat: (r.get(20)?, size as i64, mtime_ns),
         entry,
         order_ns: r.get(4)?,
         agent,
@@ -1157,6 +1212,32 @@ pub(crate) fn dir_mtime(dir: &Path) -> std::io::Result<i64> {
 }
 
 /// `(inode, size, mtime ns)` of a regular file (not followed through a link).
+/// The newest of `pending` (names, oldest first) that fit in `max` files and `max_bytes`
+/// (a `stat` each), oldest first: the slice a partial catch-up reads. The newest
+/// memories are the likeliest to be asked about.
+fn newest_within(
+    dir: &Path,
+    pending: &[String],
+    max: Option<usize>,
+    max_bytes: Option<u64>,
+) -> Vec<String> {
+    let mut bytes = 0u64;
+    let mut slice = Vec::new();
+    for name in pending.iter().rev() {
+        if max.is_some_and(|m| slice.len() >= m) {
+            break;
+        }
+        let size = stat(&dir.join(name)).map_or(0, |s| s.1.max(0) as u64);
+        bytes = bytes.saturating_add(size.min(MAX_MEMORY_BYTES + 1));
+        if max_bytes.is_some_and(|b| bytes > b) {
+            break;
+        }
+        slice.push(name.clone());
+    }
+    slice.reverse();
+    slice
+}
+
 fn stat(path: &Path) -> Option<(i64, i64, i64)> {
     let m = std::fs::symlink_metadata(path).ok()?;
     m.is_file().then(|| {
