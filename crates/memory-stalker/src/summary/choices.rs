@@ -9,6 +9,7 @@
 
 use crate::text::one_line;
 
+#[cfg(test)]
 use super::instructions::typed_sentences;
 
 /// Longest choice kept, in characters.
@@ -35,11 +36,18 @@ const LETS: [&str; 14] = [
 ];
 
 /// The choices in the requests the user typed, oldest first, without repeats.
+#[cfg(test)]
 pub(crate) fn from_prompts(requests: &[String]) -> Vec<String> {
+    let sentences: Vec<Vec<String>> = requests.iter().map(|r| typed_sentences(r)).collect();
+    from_sentences(&sentences)
+}
+
+/// [`from_prompts`] of the requests' sentences ([`typed_sentences`] of each).
+pub(crate) fn from_sentences(requests: &[Vec<String>]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for r in requests {
-        for s in typed_sentences(r) {
-            if let Some(c) = choice(&s)
+    for sentences in requests {
+        for s in sentences {
+            if let Some(c) = choice(s)
                 && !out.contains(&c)
             {
                 out.push(c);

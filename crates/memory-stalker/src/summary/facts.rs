@@ -45,14 +45,20 @@ impl SegmentFacts {
 
     /// What the segment's requests (`Transcript::segment_prompts`) give.
     pub fn from_requests(requests: &[String]) -> SegmentFacts {
+        // Each request cut into the sentences the user typed once, for the rules and
+        // the choices both.
+        let sentences: Vec<Vec<String>> = requests
+            .iter()
+            .map(|r| instructions::typed_sentences(r))
+            .collect();
         SegmentFacts {
             requests: requests
                 .iter()
                 .filter(|r| !crate::transcript::is_continuation(r))
                 .map(|r| one_line(r, REQUEST_CHARS))
                 .collect(),
-            constraints: instructions::from_prompts(requests),
-            choices: choices::from_prompts(requests),
+            constraints: instructions::from_sentences(&sentences),
+            choices: choices::from_sentences(&sentences),
             ..SegmentFacts::default()
         }
     }

@@ -21,17 +21,24 @@ const CHARS: usize = 200;
 const SENTENCE_CHARS: usize = 400;
 
 /// The instructions in the requests the user typed (oldest first, without repeats).
+#[cfg(test)]
 pub(crate) fn from_prompts(requests: &[String]) -> Vec<String> {
+    let sentences: Vec<Vec<String>> = requests.iter().map(|r| typed_sentences(r)).collect();
+    from_sentences(&sentences)
+}
+
+/// [`from_prompts`] of the requests' sentences ([`typed_sentences`] of each, oldest
+/// first): the choices are read from the same sentences, which are cut once.
+pub(crate) fn from_sentences(requests: &[Vec<String>]) -> Vec<String> {
     let mut out = Vec::new();
-    for (i, r) in requests.iter().enumerate() {
-        let sentences = typed_sentences(r);
+    for (i, sentences) in requests.iter().enumerate() {
         // A first request of one sentence is the task itself ("Use the Explore agent to
         // give me an overview of the code"), not a rule for the rest of the work: a rule
         // taken from it must be a part of it ("…, the frontend has shared components to
         // use"), not all of it, unless it says it lasts ("Always answer in French").
         let the_task =
             (i == 0 && sentences.len() == 1 && !lasts(&sentences[0])).then(|| sentences[0].trim());
-        for s in &sentences {
+        for s in sentences {
             out.extend(instruction(s, false).filter(|rule| Some(rule.trim()) != the_task));
         }
     }
