@@ -120,6 +120,19 @@ fn stated(view: &View, from: usize, to: usize) -> Option<String> {
 /// stands alone ("There's the bug! We're looking for `message` but it should be
 /// `content`.").
 pub(crate) fn cause_in(text: &str) -> Option<String> {
+    // Most texts hold no cue: found in one pass whatever its case before the text is cut
+    // into sentences (a session edits thousands of times, each after a text).
+    static ANY_CUE: std::sync::OnceLock<Option<aho_corasick::AhoCorasick>> =
+        std::sync::OnceLock::new();
+    let any_cue = ANY_CUE.get_or_init(|| {
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(CUES)
+            .ok()
+    });
+    if any_cue.as_ref().is_some_and(|ac| !ac.is_match(text)) {
+        return None;
+    }
     // Only the paragraph the cue is in: a list after it is the plan, not the cause.
     let sentences = crate::summary::sentences_of(text);
     let at = sentences.iter().position(|s| {

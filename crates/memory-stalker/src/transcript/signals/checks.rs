@@ -24,8 +24,9 @@ pub struct Check {
 }
 
 pub(super) fn find(view: &View) -> Vec<Check> {
-    // (key, check), in the order of each key's latest run.
-    let mut seen: Vec<(String, Check)> = Vec::new();
+    // (key, latest run, runs), in the order of each key's latest run; the command shown
+    // is made only for the checks kept.
+    let mut seen: Vec<(String, super::Call<'_>, usize)> = Vec::new();
     for c in view.calls() {
         if !is_shell(&c.call.name) {
             continue;
@@ -36,24 +37,20 @@ pub(super) fn find(view: &View) -> Vec<Check> {
         if !is_check(&key, &c.call.summary) {
             continue;
         }
-        let runs = match seen.iter().position(|(k, _)| *k == key) {
-            Some(at) => seen.remove(at).1.runs + 1,
+        let runs = match seen.iter().position(|(k, _, _)| *k == key) {
+            Some(at) => seen.remove(at).2 + 1,
             None => 1,
         };
-        let passed = c.result.is_some().then(|| c.succeeded());
-        seen.push((
-            key,
-            Check {
-                command: without_output_filters(&shown_command(&c.call.summary)),
-                runs,
-                passed,
-            },
-        ));
+        seen.push((key, c, runs));
     }
     let mut out: Vec<Check> = seen
         .into_iter()
-        .map(|(_, c)| c)
-        .filter(|c| c.runs >= 2)
+        .filter(|(_, _, runs)| *runs >= 2)
+        .map(|(_, c, runs)| Check {
+            command: without_output_filters(&shown_command(&c.call.summary)),
+            runs,
+            passed: c.result.is_some().then(|| c.succeeded()),
+        })
         .collect();
     let start = out.len().saturating_sub(KEPT);
     out.split_off(start)
