@@ -156,16 +156,16 @@ impl Signals {
 pub(crate) fn find(t: &Transcript) -> Signals {
     let view = View::new(t);
     // The commands' runs (the costliest, on a long segment) on a second thread, the
-    // rest here: the machine's other core is otherwise idle once the facts are found.
+    // rest here (about as much): the machine's other core is otherwise idle once the
+    // facts are found.
     let runs = |view: &View| {
         (
             runs::failed_runs(view),
-            reported::find(view),
             runs::test_edits(view),
             runs::diagnoses(view),
         )
     };
-    let ((failed_runs, reported, test_edits, diagnoses), mut signals) = std::thread::scope(|s| {
+    let ((failed_runs, test_edits, diagnoses), mut signals) = std::thread::scope(|s| {
         let found = std::thread::Builder::new()
             .name("signals-runs".into())
             .spawn_scoped(s, || runs(&view));
@@ -183,6 +183,7 @@ pub(crate) fn find(t: &Transcript) -> Signals {
             left_open: super::tasks::left_open(&t.records, t.segment_start),
             commits: commits::find(&view),
             checks: checks::find(&view),
+            reported: reported::find(&view),
             ..Signals::default()
         };
         let found = match found {
@@ -193,7 +194,6 @@ pub(crate) fn find(t: &Transcript) -> Signals {
         (found, signals)
     });
     signals.failed_runs = failed_runs;
-    signals.reported = reported;
     signals.test_edits = test_edits;
     signals.diagnoses = diagnoses;
     signals
