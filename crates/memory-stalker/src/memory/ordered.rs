@@ -9,7 +9,7 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use super::catalog::MemoryEntry;
+use super::entry::MemoryEntry;
 use super::order::OrderKey;
 use super::store::{MemoryStore, NamedFile};
 

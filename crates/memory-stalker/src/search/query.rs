@@ -590,21 +590,8 @@ fn long_form_at(words: &[String]) -> Option<(usize, &'static str)> {
     ABBREVIATIONS.iter().find_map(|(abbr, longs)| {
         longs
             .iter()
-            .find_map(|long| phrase_len_at(words, long).map(|n| (n, *abbr)))
+            .find_map(|long| synonyms::phrase_len_at(words, long).map(|n| (n, *abbr)))
     })
-}
-
-/// How many of `words` the phrase of two or more words `phrase` takes when `words`
-/// starts with it (punctuation around a typed word ignored).
-pub(super) fn phrase_len_at(words: &[String], phrase: &str) -> Option<usize> {
-    let parts: Vec<&str> = phrase.split(' ').collect();
-    (parts.len() > 1
-        && words.len() >= parts.len()
-        && parts
-            .iter()
-            .zip(words)
-            .all(|(p, w)| w.trim_matches(|c: char| !c.is_alphanumeric()) == *p))
-    .then_some(parts.len())
 }
 
 #[cfg(test)]

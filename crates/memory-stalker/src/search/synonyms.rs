@@ -151,7 +151,20 @@ pub fn phrase_at(words: &[String]) -> Option<(usize, &'static str)> {
     GROUPS
         .iter()
         .flat_map(|g| g.iter())
-        .find_map(|phrase| super::query::phrase_len_at(words, phrase).map(|n| (n, *phrase)))
+        .find_map(|phrase| phrase_len_at(words, phrase).map(|n| (n, *phrase)))
+}
+
+/// How many of `words` the phrase of two or more words `phrase` takes when `words`
+/// starts with it (punctuation around a typed word ignored).
+pub(super) fn phrase_len_at(words: &[String], phrase: &str) -> Option<usize> {
+    let parts: Vec<&str> = phrase.split(' ').collect();
+    (parts.len() > 1
+        && words.len() >= parts.len()
+        && parts
+            .iter()
+            .zip(words)
+            .all(|(p, w)| w.trim_matches(|c: char| !c.is_alphanumeric()) == *p))
+    .then_some(parts.len())
 }
 
 #[cfg(test)]
