@@ -33,6 +33,11 @@ impl Style {
         }
     }
 
+    /// How wide the terminal is, in columns.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
     /// No colour, default width.
     pub fn plain() -> Style {
         Style {
@@ -472,6 +477,8 @@ pub fn switched(
         ),
     }
 }
+
+pub mod import;
 
 #[cfg(test)]
 mod properties;

@@ -109,6 +109,12 @@ pub struct Config {
     pub home: Option<PathBuf>,
     /// `CLAUDE_CODE_TASK_LIST_ID`: the task list to read instead of the session's.
     pub task_list_id: Option<String>,
+    /// Claude Code's own directory, where its transcripts are (`projects/`):
+    /// `CLAUDE_CONFIG_DIR`, else `~/.claude`. Read only by `list-memories import`.
+    pub claude_dir: Option<PathBuf>,
+    /// Codex's home, where its rollouts are (`sessions/`): `CODEX_HOME`, else
+    /// `~/.codex`. Read only by `list-memories import`.
+    pub codex_home: Option<PathBuf>,
     /// `CLAUDE_PROJECT_DIR`: the project when the hook input has no `cwd`.
     pub project_dir: Option<PathBuf>,
     /// `PATH`, where the `claude` executable is looked for.
@@ -225,6 +231,14 @@ impl Config {
         let home = env.var("HOME").map(PathBuf::from);
         let writer = env.writer(home.as_deref());
         let data_dir = env.data_dir(home.as_deref());
+        let claude_dir = env
+            .var("CLAUDE_CONFIG_DIR")
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|h| h.join(".claude")));
+        let codex_home = env
+            .var("CODEX_HOME")
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|h| h.join(".codex")));
 
         Config {
             summarizer,
@@ -254,6 +268,8 @@ impl Config {
             data_dir,
             home,
             task_list_id: env.var("CLAUDE_CODE_TASK_LIST_ID"),
+            claude_dir,
+            codex_home,
             project_dir: env.var("CLAUDE_PROJECT_DIR").map(PathBuf::from),
             path_var: env.var("PATH"),
             writer,
