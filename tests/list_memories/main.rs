@@ -4,4 +4,5 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod import;
 mod list_memories_cli;

@@ -231,14 +231,7 @@ impl Config {
         let home = env.var("HOME").map(PathBuf::from);
         let writer = env.writer(home.as_deref());
         let data_dir = env.data_dir(home.as_deref());
-        let claude_dir = env
-            .var("CLAUDE_CONFIG_DIR")
-            .map(PathBuf::from)
-            .or_else(|| home.as_ref().map(|h| h.join(".claude")));
-        let codex_home = env
-            .var("CODEX_HOME")
-            .map(PathBuf::from)
-            .or_else(|| home.as_ref().map(|h| h.join(".codex")));
+        let (claude_dir, codex_home) = env.agent_dirs(home.as_deref());
 
         Config {
             summarizer,
@@ -365,6 +358,21 @@ impl<F: Fn(&str) -> Option<String>> Env<F> {
                     .join(crate::memory::provenance::KEY_FILE),
             ))
         })
+    }
+
+    /// Where the agents keep their sessions: Claude Code's directory
+    /// (`CLAUDE_CONFIG_DIR`, else `~/.claude`) and Codex's home (`CODEX_HOME`, else
+    /// `~/.codex`).
+    fn agent_dirs(&self, home: Option<&Path>) -> (Option<PathBuf>, Option<PathBuf>) {
+        let dir = |var: &str, default: &str| {
+            self.var(var)
+                .map(PathBuf::from)
+                .or_else(|| home.map(|h| h.join(default)))
+        };
+        (
+            dir("CLAUDE_CONFIG_DIR", ".claude"),
+            dir("CODEX_HOME", ".codex"),
+        )
     }
 
     /// The plugin's data directory: `CLAUDE_PLUGIN_DATA`, else a `memory-stalker` cache

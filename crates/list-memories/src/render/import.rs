@@ -133,7 +133,10 @@ pub fn summary_line(r: &Report) -> String {
         .imported
         .iter()
         .map(|(key, n)| {
-            let name = memory_stalker::Agent::parse(key).map_or(key.as_str(), |a| a.name());
+            let name = memory_stalker::Agent::parse(key).map_or_else(
+                || memory_stalker::untrusted::terminal_line(key, 40),
+                |a| a.name().to_string(),
+            );
             format!("{n} {name}")
         })
         .collect();

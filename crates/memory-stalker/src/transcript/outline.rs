@@ -247,7 +247,7 @@ fn codex_sub_agent(start: &[u8]) -> bool {
     };
     let thread = payload["thread_source"]
         .as_str()
-        .is_some_and(|s| names_sub_agent(s));
+        .is_some_and(names_sub_agent);
     source || thread
 }
 
