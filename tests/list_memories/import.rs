@@ -585,3 +585,53 @@ fn normalised(out: &str) -> String {
     let out = took.replace_all(out, " in <T> s;");
     now.replace_all(&out, "last <now>)").into_owned()
 }
+
+/// `--model-summaries N`: a model writes the summary of N memories, no more; the others
+/// get the offline one. Every call is on the ledger, which `status` reads.
+#[test]
+fn a_model_writes_only_as_many_summaries_as_the_budget_allows() {
+    use support::http::{FakeServer, MODEL_SUMMARY, Reply, anthropic_message};
+    let server = FakeServer::start(|_, _| Reply::json(200, anthropic_message(MODEL_SUMMARY)));
+    let with_model = |h: &mut History| {
+        h.s.set("ANTHROPIC_BASE_URL", server.url.clone());
+        h.s.set("ANTHROPIC_API_KEY", "sk-test-key");
+        h.s.set("MEMORY_STALKER_MODEL", "claude-test-model");
+    };
+    // Without a budget no model is asked, whatever is configured.
+    let (mut h, _) = history();
+    with_model(&mut h);
+    assert_eq!(h.import_json(&[])["memories"], 7);
+    assert_eq!(server.count(), 0);
+
+    let (mut h, _) = history();
+    with_model(&mut h);
+    let (code, out, err) = h.run(&["import", "--model-summaries", "2", "--jobs", "1"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("asking anthropic:claude-test-model for at most 2 summaries"),
+        "the budget is stated first: {err}"
+    );
+    assert!(out.contains(", 2 summarised by a model"), "{out}");
+    assert_eq!(server.count(), 2);
+    let app = h.work("app");
+    let sources: Vec<String> = h
+        .memories(&app)
+        .iter()
+        .map(|n| fs::read_to_string(app.join(".claude/memories").join(n)).unwrap())
+        .map(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("summary_source: "))
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let by_model = sources.iter().filter(|s| s.contains("anthropic")).count();
+    assert_eq!(by_model, 2, "{sources:?}");
+    assert_eq!(
+        sources.len() - by_model,
+        4,
+        "the others offline: {sources:?}"
+    );
+    let ledger = fs::read_to_string(h.root().join("plugin-data/summaries.jsonl")).unwrap();
+    assert_eq!(ledger.lines().count(), 2, "{ledger}");
+}
