@@ -9,6 +9,7 @@ mod support {
     mod shared;
     pub use shared::*;
 
+    #[allow(dead_code, reason = "the import tests use only a model's answer of it")]
     pub mod http;
 }
 
