@@ -170,10 +170,17 @@ pub fn run(config: &Config, options: &Options, progress: &mut dyn FnMut(&Progres
             .collect(),
         ..Report::default()
     };
-    let (found, older): (Vec<_>, Vec<_>) = trees.found.into_iter().partition(|f| {
+    let (mut found, older): (Vec<_>, Vec<_>) = trees.found.into_iter().partition(|f| {
         options
             .since
             .is_none_or(|s| f.modified.is_none_or(|m| m >= s))
+    });
+    // The sessions worked in last first: a run stopped early has saved those, and a
+    // model's budget goes to them.
+    found.sort_by(|a, b| {
+        b.modified
+            .cmp(&a.modified)
+            .then_with(|| a.path.cmp(&b.path))
     });
     report.older = older.len();
     report.transcripts = found.len();
