@@ -367,6 +367,8 @@ fn import_of_both_agents_trees() {
     assert!(h.memories(&app).is_empty(), "a dry run writes nothing");
 
     let (code, out, err) = h.run(&["import"]);
+    // Stderr is a pipe here, not a terminal: no progress bar.
+    assert!(!err.contains('\r') && !err.contains('['), "{err}");
     let line = normalised(&out);
     insta::assert_snapshot!("import_summary", format!("[exit {code}]\n{line}{err}"));
     assert_eq!(code, 0);

@@ -67,7 +67,8 @@ fn bar_line(p: &Progress, width: usize) -> String {
         p.files_total,
         plural(p.memories, "memory", "memories")
     );
-    let cells = width.saturating_sub(text.chars().count() + 3).clamp(10, 40);
+    // A bar of one width all along (the text after it grows as the figures do).
+    let cells = if width >= 100 { 30 } else { 12 };
     let full = ((fraction * cells as f64).round() as usize).min(cells);
     let line = format!("[{}{}]{text}", "#".repeat(full), ".".repeat(cells - full));
     line.chars().take(width - 1).collect()
@@ -234,4 +235,36 @@ fn left_out(r: &Report) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bar_fills_with_the_bytes_and_fits_the_terminal() {
+        let p = |done: u64| Progress {
+            bytes_done: done,
+            bytes_total: 1 << 30,
+            files_done: 57,
+            files_total: 200,
+            memories: 212,
+        };
+        assert_eq!(
+            bar_line(&p(0), 120),
+            "[..............................]   0%  0 B of 1.0 GiB · 57 of 200 transcripts · 212 memories"
+        );
+        assert_eq!(
+            bar_line(&p(1 << 29), 120),
+            "[###############...............]  50%  512.0 MiB of 1.0 GiB · 57 of 200 transcripts · 212 memories"
+        );
+        let narrow = bar_line(&p(1 << 30), 60);
+        assert!(narrow.starts_with("[############] 100%"), "{narrow}");
+        assert_eq!(narrow.chars().count(), 59, "one column left for the cursor");
+        let empty = Progress::default();
+        assert!(
+            bar_line(&empty, 100).contains("100%"),
+            "nothing to read is done"
+        );
+    }
 }
