@@ -239,7 +239,9 @@ impl Configs {
             c.in_hook = false;
             c
         });
-        let _ = crate::fsutil::create_private_dir(&config.data_dir);
+        if !options.dry_run {
+            let _ = crate::fsutil::create_private_dir(&config.data_dir);
+        }
         Configs {
             offline,
             model,
