@@ -4,6 +4,8 @@
 #   ./install.sh              build the binaries into bin/, install the plugin into Claude
 #                             Code (when `claude` is on PATH) from this repository as a local
 #                             marketplace, then show a memory saved from the sample session
+#                             and count the past sessions on this machine (it never
+#                             imports them: `bin/list-memories import` does, when asked)
 #   ./install.sh --no-build   the same with the binaries already in bin/
 #   ./install.sh --uninstall  remove the plugin, the marketplace and Claude Code's copy of
 #                             the plugin, and what it added to Codex (memories stay in
@@ -250,3 +252,19 @@ echo "    … the whole memory is in $memory"
 echo
 echo "==> list-memories --project $demo"
 "${demo_env[@]}" bin/list-memories --project "$demo"
+
+echo
+echo "==> your past sessions (counted only: bin/list-memories import --dry-run)"
+# Claude Code's transcripts and Codex's rollouts already on this machine can get their
+# memories too; that is the user's call, so they are counted here and never imported.
+# (It exits 1 when a transcript cannot be read; its last line still counts the others.)
+past=$(bin/list-memories import --dry-run 2>/dev/null | tail -n 1 || true)
+case $past in
+    "") echo "    could not count them: run $root/bin/list-memories import --dry-run to see why" ;;
+    "Nothing to import"*) echo "    $past" ;;
+    *)
+        echo "    $past"
+        echo "    To import them: $root/bin/list-memories import"
+        echo "    (--since 30d, --project DIR or --agent codex import fewer; nothing is imported until you run it)"
+        ;;
+esac

@@ -9,6 +9,7 @@ mod corpus_support;
 mod codex_samples;
 mod corpus;
 mod corpus_memories;
+mod import_as_hooks;
 mod memory_render;
 mod properties;
 mod renderers;

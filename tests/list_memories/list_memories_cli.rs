@@ -891,18 +891,29 @@ fn status_off_and_on() {
         serde_json::to_string_pretty(&v).unwrap().replace(&root, "<root>"),
         @r#"
     {
+      "compactions": 7,
       "decided_by": "file",
       "dir": "<root>/project/.claude/memories",
       "enabled": true,
       "file": "<root>/project/.claude/memory-stalker.json",
       "ignored": [],
+      "imported": 0,
+      "last_import": null,
       "last_problem": null,
+      "last_save": {
+        "date": "2026-02-01 08:00",
+        "file": "20260201_080000_c0ffee00.md"
+      },
       "memories": 7,
       "newest": "20260201_080000_c0ffee00.md",
       "problems_7d": 0,
       "project": "<root>/project",
       "recall": false,
       "recall_days": 30,
+      "saved": 7,
+      "sessions": 5,
+      "sessions_imported": 0,
+      "sessions_saved": 5,
       "summaries_7d": {
         "by_source": {},
         "characters_sent": 0,

@@ -33,6 +33,11 @@ impl Style {
         }
     }
 
+    /// How wide the terminal is, in columns.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
     /// No colour, default width.
     pub fn plain() -> Style {
         Style {
@@ -347,6 +352,50 @@ pub struct Health<'a> {
     pub problems: usize,
     /// The latest of them: when, and what it said.
     pub last_problem: Option<(&'a str, &'a str)>,
+    /// What the memories add up to: sessions, saved and imported.
+    pub tally: &'a memory_stalker::search::index::Tally,
+    /// When `import` last wrote a memory here.
+    pub last_import: Option<&'a str>,
+}
+
+/// The sessions and saves lines of `status`: sessions with memories, the compactions the
+/// hooks saw, the memories they saved and the last of them, and what `import` added.
+fn sessions_lines(h: &Health<'_>) -> String {
+    let t = h.tally;
+    let mut out = format!(
+        "Sessions: {} with memories ({} saved by the hooks, at {}; {} imported)\n",
+        thousands(t.sessions),
+        thousands(t.sessions_saved),
+        plural(t.compactions, "compaction", "compactions"),
+        thousands(t.sessions_imported),
+    );
+    let _ = match &t.last_save {
+        Some(m) => write!(
+            out,
+            "Saved by the hooks: {}, the last {} ({})",
+            plural(t.saved, "memory", "memories"),
+            terminal_line(&m.date, 40),
+            terminal_line(&m.file, 200)
+        ),
+        None => write!(out, "Saved by the hooks: none yet"),
+    };
+    let _ = match (t.imported, h.last_import) {
+        (0, _) => writeln!(
+            out,
+            "; imported: none (list-memories import saves your past sessions)"
+        ),
+        (n, Some(at)) => writeln!(
+            out,
+            "; imported: {} (list-memories import, last {})",
+            thousands(n),
+            terminal_line(
+                &at.replace('T', " ").chars().take(16).collect::<String>(),
+                40
+            )
+        ),
+        (n, None) => writeln!(out, "; imported: {} (list-memories import)", thousands(n)),
+    };
+    out
 }
 
 /// The model summaries line of `status`: what the user's summaries cost them.
@@ -416,6 +465,7 @@ pub fn status(
         ),
         None => writeln!(out, "Memories: none yet in {}", shown(dir)),
     };
+    out.push_str(&sessions_lines(health));
     let _ = if !status.enabled {
         writeln!(
             out,
@@ -472,6 +522,8 @@ pub fn switched(
         ),
     }
 }
+
+pub mod import;
 
 #[cfg(test)]
 mod properties;

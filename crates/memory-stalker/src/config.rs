@@ -109,6 +109,12 @@ pub struct Config {
     pub home: Option<PathBuf>,
     /// `CLAUDE_CODE_TASK_LIST_ID`: the task list to read instead of the session's.
     pub task_list_id: Option<String>,
+    /// Claude Code's own directory, where its transcripts are (`projects/`):
+    /// `CLAUDE_CONFIG_DIR`, else `~/.claude`. Read only by `list-memories import`.
+    pub claude_dir: Option<PathBuf>,
+    /// Codex's home, where its rollouts are (`sessions/`): `CODEX_HOME`, else
+    /// `~/.codex`. Read only by `list-memories import`.
+    pub codex_home: Option<PathBuf>,
     /// `CLAUDE_PROJECT_DIR`: the project when the hook input has no `cwd`.
     pub project_dir: Option<PathBuf>,
     /// `PATH`, where the `claude` executable is looked for.
@@ -225,6 +231,7 @@ impl Config {
         let home = env.var("HOME").map(PathBuf::from);
         let writer = env.writer(home.as_deref());
         let data_dir = env.data_dir(home.as_deref());
+        let (claude_dir, codex_home) = env.agent_dirs(home.as_deref());
 
         Config {
             summarizer,
@@ -254,6 +261,8 @@ impl Config {
             data_dir,
             home,
             task_list_id: env.var("CLAUDE_CODE_TASK_LIST_ID"),
+            claude_dir,
+            codex_home,
             project_dir: env.var("CLAUDE_PROJECT_DIR").map(PathBuf::from),
             path_var: env.var("PATH"),
             writer,
@@ -349,6 +358,21 @@ impl<F: Fn(&str) -> Option<String>> Env<F> {
                     .join(crate::memory::provenance::KEY_FILE),
             ))
         })
+    }
+
+    /// Where the agents keep their sessions: Claude Code's directory
+    /// (`CLAUDE_CONFIG_DIR`, else `~/.claude`) and Codex's home (`CODEX_HOME`, else
+    /// `~/.codex`).
+    fn agent_dirs(&self, home: Option<&Path>) -> (Option<PathBuf>, Option<PathBuf>) {
+        let dir = |var: &str, default: &str| {
+            self.var(var)
+                .map(PathBuf::from)
+                .or_else(|| home.map(|h| h.join(default)))
+        };
+        (
+            dir("CLAUDE_CONFIG_DIR", ".claude"),
+            dir("CODEX_HOME", ".codex"),
+        )
     }
 
     /// The plugin's data directory: `CLAUDE_PLUGIN_DATA`, else a `memory-stalker` cache

@@ -11,6 +11,8 @@
 //! - [`memory`]: the memory file format, the store on disk, and editing a saved memory.
 //! - [`pipeline`]: from a transcript to a memory on disk, and the background worker.
 //! - [`hook`]: Claude Code's hook protocol, and what each event does.
+//! - [`import`]: saving the memories of past sessions still on disk, as the hooks would
+//!   have (`list-memories import`).
 //! - [`search`]: the full-text index of a memories directory, and ranked search.
 //! - [`switch`]: whether memory-stalker works in a project.
 //! - [`redact`]: secret redaction for everything sent to a model or written to disk.
@@ -26,6 +28,7 @@ pub mod config;
 pub mod error;
 pub mod fsutil;
 pub mod hook;
+pub mod import;
 pub mod lang;
 pub mod log;
 pub mod memory;

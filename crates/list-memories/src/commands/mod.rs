@@ -2,6 +2,7 @@
 //! line, the context every command runs in, and the `--json` helpers.
 
 mod find;
+mod import;
 mod index;
 mod list;
 mod prune;
@@ -60,7 +61,11 @@ enum Command {
     Prune(prune::PruneArgs),
     /// Bring the search index up to date (or rebuild it) and rewrite INDEX.md.
     Index(index::IndexArgs),
-    /// Whether memory-stalker is on in this project, and why.
+    /// Save memories of past Claude Code and Codex sessions still on disk, as the hooks
+    /// would have (every project's, or --project's only).
+    Import(import::ImportArgs),
+    /// Whether memory-stalker is on in this project and why; its sessions, memories and
+    /// the hooks' problems of the last 7 days.
     Status,
     /// Turn memory-stalker off in this project (writes .claude/memory-stalker.json).
     Off,
@@ -89,6 +94,7 @@ pub struct Context<'a> {
 pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let config = Config::from_env();
     let cwd = std::env::current_dir().context("reading the current directory")?;
+    let project_given = cli.project.is_some();
     let project = match &cli.project {
         Some(p) => p.clone(),
         None => projects::project_root(&cwd, config.home.as_deref()),
@@ -132,6 +138,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         Command::Search(args) => search::run(ctx, args),
         Command::Prune(args) => prune::run(ctx, args),
         Command::Index(args) => index::run(ctx, args),
+        Command::Import(args) => import::run(ctx, args, project_given),
         Command::Status => switch::status(ctx),
         Command::Off => switch::set(ctx, false),
         Command::On => switch::set(ctx, true),

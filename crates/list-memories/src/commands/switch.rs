@@ -27,6 +27,29 @@ struct StatusJson<'a> {
     problems_7d: usize,
     /// The latest of them: when, and what it said.
     last_problem: Option<Problem<'a>>,
+    /// Sessions that have memories here.
+    sessions: usize,
+    /// Of them, sessions the hooks (or a person, by hand) saved memories of.
+    sessions_saved: usize,
+    /// Of them, sessions `import` saved memories of.
+    sessions_imported: usize,
+    /// Memories saved at compactions.
+    compactions: usize,
+    /// Memories the hooks (or a person) saved.
+    saved: usize,
+    /// Memories `import` saved.
+    imported: usize,
+    /// The newest memory the hooks (or a person) saved: its file and date.
+    last_save: Option<Saved<'a>>,
+    /// When `import` last wrote a memory here (RFC 3339, local time).
+    last_import: Option<String>,
+}
+
+/// A memory, as `status` names it.
+#[derive(serde::Serialize)]
+struct Saved<'a> {
+    file: &'a str,
+    date: &'a str,
 }
 
 /// A line of the hooks' log.
@@ -57,6 +80,12 @@ struct SwitchJson<'a> {
 pub fn status(ctx: Context<'_>) -> anyhow::Result<ExitCode> {
     let status = switch::status(&ctx.project, &ctx.config);
     let listing = ctx.store.list(Some(1), None)?;
+    let tally = ctx.store.tally()?;
+    let last_import = tally.last_import_ns.map(|ns| {
+        chrono::DateTime::from_timestamp_nanos(ns)
+            .with_timezone(&chrono::Local)
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, false)
+    });
     let now = std::time::SystemTime::now();
     let calls = ledger::recent(&ctx.config.data_dir, ctx.store.dir(), DAYS, now);
     let usage = ledger::usage(&calls);
@@ -68,6 +97,8 @@ pub fn status(ctx: Context<'_>) -> anyhow::Result<ExitCode> {
         backend: ctx.config.summarizer.name(),
         problems,
         last_problem: last.as_ref().map(|(t, m)| (t.as_str(), m.as_str())),
+        tally: &tally,
+        last_import: last_import.as_deref(),
     };
     if ctx.json {
         emit(
@@ -84,6 +115,17 @@ pub fn status(ctx: Context<'_>) -> anyhow::Result<ExitCode> {
                 summaries_7d: &usage,
                 problems_7d: problems,
                 last_problem: last.as_ref().map(|(at, message)| Problem { at, message }),
+                sessions: tally.sessions,
+                sessions_saved: tally.sessions_saved,
+                sessions_imported: tally.sessions_imported,
+                compactions: tally.compactions,
+                saved: tally.saved,
+                imported: tally.imported,
+                last_save: tally.last_save.as_ref().map(|m| Saved {
+                    file: &m.file,
+                    date: &m.date,
+                }),
+                last_import: last_import.clone(),
             },
         )?;
     } else {

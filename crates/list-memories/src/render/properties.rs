@@ -110,11 +110,51 @@ fn outputs(v: &[String]) -> Vec<(&'static str, String)> {
         median_ms: Some(8_100),
         last_error: Some(v[22].clone()),
     };
+    let tally = memory_stalker::search::index::Tally {
+        sessions: 4,
+        sessions_saved: 1,
+        sessions_imported: 3,
+        compactions: 2,
+        saved: 2,
+        imported: 6,
+        last_import_ns: None,
+        last_save: Some(entries[0].clone()),
+    };
     let health = super::Health {
         usage: &usage,
         backend: &v[16],
         problems: 1,
         last_problem: Some((&v[17], &v[23])),
+        tally: &tally,
+        last_import: Some(&v[15]),
+    };
+    // The import's report: paths of projects and transcripts, and reasons that quote
+    // an error, came from outside.
+    let counted = |i: usize| memory_stalker::import::ProjectCount {
+        project: PathBuf::from(format!("/p/{}", v[i])),
+        sessions: 2,
+        memories: 3,
+    };
+    let problem = |i: usize| memory_stalker::import::Problem {
+        file: PathBuf::from(format!("/h/{}", v[i])),
+        reason: v[i + 1].clone(),
+    };
+    let report = memory_stalker::import::Report {
+        transcripts: 9,
+        sessions: 7,
+        imported: [(v[12].clone(), 2), ("codex".to_string(), 1)]
+            .into_iter()
+            .collect(),
+        memories: 5,
+        at_compactions: 2,
+        at_ends: 3,
+        projects: vec![counted(13)],
+        gone: vec![counted(14)],
+        off: vec![counted(15)],
+        refused: vec![problem(16)],
+        failed: vec![problem(18)],
+        empty: 1,
+        ..Default::default()
     };
     vec![
         ("table", table(&entries, &style)),
@@ -130,6 +170,7 @@ fn outputs(v: &[String]) -> Vec<(&'static str, String)> {
             "switched",
             switched(&project, &status, Some(Path::new(&v[17]))),
         ),
+        ("import", super::import::report(&report)),
     ]
 }
 

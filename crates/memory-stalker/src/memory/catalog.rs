@@ -79,6 +79,18 @@ impl MemoryStore {
         }
     }
 
+    /// What the memories of this store's project add up to (`list-memories status`):
+    /// sessions, memories saved by the hooks and by `import`, the newest save.
+    pub fn tally(&self) -> Result<crate::search::index::Tally, Error> {
+        let filter = RowFilter {
+            project: self.scope().map(|p| p.to_string_lossy().into_owned()),
+            ..RowFilter::default()
+        };
+        Ok(self
+            .with_index(|index| Ok(index.tally(&filter)?))?
+            .unwrap_or_default())
+    }
+
     /// The newest memory that counts as the user's own ([`MemoryEntry::is_own`]): what the
     /// recall at session start may speak of. The index says which; the file is checked
     /// again (its MAC under the user's key, its date), so that nothing an index holds

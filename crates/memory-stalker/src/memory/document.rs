@@ -83,6 +83,9 @@ pub enum Trigger {
     /// Written by SessionStart or PostCompact when they saved the memory PreCompact
     /// did not, without knowing the trigger; PostCompact corrects it when it does.
     Unknown,
+    /// Written by `list-memories import` for a past session: one memory per
+    /// compaction segment and one for the session's end (docs/design.md §7.11).
+    Import,
     /// Any other text (from a newer Claude Code, or empty in a memory without the
     /// field): kept, written and shown as it was.
     Other(String),
@@ -95,6 +98,7 @@ impl Trigger {
             Trigger::Auto => "auto",
             Trigger::Manual => "manual",
             Trigger::Unknown => "unknown",
+            Trigger::Import => "import",
             Trigger::Other(s) => s,
         }
     }
@@ -113,6 +117,7 @@ impl From<&str> for Trigger {
             "auto" => Trigger::Auto,
             "manual" => Trigger::Manual,
             "unknown" => Trigger::Unknown,
+            "import" => Trigger::Import,
             other => Trigger::Other(other.to_string()),
         }
     }
@@ -928,7 +933,7 @@ mod tests {
 
     #[test]
     fn a_trigger_reads_back_as_written() {
-        for text in ["auto", "manual", "unknown", "", "Backfill"] {
+        for text in ["auto", "manual", "unknown", "import", "", "Backfill"] {
             let fm = FrontMatter {
                 trigger: text.into(),
                 ..FrontMatter::default()
@@ -938,6 +943,7 @@ mod tests {
             assert_eq!(back.trigger, fm.trigger);
         }
         assert_eq!(Trigger::from("unknown"), Trigger::Unknown);
+        assert_eq!(Trigger::from("import"), Trigger::Import);
         assert_eq!(FrontMatter::default().trigger.as_str(), "");
     }
 

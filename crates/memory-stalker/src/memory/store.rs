@@ -587,13 +587,34 @@ impl MemoryStore {
         session_id: &str,
         content: &str,
     ) -> Result<PathBuf, Error> {
+        self.save_new_at(created, session_id, content, None)
+    }
+
+    /// [`MemoryStore::save_new`], with the time of writing given: `written_ns` (ns since
+    /// the epoch, UTC) instead of now. `list-memories import` dates the memory of a past
+    /// compaction at that compaction (docs/design.md §7.11), so that it lists among the
+    /// memories of its time and never becomes the newest; a time after now is taken as
+    /// now (a transcript's clock is not trusted).
+    pub fn save_new_at(
+        &self,
+        created: &DateTime<FixedOffset>,
+        session_id: &str,
+        content: &str,
+        written_ns: Option<u64>,
+    ) -> Result<PathBuf, Error> {
         self.ensure_dir()?;
         let before = self.mtime_before_change();
         // Before the memory, so it is never in the directory unprotected. A failure
         // here must not cost the memory: the next save tries again.
         let _ = self.ensure_gitignore();
         let second = created.format("%Y%m%d_%H%M%S").to_string();
-        let written = self.next_written_ns(created);
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+        let written = match written_ns {
+            Some(ns) if ns < now => ns,
+            _ => self.next_written_ns(created),
+        };
         let content = set_written_ns(content, written);
         let stem = format!("{second}_{}", sid8(session_id));
         let names = std::iter::once(format!("{stem}.md"))

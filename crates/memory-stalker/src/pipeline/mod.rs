@@ -8,4 +8,7 @@ mod save;
 
 pub use compaction::{UNKNOWN_TRIGGER, compaction_memory};
 pub use job::{JOB_SUBCOMMAND, SummaryJob, run_detached};
-pub use save::{FactsLeftOut, RenderedMemory, SaveRequest, Saved, render_memory, save_memory};
+pub use save::{
+    FactsLeftOut, PastCut, RenderedMemory, SaveRequest, Saved, render_memory, save_memory,
+    save_past_memory,
+};

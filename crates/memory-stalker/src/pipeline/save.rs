@@ -57,6 +57,49 @@ pub fn save_memory(
     config: &Config,
     log: &Log,
 ) -> Result<Saved, Error> {
+    save_with(req, now, None, config, log)
+}
+
+/// A memory of a past moment of a session: the transcript as it was when a compaction
+/// came (or at the session's end), for `list-memories import` (docs/design.md §7.11).
+#[derive(Debug, Clone, Default)]
+pub struct PastCut {
+    /// The transcript's size at that moment: only these bytes are read.
+    pub end: u64,
+    /// That moment, in ns since the epoch (UTC): the memory's time of writing
+    /// (`created_ns`), so that it lists among the memories of its time.
+    pub written_ns: u64,
+    /// The lasting facts of the session's memory before this one (not its newest, which
+    /// may be of a later moment).
+    pub earlier: SessionFacts,
+    /// Whether Claude Code's task files are read: they hold the session's task list as
+    /// it is now, which is that of its end and of no earlier compaction.
+    pub task_files: bool,
+}
+
+/// Writes the memory of `req`'s transcript at the past moment `cut`, taken at `now` (that
+/// moment in local time), as the PreCompact hook would have written it then.
+///
+/// Unlike [`save_memory`], a memory that cannot go into the project's own directory is
+/// not written anywhere else: the caller reports the session instead.
+pub fn save_past_memory(
+    req: &SaveRequest,
+    now: DateTime<FixedOffset>,
+    cut: &PastCut,
+    config: &Config,
+    log: &Log,
+) -> Result<Saved, Error> {
+    save_with(req, now, Some(cut), config, log)
+}
+
+/// [`save_memory`], or [`save_past_memory`] with `past`.
+fn save_with(
+    req: &SaveRequest,
+    now: DateTime<FixedOffset>,
+    past: Option<&PastCut>,
+    config: &Config,
+    log: &Log,
+) -> Result<Saved, Error> {
     let store = config.store(&req.project);
     let choice = summary::choose(
         config,
@@ -66,10 +109,13 @@ pub fn save_memory(
     // Only a summary written here and now reads the tool outputs; a background one reads
     // the transcript again.
     let summary_here = matches!(choice, Choice::Model(_)) && !config.async_summary;
-    let (transcript, session_id) = read_transcript(req, config, &store, summary_here, log)?;
+    let (transcript, session_id) = read_transcript(req, config, &store, summary_here, past, log)?;
     let note = summary_note(&choice, config, log);
     make_writer_key(config, log);
-    let earlier = earlier_facts(&store, &session_id);
+    let earlier = match past {
+        Some(cut) => cut.earlier.clone(),
+        None => earlier_facts(&store, &session_id),
+    };
     let memory = render_memory(
         req,
         config,
@@ -90,7 +136,13 @@ pub fn save_memory(
             "the facts of this segment's texts (rules, choices, stated decisions) {why}; the memory is saved without them (earlier memories' facts are kept)"
         ));
     }
-    let path = write_memory(req, config, &store, &memory, &now, &session_id, log)?;
+    let path = match past {
+        None => write_memory(req, config, &store, &memory, &now, &session_id, log)?,
+        Some(cut) => {
+            let content = &*fitting_content(&memory, config, log);
+            store.save_new_at(&now, &session_id, content, Some(cut.written_ns))?
+        }
+    };
     if path.parent() == Some(store.dir()) {
         index_and_register(&store, config, &req.project, log);
     }
@@ -113,14 +165,16 @@ fn read_transcript(
     config: &Config,
     store: &MemoryStore,
     summary_here: bool,
+    past: Option<&PastCut>,
     log: &Log,
 ) -> Result<(Transcript, String), Error> {
     let session_hint = req.session_id.as_deref().unwrap_or("");
+    let task_files = past.is_none_or(|c| c.task_files);
     let mut transcript = Transcript::read(
         &req.transcript,
         ReadOptions {
-            end: None,
-            tasks_dir: config.tasks_dir(session_hint),
+            end: past.map(|c| c.end),
+            tasks_dir: config.tasks_dir(session_hint).filter(|_| task_files),
             plans_dir: config.plans_dir(),
             checkpoints: store.checkpoints(session_hint, &req.transcript),
             redact: config.redact,
@@ -135,7 +189,7 @@ fn read_transcript(
         .filter(|s| !s.is_empty())
         .or(from_transcript)
         .unwrap_or_default();
-    if session_hint.is_empty() {
+    if session_hint.is_empty() && task_files {
         // Run by hand: the session id, and with it the task files, come from the transcript.
         if let Some(dir) = config.tasks_dir(&session_id) {
             transcript.use_task_files(&dir);

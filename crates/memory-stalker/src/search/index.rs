@@ -809,6 +809,53 @@ impl Index {
             .map_err(|e| self.sqlite(e))
     }
 
+    /// What the memories `filter` keeps add up to, by who saved them (docs/design.md
+    /// §7.7): sessions, memories the hooks saved (at compactions, by hand) and those
+    /// `import` saved, and the newest of the hooks'.
+    pub fn tally(&self, filter: &RowFilter) -> Result<Tally, IndexError> {
+        let (cond, args) = filter.sql();
+        let sql = format!(
+            "SELECT count(DISTINCT m.session_id),
+                    count(DISTINCT CASE WHEN m.trigger <> 'import' THEN m.session_id END),
+                    count(DISTINCT CASE WHEN m.trigger = 'import' THEN m.session_id END),
+                    total(m.trigger IN ('auto', 'manual', 'unknown')),
+                    total(m.trigger <> 'import'),
+                    total(m.trigger = 'import'),
+                    max(CASE WHEN m.trigger = 'import' THEN m.mtime_ns END)
+             FROM memories m WHERE {cond}"
+        );
+        let count = |v: f64| v as usize;
+        let mut tally = self
+            .conn
+            .query_row(&sql, rusqlite::params_from_iter(args.iter()), |r| {
+                Ok(Tally {
+                    sessions: r.get::<_, i64>(0)? as usize,
+                    sessions_saved: r.get::<_, i64>(1)? as usize,
+                    sessions_imported: r.get::<_, i64>(2)? as usize,
+                    compactions: count(r.get(3)?),
+                    saved: count(r.get(4)?),
+                    imported: count(r.get(5)?),
+                    last_import_ns: r.get(6)?,
+                    last_save: None,
+                })
+            })
+            .map_err(|e| self.sqlite(e))?;
+        let sql = format!(
+            "SELECT {ROW_COLUMNS} FROM memories m WHERE {cond} AND m.trigger <> 'import'
+             ORDER BY {NEWEST_FIRST} LIMIT 1"
+        );
+        let mut st = self.conn.prepare(&sql).map_err(|e| self.sqlite(e))?;
+        let mut rows = st
+            .query_map(rusqlite::params_from_iter(args), |r| row_of(&self.dir, r))
+            .map_err(|e| self.sqlite(e))?;
+        tally.last_save = rows
+            .next()
+            .transpose()
+            .map_err(|e| self.sqlite(e))?
+            .map(|r| r.entry);
+        Ok(tally)
+    }
+
     /// Files in the directory that are not readable memories, with why.
     pub fn skipped(&self) -> Result<Vec<(String, String)>, IndexError> {
         let mut st = self
@@ -1047,6 +1094,28 @@ fn row_of(dir: &Path, r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
         project: r.get(16)?,
         problem: r.get(17)?,
     })
+}
+
+/// What a directory's memories add up to ([`Index::tally`]).
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Tally {
+    /// Sessions that have memories.
+    pub sessions: usize,
+    /// Of them, sessions the hooks (or a person, by hand) saved memories of.
+    pub sessions_saved: usize,
+    /// Of them, sessions `list-memories import` saved memories of.
+    pub sessions_imported: usize,
+    /// Memories saved at compactions (trigger `auto`, `manual` or `unknown`).
+    pub compactions: usize,
+    /// Memories saved by the hooks or by hand (every trigger but `import`).
+    pub saved: usize,
+    /// Memories `list-memories import` saved.
+    pub imported: usize,
+    /// When the newest imported memory file was written (ns since the epoch): the last
+    /// import that wrote one.
+    pub last_import_ns: Option<i64>,
+    /// The newest memory the hooks (or a person) saved.
+    pub last_save: Option<crate::memory::MemoryEntry>,
 }
 
 /// What filters the rows of a listing or a search: each set field must hold.

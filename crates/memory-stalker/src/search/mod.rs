@@ -21,5 +21,5 @@ pub use fields::Field;
 pub use index::{Index, IndexError, OpenOptions, Row, RowFilter, note_change};
 pub use query::Query;
 pub use rank::{Hit, Results, SearchOptions, best_first, search};
-pub use request::SearchRequest;
+pub use request::{SearchRequest, day_start};
 pub use snippet::Snippet;

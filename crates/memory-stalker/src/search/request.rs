@@ -31,8 +31,16 @@ impl SearchRequest {
     /// The search options, or what is wrong with the request (said to a person or the
     /// model as is).
     pub fn options(&self) -> Result<SearchOptions, String> {
-        let since_ns = self.since.as_deref().map(|d| day_start(d, 0)).transpose()?;
-        let until_ns = self.until.as_deref().map(|d| day_start(d, 1)).transpose()?;
+        let since_ns = self
+            .since
+            .as_deref()
+            .map(|d| day_start_after(d, 0))
+            .transpose()?;
+        let until_ns = self
+            .until
+            .as_deref()
+            .map(|d| day_start_after(d, 1))
+            .transpose()?;
         if let (Some(s), Some(u)) = (since_ns, until_ns)
             && s >= u
         {
@@ -59,9 +67,16 @@ impl SearchRequest {
     }
 }
 
+/// The start of the day named (in local time), in ns since the epoch (UTC):
+/// `YYYY-MM-DD`, `YYYYMMDD`, `today`, `yesterday`, or `N`d (N days ago). The error says
+/// what a day is.
+pub fn day_start(text: &str) -> Result<i64, String> {
+    day_start_after(text, 0)
+}
+
 /// The start of a day, `days_after` days after the one named, in UTC ns (the day in
 /// local time): `YYYY-MM-DD`, `YYYYMMDD`, `today`, `yesterday`, or `N`d (N days ago).
-fn day_start(text: &str, days_after: i64) -> Result<i64, String> {
+fn day_start_after(text: &str, days_after: i64) -> Result<i64, String> {
     let t = text.trim();
     let today = Local::now().date_naive();
     let day = if t.eq_ignore_ascii_case("today") {
@@ -108,7 +123,7 @@ mod tests {
         let (s, u) = (o.filter.since_ns.unwrap(), o.filter.until_ns.unwrap());
         assert_eq!(u - s, 86_400_000_000_000, "the whole day");
         assert_eq!(o.filter.agent, Some(Agent::Codex));
-        assert!(day_start("7d", 0).is_ok());
+        assert!(day_start_after("7d", 0).is_ok());
         let bad = SearchRequest {
             since: Some("last tuesday".into()),
             ..SearchRequest::default()

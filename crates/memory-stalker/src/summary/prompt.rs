@@ -91,6 +91,26 @@ pub fn build(template: &str, input: &SummaryInput) -> String {
     out
 }
 
+/// Whether `request` is one of our own summary prompts ([`build`]'s): it holds a
+/// session-data block, opened and closed with the same nonce. A session whose first
+/// request is one is a summary call of ours (a `claude -p` or `codex exec` that kept
+/// its transcript), not a session of the user's: `list-memories import` passes over
+/// it (docs/design.md §7.11).
+pub fn is_summary_prompt(request: &str) -> bool {
+    const OPEN: &str = "<session-data-";
+    request.match_indices(OPEN).any(|(at, _)| {
+        let rest = &request[at + OPEN.len()..];
+        let nonce: String = rest
+            .chars()
+            .take_while(char::is_ascii_hexdigit)
+            .take(40)
+            .collect();
+        !nonce.is_empty()
+            && rest[nonce.len()..].starts_with('>')
+            && request.contains(&format!("</session-data-{nonce}>"))
+    })
+}
+
 /// A marker the transcript cannot predict, so it cannot close the data block.
 fn nonce() -> String {
     let t = std::time::SystemTime::now()
@@ -196,5 +216,26 @@ mod tests {
         let p = build("Summarise in {{LANGUAGE}}.", &input);
         assert!(p.starts_with("Summarise in English."));
         assert!(p.contains("<session-data-") && p.contains("User:\nhello"));
+    }
+
+    #[test]
+    fn our_own_prompt_is_recognised() {
+        let ex = extraction();
+        let input = SummaryInput {
+            extraction: &ex,
+            conversation: "User:\nadd retries".into(),
+            custom_instructions: None,
+            lang: Lang::En,
+        };
+        assert!(is_summary_prompt(&build(DEFAULT_TEMPLATE, &input)));
+        assert!(is_summary_prompt(&build("Summarise.", &input)));
+        for other in [
+            "add retries",
+            "what does <session-data-12ab> mean?",
+            "<session-data-12ab>x</session-data-99ff>",
+            "<session-data->x</session-data->",
+        ] {
+            assert!(!is_summary_prompt(other), "{other}");
+        }
     }
 }

@@ -14,6 +14,7 @@ mod codex;
 mod conversation;
 mod describe;
 mod extract;
+mod outline;
 mod prompt;
 mod record;
 mod reverse;
@@ -32,6 +33,7 @@ pub use describe::{bytes, describe};
 pub use extract::{
     Extraction, Files, LastAction, Plan, Prompt, Reply, Stop, ToolCallSummary, is_bookkeeping,
 };
+pub use outline::{Compaction, Outline, outline};
 pub use prompt::is_continuation;
 pub use reverse::ReverseLines;
 pub use tasks::{TaskLine, TaskStatus, TodoItem, TodoList, TodoSource};
