@@ -428,7 +428,7 @@ pub fn task_list(todos: Option<&TodoList>, lang: Lang) -> String {
     };
     let mut out = String::new();
     for t in todos.items.iter().take(MAX_TASKS_SHOWN) {
-        let _ = writeln!(out, "{}", t.line(style, TASK_CHARS));
+        let _ = writeln!(out, "{}", t.line(style, crate::transcript::TASK_CHARS));
     }
     let rest = todos.items.len().saturating_sub(MAX_TASKS_SHOWN);
     if rest > 0 {
@@ -477,14 +477,6 @@ pub fn tasks_shown(section: &str) -> Vec<TodoItem> {
 /// Most tasks a memory's task list shows; a longer list ends with a count of the rest,
 /// so a memory stays within what the tools read (docs/design.md §4.2).
 const MAX_TASKS_SHOWN: usize = 200;
-/// Longest task a memory's task list shows.
-const TASK_CHARS: usize = 1_000;
-
-/// A task as a memory's task list shows it (one line): how tasks of two memories are
-/// compared.
-pub fn task_text(content: &str) -> String {
-    crate::untrusted::line(content, TASK_CHARS)
-}
 
 #[cfg(test)]
 mod tests {

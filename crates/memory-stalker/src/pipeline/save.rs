@@ -517,7 +517,7 @@ pub fn render_memory(
         .flat_map(|t| {
             t.items
                 .iter()
-                .map(|i| crate::memory::labels::task_text(&i.content))
+                .map(|i| crate::transcript::task_text(&i.content))
         })
         .collect();
     let facts = segment_facts

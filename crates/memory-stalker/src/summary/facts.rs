@@ -196,7 +196,7 @@ impl SessionFacts {
             .filter_map(|f| f.todos.as_ref()?.as_ref())
             .flat_map(|l| &l.items)
         {
-            let task = crate::memory::labels::task_text(&t.content);
+            let task = crate::transcript::task_text(&t.content);
             if t.is_open() {
                 facts.left_open.push(task);
             } else {

@@ -428,11 +428,11 @@ fn reply(after: &[Record], results: &KeyMap<bool>, rejected: &KeySet) -> Option<
         if let Entry::User(u) = &r.entry {
             for res in u.tool_results.iter().filter(|res| res.is_error) {
                 let why = if res.rejected {
-                    super::signals::refusal_reason(res.text.head())
+                    super::outcome::reason(res.text.head())
                 } else if commands.contains(&res.tool_use_id) {
-                    super::signals::named_error(res.text.head())
+                    super::outcome::named_error(res.text.head())
                 } else {
-                    super::signals::error_line(res.text.head())
+                    super::outcome::error_line(res.text.head())
                 };
                 if let Some(why) = why {
                     errors.insert(res.tool_use_id, why);

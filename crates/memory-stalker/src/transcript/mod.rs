@@ -11,9 +11,11 @@
 
 mod background;
 mod codex;
+mod commands;
 mod conversation;
 mod describe;
 mod extract;
+mod outcome;
 mod outline;
 mod prompt;
 mod record;
@@ -36,7 +38,7 @@ pub use extract::{
 pub use outline::{Compaction, Outline, outline};
 pub use prompt::is_continuation;
 pub use reverse::ReverseLines;
-pub use tasks::{TaskLine, TaskStatus, TodoItem, TodoList, TodoSource};
+pub use tasks::{TASK_CHARS, TaskLine, TaskStatus, TodoItem, TodoList, TodoSource, task_text};
 
 use crate::Error;
 use crate::agent::Agent;

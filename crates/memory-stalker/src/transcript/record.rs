@@ -68,7 +68,7 @@ impl Record {
                             // A Codex command still running: its end, read later, may
                             // be a failure (`codex/running.rs`).
                             || (head.starts_with("Chunk ID:")
-                                && super::codex::running_session(head).is_some())
+                                && super::commands::running_session(head).is_some())
                             // So is a Claude Code command sent to the background
                             // (`background.rs`).
                             || head.starts_with("Command running in background with ID: ")
@@ -87,7 +87,7 @@ impl Record {
                 // test file's the test changed to fit the code.
                 detail if !detail.modified().is_empty() => true,
                 // A commit is dated where it is listed.
-                _ => is_shell(&c.name) && super::signals::runs_git_commit(&c.summary),
+                _ => is_shell(&c.name) && super::commands::runs_git_commit(&c.summary),
             }),
             _ => false,
         }

@@ -333,7 +333,7 @@ pub(crate) fn left_open(records: &[Record], start: usize) -> Vec<String> {
             // Each task once: taken from the map when its last list is this one.
             if last_on.get(t.content.as_str()) == Some(&i) {
                 last_on.remove(t.content.as_str());
-                out.push(crate::memory::labels::task_text(&t.content));
+                out.push(task_text(&t.content));
             }
         }
     }
@@ -630,6 +630,15 @@ pub(crate) fn current(
         source: TodoSource::Tasks,
         items: files.items.clone(),
     })
+}
+
+/// Longest task a memory's task list shows.
+pub const TASK_CHARS: usize = 1_000;
+
+/// A task as a memory's task list shows it (one line): how tasks of two memories are
+/// compared.
+pub fn task_text(content: &str) -> String {
+    crate::untrusted::line(content, TASK_CHARS)
 }
 
 #[cfg(test)]

@@ -673,7 +673,7 @@ mod tests {
                     prop_assert!(b.starts_with("<bash-input>"), "{}", b);
                 }
                 let _ = super::super::tools::command_output(&text);
-                let _ = super::super::tools::running_session(&text);
+                let _ = crate::transcript::commands::running_session(&text);
             }
         }
     }

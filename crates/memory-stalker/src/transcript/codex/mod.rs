@@ -23,7 +23,7 @@ use std::path::Path;
 pub(crate) use line::parse;
 pub(crate) use running::settle as settle_running;
 pub(crate) use title::thread_name;
-pub(crate) use tools::{command_output, running_session};
+pub(crate) use tools::command_output;
 
 use super::record::{Entry, LineOptions, Meta, Record};
 use super::reverse::ReverseLines;

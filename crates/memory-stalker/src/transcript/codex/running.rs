@@ -7,9 +7,10 @@
 //! output of the first exit its session reports after it ([`super::super::settle`]), and
 //! each wait names the command it waits on.
 
+use super::super::commands::running_session;
 use super::super::record::{Record, ToolDetail, is_shell};
 use super::super::settle::{Later, settle as settle_later};
-use super::tools::{reports_exit, running_session};
+use super::tools::reports_exit;
 
 /// Settles the commands of `records` (in file order) that were still running when
 /// their call returned.

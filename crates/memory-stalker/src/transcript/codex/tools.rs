@@ -319,16 +319,6 @@ const FAILED: [&str; 9] = [
     "execution error",
 ];
 
-/// The session of a command still running when its call returned: `Process running
-/// with session ID N` among the lines before `Output:`.
-pub(crate) fn running_session(head: &str) -> Option<u64> {
-    head.lines()
-        .map(str::trim)
-        .take_while(|l| *l != "Output:")
-        .find_map(|l| l.strip_prefix("Process running with session ID "))
-        .and_then(|n| n.trim().parse().ok())
-}
-
 /// Whether an output's head reports how the command exited.
 pub(crate) fn reports_exit(head: &str) -> bool {
     exit_code(head).is_some()
@@ -460,6 +450,7 @@ pub(super) fn content_items(raw: &[u8], cost: &mut Cost) -> Vec<Item> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transcript::commands::running_session;
 
     fn json_string(s: &str) -> Vec<u8> {
         serde_json::to_string(s).unwrap().into_bytes()

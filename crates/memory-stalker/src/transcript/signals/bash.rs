@@ -94,11 +94,12 @@ fn tail(output: &str) -> Option<String> {
         .collect();
     let start = lines.len().saturating_sub(TAIL_LINES);
     let mut kept: Vec<&str> = Vec::new();
-    let first_error = super::runs::error_line(&lines[..start].join("\n")).filter(|e| {
-        lines[..start]
-            .iter()
-            .any(|l| l.trim() == e && l.contains("rror"))
-    });
+    let first_error =
+        crate::transcript::outcome::error_line(&lines[..start].join("\n")).filter(|e| {
+            lines[..start]
+                .iter()
+                .any(|l| l.trim() == e && l.contains("rror"))
+        });
     if let Some(e) = &first_error {
         kept.push(e);
     }

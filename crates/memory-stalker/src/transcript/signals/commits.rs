@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Source, View};
 use crate::text::one_line;
+use crate::transcript::commands::runs_git_commit;
 use crate::transcript::record::is_shell;
 
 /// Longest subject kept.
@@ -56,43 +57,6 @@ pub(super) fn find(view: &View) -> Vec<Commit> {
     out.split_off(start)
 }
 
-/// Whether a shell command runs `git commit` (`git add -A && git commit -m …`, after
-/// git's own options: `git -C repo commit …`, `git -c user.name=x commit …`, `git
-/// --no-pager commit …`), not a command that only mentions it (`echo "git commit"`
-/// still does: what git printed decides).
-///
-/// Asked of every shell call a transcript holds, as it is read: a command without the
-/// word is passed over by one substring search, with no allocation.
-pub(crate) fn runs_git_commit(command: &str) -> bool {
-    if !command.contains("commit") {
-        return false;
-    }
-    let mut words = command.split_whitespace();
-    while let Some(w) = words.next() {
-        if w != "git" {
-            continue;
-        }
-        // The subcommand is the first word after git's options; `-C` and `-c` take the
-        // word after them.
-        let mut after = words.clone();
-        while let Some(a) = after.next() {
-            match a {
-                "-C" | "-c" => {
-                    after.next();
-                }
-                option if option.starts_with('-') => {}
-                subcommand => {
-                    if subcommand == "commit" {
-                        return true;
-                    }
-                    break;
-                }
-            }
-        }
-    }
-    false
-}
-
 /// The hash and subject of git's report of a commit: `[main 3f2a1c9] subject`,
 /// `[feature/x (root-commit) 3f2a1c9] subject`, `[detached HEAD 3f2a1c9] subject`.
 fn reported(line: &str) -> Option<(&str, &str)> {
@@ -125,20 +89,5 @@ mod tests {
         assert_eq!(reported("[INFO] Building 3 modules"), None);
         assert_eq!(reported("[main xyz] not a hash"), None);
         assert_eq!(reported(" 2 files changed, 10 insertions(+)"), None);
-    }
-
-    #[test]
-    fn only_a_command_that_runs_git_commit_counts() {
-        assert!(runs_git_commit("git add -A && git commit -m \"x\""));
-        assert!(runs_git_commit("git -C ../repo commit --amend --no-edit"));
-        // Found by the real Codex CLI's end-to-end test: git's options before the
-        // subcommand.
-        assert!(runs_git_commit(
-            "git -c user.name=Dev -c user.email=dev@example.com commit -m 'x'"
-        ));
-        assert!(runs_git_commit("git --no-pager commit -m x"));
-        assert!(!runs_git_commit("git -c commit.gpgsign=false log"));
-        assert!(!runs_git_commit("git log --oneline -5"));
-        assert!(!runs_git_commit("git commit-tree abc"));
     }
 }

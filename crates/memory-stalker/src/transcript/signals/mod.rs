@@ -27,23 +27,22 @@ use serde::{Deserialize, Serialize};
 use super::Transcript;
 use super::record::{Entry, KeyMap, Record, ToolCall, ToolResult, UserMsg, is_shell};
 
+pub(crate) use crate::transcript::outcome::{error_line, named_error};
 pub use abandoned::Abandoned;
 pub use answers::Answer;
 pub use bash::BashContext;
 pub use causes::Cause;
 pub use checks::Check;
 pub use commits::Commit;
-pub(crate) use commits::runs_git_commit;
 pub use hooks::HookFeedback;
 pub use issues::IssueTitle;
 pub use notes::MemoryNote;
 pub use plans::PlanOutcome;
 pub(crate) use plans::title_of as plan_title;
-pub(crate) use refusals::reason as refusal_reason;
 pub use refusals::{Refusal, RefusedBy};
 pub use reported::Reported;
+pub(crate) use runs::command_key;
 pub use runs::{Diagnosis, FailedRun, TestEdit};
-pub(crate) use runs::{command_key, error_line, named_error};
 
 /// Where a signal was read.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

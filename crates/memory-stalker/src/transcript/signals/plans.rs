@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Source, View, refusals};
+use super::{Source, View};
 use crate::text::one_line;
 use crate::transcript::record::ToolDetail;
 
@@ -63,7 +63,7 @@ pub(super) fn find(view: &View, plans_dir: Option<&Path>) -> Vec<PlanOutcome> {
             // The user's words: given with the refusal, or typed next (before the plan
             // is put to them again).
             let next_plan = calls.get(n + 1).map_or(view.len(), |c| c.at);
-            let words = refusals::reason(result.text.head())
+            let words = crate::transcript::outcome::reason(result.text.head())
                 .or_else(|| view.prompt_after(at, next_plan).map(|p| one_line(p, CHARS)))
                 .filter(|w| !w.is_empty());
             out.push(PlanOutcome::Refused {

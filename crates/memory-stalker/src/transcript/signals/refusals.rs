@@ -8,10 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use super::{Source, View};
 use crate::text::one_line;
+use crate::transcript::outcome::reason;
 use crate::transcript::record::ToolDetail;
 
-/// Longest reason kept.
-const CHARS: usize = 300;
 /// Longest prompt typed after a refusal kept (it may be a pasted log).
 const PASTED_CHARS: usize = 2000;
 
@@ -83,20 +82,6 @@ pub(super) fn find(view: &View) -> Vec<Refusal> {
         });
     }
     out
-}
-
-/// The reason the user typed when refusing a call, as Claude Code passes it on.
-pub(crate) fn reason(result: &str) -> Option<String> {
-    const MARKERS: [&str; 3] = [
-        "The user provided the following reason for the rejection:",
-        "To tell you how to proceed, the user said:",
-        "the user said:",
-    ];
-    MARKERS.iter().find_map(|m| {
-        let (_, rest) = result.split_once(m)?;
-        let words = one_line(rest.trim(), CHARS);
-        (!words.is_empty()).then_some(words)
-    })
 }
 
 /// Whether an error result is Claude Code denying a call its permissions do not allow
