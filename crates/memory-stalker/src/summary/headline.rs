@@ -422,12 +422,12 @@ fn without_bold(text: &str) -> String {
 const LEAD_IN_WORDS: usize = 8;
 
 /// The first line after `lead` in `text` that says something, without its list marker
-/// ([`super::offline::item_text`]) and bold marks: the first item a lead-in introduces.
+/// ([`super::markdown::item_text`]) and bold marks: the first item a lead-in introduces.
 fn first_item_after(text: &str, lead: &str) -> Option<String> {
     let at = text.find(lead)? + lead.len();
     let rest = text[at..].trim_start_matches(':');
     rest.lines().map(str::trim).find_map(|line| {
-        let line = super::offline::item_text(line).replace("**", "");
+        let line = super::markdown::item_text(line).replace("**", "");
         let line = line.trim().trim_end_matches(':').trim();
         (words_of(line).len() >= 2).then(|| line.to_string())
     })

@@ -14,6 +14,7 @@ pub mod headline;
 mod http;
 mod instructions;
 pub mod ledger;
+mod markdown;
 mod meaning;
 pub mod offline;
 pub mod openai;

@@ -2,6 +2,7 @@
 //! (docs/design.md §5.9): extractive, built only from what the transcript says.
 
 use super::Summary;
+use super::markdown::{item_text, strip_ordinal, without_marker};
 use crate::lang::Lang;
 use crate::transcript::signals::{PlanOutcome, Signals};
 use crate::transcript::{Extraction, Stop, Transcript};
@@ -593,23 +594,6 @@ fn table_cells(row: &str) -> String {
         .join(" · ")
 }
 
-/// A line without its list, quote or heading marker (`- `, `* `, `• `, `> `, `## `):
-/// only a marker followed by a space, so that the `**` opening bold text stays with
-/// its closing one ("**Yes, it works** in print mode", not "Yes, it works** in …").
-fn without_marker(line: &str) -> &str {
-    let t = line.trim_start();
-    for marker in ["- ", "* ", "• ", "> "] {
-        if let Some(rest) = t.strip_prefix(marker) {
-            return rest.trim_start();
-        }
-    }
-    let unhashed = t.trim_start_matches('#');
-    if unhashed.len() < t.len() && (unhashed.is_empty() || unhashed.starts_with(' ')) {
-        return unhashed.trim_start();
-    }
-    t
-}
-
 /// The text with fenced code blocks removed.
 pub(crate) fn prose(text: &str) -> String {
     let mut out = String::new();
@@ -637,20 +621,6 @@ pub(crate) fn sentences(text: &str) -> Vec<String> {
         }
     }
     out
-}
-
-/// A list item's text: without its marker (`- `, `* `, `• `) or ordinal (`1. `).
-pub(crate) fn item_text(line: &str) -> &str {
-    strip_ordinal(without_marker(line)).trim()
-}
-
-fn strip_ordinal(line: &str) -> &str {
-    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
-    if digits > 0 && line[digits..].starts_with(". ") {
-        &line[digits + 2..]
-    } else {
-        line
-    }
 }
 
 fn push_sentence(out: &mut Vec<String>, s: &str) {
