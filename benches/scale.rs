@@ -65,7 +65,7 @@ fn main() {
     // key, as this machine's memory-stalker signs its own (the recall speaks only of
     // those).
     let home = data.join(format!("{GENERATOR}-home"));
-    let key = memory_stalker::memory::provenance::WriterKey::load_or_create(
+    let key = memory_stalker::provenance::WriterKey::load_or_create(
         &home.join(".local/state/memory-stalker/writer.key"),
     )
     .expect("a writer key");
@@ -231,7 +231,7 @@ fn generate(
     data: &Path,
     originals: &[PathBuf],
     n: usize,
-    key: &memory_stalker::memory::provenance::WriterKey,
+    key: &memory_stalker::provenance::WriterKey,
 ) -> PathBuf {
     let project = data.join(format!("{GENERATOR}-{n}"));
     if project.join(".claude/memories").is_dir() {
@@ -394,7 +394,7 @@ fn index_update_cost(
     dir: &Path,
     original: &Path,
     runs: usize,
-    key: &memory_stalker::memory::provenance::WriterKey,
+    key: &memory_stalker::provenance::WriterKey,
 ) -> Stats {
     let text = fs::read_to_string(original).expect("a memory");
     let mut measured = Vec::new();

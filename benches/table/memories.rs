@@ -21,7 +21,7 @@ pub(crate) fn generate_memories(data: &Path, count: usize) -> PathBuf {
     }
     eprintln!("generating {count} memories in {} ...", project.display());
     let partial = data.join(format!("{GENERATOR}-memories-signed-{count}.partial"));
-    let key = memory_stalker::memory::provenance::WriterKey::load_or_create(
+    let key = memory_stalker::provenance::WriterKey::load_or_create(
         &state_home(data).join("memory-stalker/writer.key"),
     )
     .expect("a writer key");

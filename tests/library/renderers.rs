@@ -513,7 +513,7 @@ fn a_hand_edited_memory_adds_no_line_to_the_recall() {
         );
         let name = "20261120_120000_abcdef12.md";
         // Signed as this machine's: the recall speaks only of the user's own memories.
-        let writer = std::sync::Arc::new(memory_stalker::memory::provenance::Writer::at(
+        let writer = std::sync::Arc::new(memory_stalker::provenance::Writer::at(
             dir.path().join(".key/writer.key"),
         ));
         let key = writer.key_or_create().unwrap();

@@ -30,7 +30,7 @@ fn keyed(dir: impl AsRef<Path>) -> MemoryStore {
     // Outside the project (`<root>/project/.claude/memories`), which git is asked about.
     let key = dir.ancestors().nth(3).unwrap_or(dir).join("writer-key");
     MemoryStore::new(dir).with_writer(Some(std::sync::Arc::new(
-        memory_stalker::memory::provenance::Writer::at(key),
+        memory_stalker::provenance::Writer::at(key),
     )))
 }
 

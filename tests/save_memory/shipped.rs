@@ -54,10 +54,9 @@ fn minutes_from_now(m: i64) -> String {
 
 /// Signs `text` (named `name`) with a key of another machine.
 fn signed_elsewhere(dir: &Path, name: &str, text: &str) -> String {
-    let key = memory_stalker::memory::provenance::WriterKey::load_or_create(
-        &dir.join("teammate/writer.key"),
-    )
-    .unwrap();
+    let key =
+        memory_stalker::provenance::WriterKey::load_or_create(&dir.join("teammate/writer.key"))
+            .unwrap();
     key.sign(name, text)
 }
 

@@ -183,8 +183,8 @@ pub fn write_memory(
 /// The sandbox user's writer key (made when there is none), as memory-stalker finds it
 /// under `$HOME/.local/state/memory-stalker/` (docs/design.md §4.10).
 #[allow(dead_code, reason = "not every test binary writes memories by hand")]
-pub fn writer(s: &Sandbox) -> std::sync::Arc<memory_stalker::memory::provenance::Writer> {
-    let w = memory_stalker::memory::provenance::Writer::at(
+pub fn writer(s: &Sandbox) -> std::sync::Arc<memory_stalker::provenance::Writer> {
+    let w = memory_stalker::provenance::Writer::at(
         s.home().join(".local/state/memory-stalker/writer.key"),
     );
     w.key_or_create().unwrap();

@@ -122,7 +122,7 @@ pub struct Config {
     /// The key this user's memories are signed with (docs/design.md §4.10), kept outside
     /// every project: `$XDG_STATE_HOME/memory-stalker/writer.key`, else
     /// `~/.local/state/memory-stalker/writer.key`; `None` without either variable.
-    pub writer: Option<std::sync::Arc<crate::memory::provenance::Writer>>,
+    pub writer: Option<std::sync::Arc<crate::provenance::Writer>>,
     /// Problems found while reading the configuration.
     pub warnings: Vec<String>,
     /// Whether this process is a hook: its stores open the search index as a hook must
@@ -288,35 +288,6 @@ impl Config {
     pub fn plans_dir(&self) -> Option<PathBuf> {
         self.home.as_ref().map(|h| h.join(".claude/plans"))
     }
-
-    /// The memory store of a project: `MEMORY_STALKER_DIR` if set (the user's choice,
-    /// links followed), else `<project>/.claude/memories`, reached without following
-    /// links.
-    pub fn store(&self, project: &Path) -> crate::memory::MemoryStore {
-        let store = match &self.memories_dir {
-            Some(_) => {
-                crate::memory::MemoryStore::new(self.memories_dir(project)).scoped_to(project)
-            }
-            None => crate::memory::MemoryStore::for_project(project),
-        };
-        let store = store.with_writer(self.writer.clone());
-        if self.in_hook { store.in_hook() } else { store }
-    }
-
-    /// The store of the memories in `dir` (the fallback directory, or the directory of a
-    /// memory being edited), with this user's writer key.
-    pub fn store_at(&self, dir: &Path) -> crate::memory::MemoryStore {
-        crate::memory::MemoryStore::new(dir).with_writer(self.writer.clone())
-    }
-
-    /// The memories directory of a project, honouring `MEMORY_STALKER_DIR`.
-    pub fn memories_dir(&self, project: &Path) -> PathBuf {
-        match &self.memories_dir {
-            Some(d) if d.is_absolute() => d.clone(),
-            Some(d) => project.join(d),
-            None => project.join(crate::memory::MEMORIES_DIR),
-        }
-    }
 }
 
 /// The environment being read (through a lookup), and the problems found in it.
@@ -341,10 +312,7 @@ impl<F: Fn(&str) -> Option<String>> Env<F> {
 
     /// The key this user's memories are signed with, under `$XDG_STATE_HOME` (when
     /// absolute) or `~/.local/state`.
-    fn writer(
-        &self,
-        home: Option<&Path>,
-    ) -> Option<std::sync::Arc<crate::memory::provenance::Writer>> {
+    fn writer(&self, home: Option<&Path>) -> Option<std::sync::Arc<crate::provenance::Writer>> {
         // Not the plugin's data directory, which differs between Claude Code and other
         // agents: one key for every memory this user's tools write.
         let state_dir = self
@@ -353,9 +321,8 @@ impl<F: Fn(&str) -> Option<String>> Env<F> {
             .filter(|d| d.is_absolute())
             .or_else(|| home.map(|h| h.join(".local/state")));
         state_dir.map(|d| {
-            std::sync::Arc::new(crate::memory::provenance::Writer::at(
-                d.join("memory-stalker")
-                    .join(crate::memory::provenance::KEY_FILE),
+            std::sync::Arc::new(crate::provenance::Writer::at(
+                d.join("memory-stalker").join(crate::provenance::KEY_FILE),
             ))
         })
     }

@@ -163,8 +163,8 @@ mod tests {
     use chrono::TimeZone;
 
     /// The writer key of the memories written in `dir`.
-    fn writer(dir: &Path) -> std::sync::Arc<crate::memory::provenance::Writer> {
-        let w = crate::memory::provenance::Writer::at(dir.join(".key/writer.key"));
+    fn writer(dir: &Path) -> std::sync::Arc<crate::provenance::Writer> {
+        let w = crate::provenance::Writer::at(dir.join(".key/writer.key"));
         w.key_or_create().unwrap();
         std::sync::Arc::new(w)
     }

@@ -750,7 +750,7 @@ mod tests {
     #[test]
     fn prune_waits_for_a_rewrite_and_the_memory_stays_deleted() {
         let dir = tempfile::tempdir().unwrap();
-        let writer = super::super::provenance::Writer::at(dir.path().join(".key/writer.key"));
+        let writer = crate::provenance::Writer::at(dir.path().join(".key/writer.key"));
         writer.key_or_create().unwrap();
         let store = MemoryStore::new(dir.path()).with_writer(Some(std::sync::Arc::new(writer)));
         let t = chrono::DateTime::parse_from_rfc3339("2026-01-29T17:30:00+00:00").unwrap();

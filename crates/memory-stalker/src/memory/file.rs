@@ -57,7 +57,8 @@ pub fn parse_file_name(name: &str) -> Option<(&str, &str, Option<u32>)> {
     sid_ok.then_some((&stem[..15], sid, suffix))
 }
 
-pub use super::order::OrderKey;
+/// The pointer index kept beside the memories, skipped wherever memories are listed.
+pub const INDEX_FILE: &str = "INDEX.md";
 
 /// Largest front matter read; a task list of a few hundred items fits.
 const MAX_FRONT_MATTER: usize = 256 * 1024;

@@ -10,7 +10,6 @@ pub mod index;
 pub mod labels;
 pub mod order;
 mod ordered;
-pub mod provenance;
 pub mod session;
 pub mod store;
 

@@ -13,7 +13,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::store::parse_file_name;
+use super::file::parse_file_name;
 
 /// How far after its name's wall time (read as UTC) a memory's instant can be: the
 /// most negative offset in use, UTC−12:00, and the fraction of the second the name

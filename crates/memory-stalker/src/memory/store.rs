@@ -8,21 +8,21 @@ use chrono::{DateTime, FixedOffset};
 
 use super::document::{FrontMatter, set_written_ns};
 pub use super::file::{
-    MAX_MEMORY_BYTES, OrderKey, is_memory_file_name, parse_file_name, read_front_matter, read_head,
-    sid8,
+    INDEX_FILE, MAX_MEMORY_BYTES, is_memory_file_name, parse_file_name, read_front_matter,
+    read_head, sid8,
 };
 pub(crate) use super::file::{lossy, read_head_bytes};
-use super::provenance::{Writer, WriterKey};
+pub use super::order::OrderKey;
 use crate::Error;
+use crate::config::Config;
 use crate::fsutil::{self, Lock};
+use crate::provenance::{Writer, WriterKey};
 use crate::search::{Index, IndexError, OpenOptions};
 use crate::transcript::TaskCheckpoint;
 use std::sync::{Arc, Mutex};
 
 /// The memories directory inside a project.
 pub const MEMORIES_DIR: &str = ".claude/memories";
-/// The pointer index kept beside the memories.
-pub const INDEX_FILE: &str = "INDEX.md";
 /// Lock files, one per memory, so concurrent updates of one memory serialise.
 const LOCKS_DIR: &str = ".locks";
 /// The ignore file kept in the memories directory.
@@ -930,6 +930,37 @@ fn two_days_before(second: u64) -> u64 {
 /// name)` ([`MemoryStore::memory_names`]).
 pub(crate) type NamedFile = (u64, u32, String);
 
+/// The stores a configuration names, reached as `config.store(project)`; written here so
+/// that `config`, a base module, knows nothing of the store.
+impl Config {
+    /// The memory store of a project: `MEMORY_STALKER_DIR` if set (the user's choice,
+    /// links followed), else `<project>/.claude/memories`, reached without following
+    /// links.
+    pub fn store(&self, project: &Path) -> MemoryStore {
+        let store = match &self.memories_dir {
+            Some(_) => MemoryStore::new(self.memories_dir(project)).scoped_to(project),
+            None => MemoryStore::for_project(project),
+        };
+        let store = store.with_writer(self.writer.clone());
+        if self.in_hook { store.in_hook() } else { store }
+    }
+
+    /// The store of the memories in `dir` (the fallback directory, or the directory of a
+    /// memory being edited), with this user's writer key.
+    pub fn store_at(&self, dir: &Path) -> MemoryStore {
+        MemoryStore::new(dir).with_writer(self.writer.clone())
+    }
+
+    /// The memories directory of a project, honouring `MEMORY_STALKER_DIR`.
+    pub fn memories_dir(&self, project: &Path) -> PathBuf {
+        match &self.memories_dir {
+            Some(d) if d.is_absolute() => d.clone(),
+            Some(d) => project.join(d),
+            None => project.join(MEMORIES_DIR),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1008,7 +1039,7 @@ mod tests {
             listing
                 .memories
                 .iter()
-                .all(|m| m.provenance == super::super::provenance::Provenance::Ours)
+                .all(|m| m.provenance == crate::provenance::Provenance::Ours)
         );
         let text = fs::read_to_string(&b).unwrap();
         let key = store.writer_key().unwrap();

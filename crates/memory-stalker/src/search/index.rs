@@ -23,15 +23,16 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 use super::fields::{Field, Fields, fields_of, for_index};
+pub use crate::error::IndexError;
 use crate::fsutil;
 use crate::memory::document::FrontMatter;
 use crate::memory::entry::{
     MAX_LEGACY_BYTES, MAX_LEGACY_LEN, MemoryEntry, display_date, entry_from, legacy_from_text,
 };
+use crate::memory::file::INDEX_FILE;
 use crate::memory::file::{MAX_MEMORY_BYTES, is_memory_file_name, lossy};
 use crate::memory::order::written_ns as written_instant;
-use crate::memory::provenance::{Provenance, WriterKey, verdict};
-use crate::memory::store::INDEX_FILE;
+use crate::provenance::{Provenance, WriterKey, verdict};
 use crate::text::prefix_chars;
 
 /// The index's directory inside the memories directory.
@@ -60,56 +61,6 @@ const HOOK_CATCH_UP_BYTES: u64 = 4 * 1024 * 1024;
 const SERVER_SLICE: usize = 1_000;
 /// Most bytes of files in that slice.
 const SERVER_SLICE_BYTES: u64 = 32 * 1024 * 1024;
-
-/// Why the index could not be used.
-#[derive(Debug, thiserror::Error)]
-pub enum IndexError {
-    /// SQLite failed (locked past the busy timeout, disk full, …).
-    #[error("search index {path}: {source}")]
-    Sqlite {
-        /// The database.
-        path: PathBuf,
-        /// What SQLite said.
-        #[source]
-        source: rusqlite::Error,
-    },
-    /// The memories directory or the index's own could not be read or made.
-    #[error("search index {path}: {source}")]
-    Io {
-        /// The file or directory.
-        path: PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
-    /// No writer key: an index on disk is bound to one (its owner), so none is kept.
-    #[error("search index of {dir}: no writer key to bind it to")]
-    Unkeyed {
-        /// The memories directory.
-        dir: PathBuf,
-    },
-    /// The database on disk was not made by this user for this directory (shipped in a
-    /// repository, copied from another project) and could not be replaced.
-    #[error("search index {path}: not made here for this directory")]
-    Foreign {
-        /// The database.
-        path: PathBuf,
-    },
-    /// More files changed behind the index's back than the caller may index now.
-    #[error("search index of {dir}: {} to index first", pending_text(*.pending))]
-    Behind {
-        /// The memories directory.
-        dir: PathBuf,
-        /// How many files wait to be indexed, when they were counted (a session's start
-        /// does not list the directory to count them).
-        pending: Option<usize>,
-    },
-}
-
-/// "N memories", or "memories" when they were not counted.
-fn pending_text(pending: Option<usize>) -> String {
-    pending.map_or_else(|| "memories".to_string(), |n| format!("{n} memories"))
-}
 
 /// How an index is opened.
 #[derive(Debug, Clone, Copy)]
@@ -1057,7 +1008,7 @@ fn row_of(dir: &Path, r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
     let agent: String = r.get(15)?;
     let entry = MemoryEntry {
         agent: crate::Agent::parse(&agent).unwrap_or_default(),
-        order: crate::memory::file::OrderKey::new(
+        order: crate::memory::order::OrderKey::new(
             &file,
             &created,
             written_ns.and_then(|n| u64::try_from(n).ok()),

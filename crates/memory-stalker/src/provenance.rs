@@ -24,7 +24,7 @@ use std::sync::Mutex;
 use hmac::{KeyInit, Mac};
 use serde::Serialize;
 
-use super::document::{front_matter_raw, set_front_matter_field};
+use crate::front_matter::{front_matter_raw, set_front_matter_field};
 use crate::fsutil;
 
 /// The front matter field that holds the MAC.
