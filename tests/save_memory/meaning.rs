@@ -30,8 +30,8 @@ use std::path::{Path, PathBuf};
 use memory_stalker::lang::Lang;
 use memory_stalker::memory::Section;
 use memory_stalker::memory::document::{FrontMatter, sections};
-use memory_stalker::memory::labels::Labels;
 use memory_stalker::summary::facts::SessionFacts;
+use memory_stalker::summary::labels::Labels;
 use support::Sandbox;
 use support::http::{FakeServer, Reply, anthropic_message};
 

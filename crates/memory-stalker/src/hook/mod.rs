@@ -363,7 +363,7 @@ fn landed_memory(path: &Path, wait: std::time::Duration) -> Result<String, Error
     let started = std::time::Instant::now();
     loop {
         let text = crate::memory::MemoryStore::read(path)?;
-        if !crate::memory::labels::summary_pending(&text) || started.elapsed() >= wait {
+        if !crate::summary::labels::summary_pending(&text) || started.elapsed() >= wait {
             return Ok(text);
         }
         std::thread::sleep(std::time::Duration::from_millis(200));
@@ -401,7 +401,7 @@ mod tests {
     fn the_restore_waits_a_little_for_a_model_summary_on_its_way() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.md");
-        let pending = crate::memory::labels::pending_note("claude-cli", crate::Lang::En);
+        let pending = crate::summary::labels::pending_note("claude-cli", crate::Lang::En);
         std::fs::write(&path, format!("## AI summary\n\n> {pending}\n")).unwrap();
         let writer = {
             let path = path.clone();
@@ -419,7 +419,7 @@ mod tests {
         std::fs::write(&path, format!("## AI summary\n\n> {pending}\n")).unwrap();
         let started = Instant::now();
         let text = landed_memory(&path, Duration::from_millis(400)).unwrap();
-        assert!(crate::memory::labels::summary_pending(&text));
+        assert!(crate::summary::labels::summary_pending(&text));
         assert!(started.elapsed() >= Duration::from_millis(400));
         assert!(started.elapsed() < Duration::from_secs(2));
     }

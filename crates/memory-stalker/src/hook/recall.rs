@@ -16,8 +16,8 @@ use crate::agent::Agent;
 use crate::memory::MemoryStore;
 use crate::memory::catalog::created_at;
 use crate::memory::document::section_text;
-use crate::memory::labels::{Section, tasks_shown};
 use crate::memory::store::read_front_matter;
+use crate::summary::labels::{Section, tasks_shown};
 use crate::transcript::{TaskLine, TaskStatus, TodoItem};
 use crate::untrusted::line;
 
@@ -257,7 +257,7 @@ mod tests {
                 })
                 .collect(),
         };
-        let body = crate::memory::labels::task_list(Some(&todos), crate::lang::Lang::En);
+        let body = crate::summary::labels::task_list(Some(&todos), crate::lang::Lang::En);
         let text = format!(
             "---\nmemory_stalker: 1\nsession_id: \"5e551011-aaaa-bbbb-cccc-000000000000\"\ncreated: \"{CREATED}\"\ntrigger: \"auto\"\nproject: \"/work/uploader\"\ntranscript: \"/t.jsonl\"\ntask_count: 300\ntasks_open: 150\nsummary: \"Billing schema migration\"\nsummary_source: \"offline\"\nlang: \"en\"\n---\n\n# Session memory\n\n## Current task list\n\n{body}\n## Files\n\n(none)\n"
         );

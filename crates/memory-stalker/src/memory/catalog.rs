@@ -12,11 +12,11 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 pub use super::entry::{MemoryEntry, created_at, read_entry};
-use super::labels::Section;
 use super::store::{MemoryStore, is_memory_file_name};
 use crate::Error;
 use crate::agent::Agent;
 use crate::search::{self, Index, RowFilter, SearchOptions, Snippet};
+use crate::summary::labels::Section;
 
 /// A file in the memories directory that is not a readable memory.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -13,11 +13,11 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use super::labels::{Labels, Section, task_list};
 use crate::agent::Agent;
 use crate::lang::Lang;
-use crate::memory::session::Listed;
 use crate::summary::Summary;
+use crate::summary::labels::{Labels, Section, task_list};
+use crate::summary::session::Listed;
 use crate::transcript::{Extraction, Files, Reply, TodoList};
 use crate::untrusted::{self, block, code, line};
 
@@ -318,7 +318,7 @@ pub struct MemoryDoc<'a> {
     /// What was extracted from the transcript.
     pub extraction: &'a Extraction,
     /// The session's lasting facts, carried over from its earlier memories.
-    pub facts: &'a crate::memory::session::SessionFacts,
+    pub facts: &'a crate::summary::session::SessionFacts,
     /// The summary for the AI summary section.
     pub summary: &'a Summary,
     /// Shown under the AI summary heading (e.g. that a model summary is on its way).

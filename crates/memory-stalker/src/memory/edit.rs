@@ -10,10 +10,10 @@ use super::document::{
     FrontMatter, render_ai_summary, render_compaction_summary, replace_section, sections,
     set_front_matter_field, trigger_text,
 };
-use super::labels::{Labels, Section};
 use crate::lang::Lang;
 use crate::redact::redact_if;
 use crate::summary::Summary;
+use crate::summary::labels::{Labels, Section};
 
 /// A memory's text under edit, its front matter parsed once.
 #[derive(Debug, Clone)]
@@ -54,7 +54,7 @@ impl MemoryEdit {
     /// listing should show.
     pub fn set_summary_section(&mut self, summary: &Summary, source: &str, note: Option<&str>) {
         // What the memory's Session so far lists, which an offline summary points at.
-        let mut lasting = super::session::SessionFacts::default();
+        let mut lasting = crate::summary::session::SessionFacts::default();
         for span in sections(&self.text) {
             if span.section == Section::Session {
                 lasting.read_lists(&self.text[span.range.clone()]);
@@ -137,7 +137,7 @@ impl MemoryEdit {
 /// restate an item Session so far already lists (the offline lists, and those carried
 /// from earlier model summaries): the memory, the restore and the next memory say each
 /// thing once.
-fn not_said_before(summary: &Summary, lasting: &super::session::SessionFacts) -> Summary {
+fn not_said_before(summary: &Summary, lasting: &crate::summary::session::SessionFacts) -> Summary {
     let new = |item: &str, before: &[&Vec<String>]| {
         !before
             .iter()
@@ -203,7 +203,7 @@ mod tests {
             &summary("x"),
             "anthropic:m",
             None,
-            super::super::session::Listed::default(),
+            crate::summary::session::Listed::default(),
             Lang::En
         )));
         // The front matter still reads back, with the new values.
@@ -383,7 +383,7 @@ mod tests {
     /// preferences only when it lists them; otherwise it says none were found.
     #[test]
     fn an_offline_summary_never_points_at_an_empty_list() {
-        use super::super::session::Listed;
+        use crate::summary::session::Listed;
         let empty = render_ai_summary(
             &Summary::default(),
             crate::summary::OFFLINE_SOURCE,

@@ -8,12 +8,12 @@ use serde::Serialize;
 
 use super::document::{FrontMatter, sections};
 use super::file::{MAX_MEMORY_BYTES, lossy, parse_file_name, read_head_bytes};
-use super::labels::Section;
 use super::order::OrderKey;
 use crate::agent::Agent;
 use crate::fsutil;
 use crate::lang::Lang;
 use crate::provenance::{Provenance, WriterKey, verdict};
+use crate::summary::labels::Section;
 use crate::text::{one_line, prefix_chars};
 
 /// A memory as `list-memories` shows it (`--json` schema, version 1).

@@ -9,8 +9,8 @@ use std::time::{Instant, SystemTime};
 
 use crate::config::{Backend, Config};
 use crate::log::Log;
-use crate::memory::labels::failed_note;
 use crate::memory::{MemoryEdit, MemoryStore};
+use crate::summary::labels::failed_note;
 use crate::summary::{self, Breaker, SummaryError, SummaryInput, offline};
 use crate::transcript::{ReadOptions, Transcript};
 

@@ -16,7 +16,7 @@ use crate::summary::facts::{SegmentFacts, SessionFacts};
 use crate::summary::{self, Breaker, Choice, HEADLINE_CHARS, OFFLINE_SOURCE, Summary, offline};
 
 use super::job::SummaryJob;
-use crate::memory::labels::{offline_note, pending_note};
+use crate::summary::labels::{offline_note, pending_note};
 use crate::transcript::{Extraction, ReadOptions, Transcript};
 use crate::untrusted::line;
 
@@ -453,8 +453,8 @@ impl RenderedMemory {
 /// task list, and the start of the last request.
 fn brief(front: &FrontMatter, extraction: &Extraction, lang: crate::Lang) -> String {
     use crate::memory::document::display_time;
-    use crate::memory::labels::task_list;
-    let l = crate::memory::labels::Labels::of(lang);
+    use crate::summary::labels::task_list;
+    let l = crate::summary::labels::Labels::of(lang);
     let mut front = front.clone();
     front.todos = None;
     // Quoted: the request is the user's text, and no line of it may be taken for ours.

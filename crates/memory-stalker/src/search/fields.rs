@@ -9,8 +9,8 @@
 
 use crate::lang::Lang;
 use crate::memory::document::{FrontMatter, body_start, sections};
-use crate::memory::labels::{Labels, Section};
-use crate::memory::session::Kind;
+use crate::summary::labels::{Labels, Section};
+use crate::summary::session::Kind;
 
 /// The indexed fields, in the order of the FTS table's columns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -11,16 +11,13 @@
 //! and rendering) is `memory::session`'s; this module finds what goes into it.
 
 use crate::lang::Lang;
-use crate::memory::Section;
-use crate::memory::document::{FrontMatter, sections};
 use crate::text::one_line;
 use crate::transcript::signals::Signals;
 use crate::transcript::{Extraction, Transcript};
 
 use super::{choices, instructions, meaning, offline};
 
-use crate::memory::session::uncode;
-pub use crate::memory::session::{Kind, SessionFacts};
+pub use crate::summary::session::{Kind, SessionFacts};
 
 /// Longest request kept, in characters (the memory keeps the last one whole).
 const REQUEST_CHARS: usize = 200;
@@ -175,87 +172,6 @@ impl SessionFacts {
         }
         out
     }
-
-    /// The facts a memory file holds (its "Session so far" section).
-    pub fn from_memory(text: &str) -> SessionFacts {
-        Self::read(text, false)
-    }
-
-    /// What a memory hands on to the session's next one: its facts, with the files it
-    /// lists as modified added to the earlier files, its tasks to those done earlier or
-    /// left open, its headline, and what a model's summary of it found (decisions,
-    /// preferences, failed approaches), marked as the model's.
-    pub fn carried_from(text: &str) -> SessionFacts {
-        let mut facts = Self::read(text, true);
-        let front = FrontMatter::parse(text).map(|(fm, _)| fm);
-        // The memory's own task list, as its front matter records it: the next memory's
-        // "done earlier" and "left open" once the tasks leave the list. Newer than those
-        // it carried, so after them.
-        for t in front
-            .iter()
-            .filter_map(|f| f.todos.as_ref()?.as_ref())
-            .flat_map(|l| &l.items)
-        {
-            let task = crate::transcript::task_text(&t.content);
-            if t.is_open() {
-                facts.left_open.push(task);
-            } else {
-                facts.earlier_tasks.push(task);
-            }
-        }
-        // Its headline, which the next memory keeps unless the work changed.
-        facts.previous_headline = front.map(|fm| fm.summary).filter(|s| !s.trim().is_empty());
-        facts.add_model(text);
-        facts
-    }
-
-    /// What the restore right after a compaction tells of a memory: its facts, and what
-    /// its own model summary found when one has landed, marked as the model's.
-    pub fn for_restore(text: &str) -> SessionFacts {
-        let mut facts = Self::read(text, false);
-        facts.add_model(text);
-        facts
-    }
-
-    /// Adds what the model summary of the memory `text` found (none for an offline one).
-    fn add_model(&mut self, text: &str) {
-        if let Some(model) = meaning::model_facts(text) {
-            for (kind, items) in [
-                (Kind::ModelPreferences, model.preferences),
-                (Kind::ModelDecisions, model.decisions),
-                (Kind::ModelFailed, model.failed),
-            ] {
-                let list = self.list_mut(kind);
-                *list = merge(list, items, kind.max());
-            }
-        }
-    }
-
-    fn read(text: &str, with_modified: bool) -> SessionFacts {
-        let mut facts = SessionFacts::default();
-        let mut modified = Vec::new();
-        for span in sections(text) {
-            let body = &text[span.range.clone()];
-            match span.section {
-                Section::Session => facts.read_lists(body),
-                Section::Files if with_modified => {
-                    // Only the Modified list: the first sub-list of the section.
-                    modified.extend(
-                        body.lines()
-                            .skip_while(|l| !l.starts_with("### "))
-                            .skip(1)
-                            .take_while(|l| !l.starts_with("### "))
-                            .filter_map(|l| l.strip_prefix("- "))
-                            .map(uncode),
-                    );
-                }
-                _ => {}
-            }
-        }
-        // The memory's own files are newer than those it carried.
-        facts.earlier_files.extend(modified);
-        facts
-    }
 }
 
 /// Whether a choice the user typed holds one of the standing instructions whole ("Instead
@@ -288,7 +204,7 @@ fn off_the_list(
 }
 
 /// `earlier` then the new items not already there, the newest `max` kept.
-fn merge(earlier: &[String], new: Vec<String>, max: usize) -> Vec<String> {
+pub(crate) fn merge(earlier: &[String], new: Vec<String>, max: usize) -> Vec<String> {
     let mut out = dedup(earlier.iter().cloned().chain(new).collect());
     let start = out.len().saturating_sub(max);
     out.split_off(start)
@@ -338,7 +254,7 @@ const PREFIX_CHARS: usize = 20;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::labels::Labels;
+    use crate::summary::labels::Labels;
 
     fn facts() -> SessionFacts {
         SessionFacts {

@@ -5,9 +5,6 @@
 
 use crate::agent::Agent;
 use crate::lang::Lang;
-use crate::memory::Section;
-use crate::memory::document::{FrontMatter, sections};
-use crate::memory::labels::Labels;
 use crate::text::{clip_words, one_line};
 use crate::transcript::signals::{
     Abandoned, Answer, BashContext, Cause, Diagnosis, FailedRun, HookFeedback, PlanOutcome,
@@ -159,7 +156,7 @@ fn sourced(text: &str, source: &Source, lang: Lang) -> String {
         _ => source.label(),
     };
     // The text gives way, cut at a word, so that the source stays whole in the item.
-    let room = crate::memory::session::ITEM_CHARS.saturating_sub(label.chars().count() + 3);
+    let room = crate::summary::session::ITEM_CHARS.saturating_sub(label.chars().count() + 3);
     format!("{} ({label})", clip_words(text.trim(), room))
 }
 
@@ -436,64 +433,6 @@ fn hook(h: &HookFeedback, lang: Lang) -> String {
     sourced(&h.requirement, &h.source, lang)
 }
 
-/// What a model's summary of a memory found, when the memory has one.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub(crate) struct ModelFacts {
-    pub preferences: Vec<String>,
-    pub decisions: Vec<String>,
-    pub failed: Vec<String>,
-}
-
-/// The standing instructions, decisions and failed approaches of the AI summary of a
-/// memory whose summary a model wrote (`summary_source` not `offline`); `None` for an
-/// offline summary, whose lists are Session so far's own.
-pub(crate) fn model_facts(text: &str) -> Option<ModelFacts> {
-    let (fm, _) = FrontMatter::parse(text)?;
-    if fm.summary_source.is_empty() || fm.summary_source == super::OFFLINE_SOURCE {
-        return None;
-    }
-    let span = sections(text)
-        .into_iter()
-        .find(|s| s.section == Section::AiSummary)?;
-    let body = &text[span.range];
-    let heading_is = |h: &str, f: fn(&Labels) -> &'static str| {
-        [Lang::En, Lang::Zh].iter().any(|l| f(Labels::of(*l)) == h)
-    };
-    let mut facts = ModelFacts::default();
-    let mut list: Option<&mut Vec<String>> = None;
-    for line in body.lines() {
-        if let Some(h) = line.strip_prefix("### ") {
-            let h = h.trim();
-            list = if heading_is(h, |l| l.key_decisions) {
-                Some(&mut facts.decisions)
-            } else if heading_is(h, |l| l.preferences) {
-                Some(&mut facts.preferences)
-            } else if heading_is(h, |l| l.failed_approaches) {
-                Some(&mut facts.failed)
-            } else {
-                None
-            };
-            continue;
-        }
-        let Some(list) = list.as_deref_mut() else {
-            continue;
-        };
-        // `- **Decision**: x` then `  - **Reason**: y`; `- x` elsewhere.
-        if let Some(reason) = line.strip_prefix("  - ") {
-            if let (Some(last), Some((_, r))) = (list.last_mut(), reason.split_once("**: ")) {
-                last.push_str(" — ");
-                last.push_str(r.trim());
-            }
-        } else if let Some(item) = line.strip_prefix("- ") {
-            let item = item.split_once("**: ").map_or(item, |(_, v)| v).trim();
-            if !item.is_empty() && !item.starts_with('(') && !item.starts_with('（') {
-                list.push(item.to_string());
-            }
-        }
-    }
-    Some(facts)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -642,23 +581,5 @@ mod tests {
             let f = from_signals(&signals, Lang::Zh, agent);
             assert!(f.answers[0].starts_with(zh), "{:?}", f.answers);
         }
-    }
-
-    #[test]
-    fn a_model_summary_gives_its_lists_and_an_offline_one_none() {
-        let memory = |source: &str| {
-            format!(
-                "---\nmemory_stalker: 1\nsummary: \"x\"\nsummary_source: \"{source}\"\n---\n# M\n\n## AI summary\n\n### Key decisions\n\n- **Decision**: Use SQLite\n  - **Reason**: no server\n\n### User preferences\n\n- Keep the API stable\n\n### Follow-ups\n\n- [ ] later\n"
-            )
-        };
-        assert_eq!(model_facts(&memory("offline")), None);
-        assert_eq!(
-            model_facts(&memory("claude-cli")),
-            Some(ModelFacts {
-                preferences: vec!["Keep the API stable".into()],
-                decisions: vec!["Use SQLite — no server".into()],
-                failed: vec![],
-            })
-        );
     }
 }

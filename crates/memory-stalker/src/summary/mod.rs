@@ -13,6 +13,7 @@ pub mod facts;
 pub mod headline;
 mod http;
 mod instructions;
+pub mod labels;
 pub mod ledger;
 mod markdown;
 mod meaning;
@@ -20,6 +21,7 @@ pub mod offline;
 pub mod openai;
 mod process;
 pub mod prompt;
+pub mod session;
 
 use std::time::{Duration, Instant, SystemTime};
 

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use crate::config::Config;
 use crate::lang::Lang;
-use crate::memory::labels::task_list;
+use crate::summary::labels::task_list;
 use crate::transcript::Extraction;
 
 /// The prompt shipped with the plugin, built into the binary so it always exists.

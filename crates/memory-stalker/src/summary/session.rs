@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use crate::lang::Lang;
-use crate::memory::labels::Labels;
+use crate::summary::labels::Labels;
 use crate::untrusted::{code, line};
 
 /// Longest item, in characters (a failed run says what worked, the error and what was
