@@ -21,7 +21,7 @@ use memory_stalker::hook;
 use memory_stalker::log::Log;
 use memory_stalker::memory::Trigger;
 use memory_stalker::pipeline::{self, SaveRequest, SummaryJob};
-use memory_stalker::transcript::signals::Signals;
+use memory_stalker::summary::signals::Signals;
 use memory_stalker::transcript::{ReadOptions, Transcript};
 
 #[derive(Parser)]

@@ -193,8 +193,8 @@ impl Failed<'_> {
 /// same program and subcommand (`uv run pyright` and `uv run pyright src/`).
 fn same_target(a: &str, b: &str) -> bool {
     a == b
-        || crate::transcript::signals::command_key(a)
-            .is_some_and(|k| crate::transcript::signals::command_key(b).as_ref() == Some(&k))
+        || crate::summary::signals::command_key(a)
+            .is_some_and(|k| crate::summary::signals::command_key(b).as_ref() == Some(&k))
 }
 
 #[cfg(test)]

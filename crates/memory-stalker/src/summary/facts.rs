@@ -11,8 +11,8 @@
 //! and rendering) is `memory::session`'s; this module finds what goes into it.
 
 use crate::lang::Lang;
+use crate::summary::signals::Signals;
 use crate::text::one_line;
-use crate::transcript::signals::Signals;
 use crate::transcript::{Extraction, Transcript};
 
 use super::{choices, instructions, meaning, offline};
@@ -315,8 +315,8 @@ mod tests {
 
     #[test]
     fn a_sentence_that_a_way_given_up_quotes_is_not_said_again() {
+        use crate::summary::signals::{Abandoned, Signals, Source};
         use crate::transcript::Extraction;
-        use crate::transcript::signals::{Abandoned, Signals, Source};
         let signals = Signals {
             abandoned: vec![Abandoned {
                 command: "git commit -m \"feat: trace ids\"".into(),

@@ -12,8 +12,8 @@
 //! the assistant's.
 
 use crate::lang::Lang;
+use crate::summary::signals::{BashContext, IssueTitle, PlanOutcome, Refusal, RefusedBy};
 use crate::text::{clip_words, one_line};
-use crate::transcript::signals::{BashContext, IssueTitle, PlanOutcome, Refusal, RefusedBy};
 use crate::transcript::{Extraction, TodoList, is_continuation};
 
 /// Longest headline, in characters.
@@ -122,7 +122,7 @@ pub fn headline(s: &Sources, lang: Lang) -> String {
 
 /// A plan's title as the signals give it ("Plan:" and heading marks left out).
 fn plan_title_of(text: &str) -> Option<String> {
-    crate::transcript::signals::plan_title(text)
+    crate::summary::signals::plan_title(text)
 }
 
 /// The first request of the segment that names a task (a bare command like `/init`
@@ -646,7 +646,7 @@ fn deictic_object(request: &str, chosen: &str, bash: &[BashContext]) -> Option<S
     }
     // A log pasted after the request: its error line.
     let (_, pasted) = request.split_once('\n')?;
-    crate::transcript::signals::error_line(pasted)
+    crate::summary::signals::error_line(pasted)
         .map(|e| one_line(&e, 60))
         .filter(|e| e.chars().count() > 10)
 }
@@ -681,7 +681,7 @@ fn summary_request(summary: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transcript::signals::Source;
+    use crate::summary::signals::Source;
 
     fn from(request: &str) -> String {
         clip_words(&from_request(request, &[]), MAX)

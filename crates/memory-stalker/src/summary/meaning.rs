@@ -5,11 +5,11 @@
 
 use crate::agent::Agent;
 use crate::lang::Lang;
-use crate::text::{clip_words, one_line};
-use crate::transcript::signals::{
+use crate::summary::signals::{
     Abandoned, Answer, BashContext, Cause, Diagnosis, FailedRun, HookFeedback, PlanOutcome,
     Refusal, RefusedBy, Reported, Signals, Source, TestEdit,
 };
+use crate::text::{clip_words, one_line};
 
 use super::instructions;
 
@@ -307,7 +307,7 @@ fn refusal(r: &Refusal, lang: Lang) -> String {
             w.clone()
         } else {
             let lines = w.replace(" ⏎ ", "\n");
-            crate::transcript::signals::named_error(&lines).map_or_else(
+            crate::summary::signals::named_error(&lines).map_or_else(
                 || w.split(" ⏎ ").next().unwrap_or(w).to_string() + " …",
                 |e| format!("… {e}"),
             )
@@ -436,7 +436,7 @@ fn hook(h: &HookFeedback, lang: Lang) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transcript::signals::MemoryNote;
+    use crate::summary::signals::MemoryNote;
 
     fn source(tool: &str) -> Source {
         Source {

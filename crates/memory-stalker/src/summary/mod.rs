@@ -22,6 +22,7 @@ pub mod openai;
 mod process;
 pub mod prompt;
 pub mod session;
+pub mod signals;
 
 use std::time::{Duration, Instant, SystemTime};
 

@@ -4,7 +4,7 @@
 use super::Summary;
 use super::markdown::{item_text, strip_ordinal, without_marker};
 use crate::lang::Lang;
-use crate::transcript::signals::{PlanOutcome, Signals};
+use crate::summary::signals::{PlanOutcome, Signals};
 use crate::transcript::{Extraction, Stop, Transcript};
 use crate::untrusted;
 
@@ -188,7 +188,7 @@ pub(crate) fn with_plan(
     let title = ex
         .plan
         .as_ref()
-        .and_then(|p| crate::transcript::signals::plan_title(&p.text))
+        .and_then(|p| crate::summary::signals::plan_title(&p.text))
         .filter(|t| !t.is_empty() && !t.starts_with("(plan kept by Claude Code"));
     let title = title.as_deref();
     let known = |t: &str| {

@@ -715,7 +715,7 @@ const PLAN_KEEP_CHARS: usize = 32_000;
 
 /// Reads a plan file, but only inside Claude Code's plans directory: the path comes
 /// from the transcript, which is not trusted to name arbitrary files.
-pub(super) fn read_plan_file(file: &Path, plans_dir: Option<&Path>) -> Option<String> {
+pub(crate) fn read_plan_file(file: &Path, plans_dir: Option<&Path>) -> Option<String> {
     let dir = fs::canonicalize(plans_dir?).ok()?;
     let file = fs::canonicalize(file).ok()?;
     if !file.starts_with(&dir) {

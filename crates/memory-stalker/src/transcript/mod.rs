@@ -10,20 +10,19 @@
 //! from the file's first line, and [`codex`] parses its lines (docs/design.md §3.13).
 
 mod background;
-mod codex;
-mod commands;
+pub(crate) mod codex;
+pub(crate) mod commands;
 mod conversation;
 mod describe;
-mod extract;
-mod outcome;
+pub(crate) mod extract;
+pub(crate) mod outcome;
 mod outline;
-mod prompt;
-mod record;
+pub(crate) mod prompt;
+pub(crate) mod record;
 mod reverse;
 mod settle;
-pub mod signals;
 mod skim;
-mod tasks;
+pub(crate) mod tasks;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -96,9 +95,9 @@ pub struct TaskCheckpoint {
 pub struct Transcript {
     /// Which agent wrote the file.
     agent: Agent,
-    records: Vec<Record>,
+    pub(crate) records: Vec<Record>,
     /// Index of the first record after the last compact boundary.
-    segment_start: usize,
+    pub(crate) segment_start: usize,
     bad_lines: usize,
     /// Bytes of the file that were read (from the end).
     bytes_read: u64,
@@ -108,7 +107,7 @@ pub struct Transcript {
     task_files: Option<tasks::TaskFiles>,
     /// The checkpoint the reader stopped at, if any.
     checkpoint: Option<Checkpoint>,
-    options: ReadOptions,
+    pub(crate) options: ReadOptions,
     budget_spent: bool,
     json_bytes: u64,
     /// Records parsed, including those not kept.
@@ -377,12 +376,6 @@ impl Transcript {
     /// The extraction of docs/design.md §3.
     pub fn extraction(&self) -> Extraction {
         extract::extract(self)
-    }
-
-    /// The structural signals of the segment (docs/design.md §3.12): answers, plans,
-    /// refusals, failing runs, test edits, bash-mode commands, hook feedback, `#` notes.
-    pub fn signals(&self) -> signals::Signals {
-        signals::find(self)
     }
 
     /// The conversation text given to a summariser: the most recent `max_chars`

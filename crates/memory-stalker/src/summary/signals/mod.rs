@@ -24,8 +24,8 @@ mod runs;
 
 use serde::{Deserialize, Serialize};
 
-use super::Transcript;
-use super::record::{Entry, KeyMap, Record, ToolCall, ToolResult, UserMsg, is_shell};
+use crate::transcript::Transcript;
+use crate::transcript::record::{Entry, KeyMap, Record, ToolCall, ToolResult, UserMsg, is_shell};
 
 pub(crate) use crate::transcript::outcome::{error_line, named_error};
 pub use abandoned::Abandoned;
@@ -179,7 +179,7 @@ pub(crate) fn find(t: &Transcript) -> Signals {
             hooks: hooks::find(&view),
             notes: notes::find(&view),
             issues: issues::find(&view),
-            left_open: super::tasks::left_open(&t.records, t.segment_start),
+            left_open: crate::transcript::tasks::left_open(&t.records, t.segment_start),
             commits: commits::find(&view),
             checks: checks::find(&view),
             reported: reported::find(&view),
@@ -404,6 +404,16 @@ pub(crate) fn first_sentence(text: &str, max: usize) -> String {
         })
         .map_or(line.len(), |(i, c)| i + c.len_utf8());
     crate::text::one_line(&line[..end], max)
+}
+
+/// The signals are found here, above the reading of the transcript, and asked of it as
+/// `transcript.signals()`.
+impl crate::transcript::Transcript {
+    /// The structural signals of the segment (docs/design.md §3.12): answers, plans,
+    /// refusals, failing runs, test edits, bash-mode commands, hook feedback, `#` notes.
+    pub fn signals(&self) -> Signals {
+        find(self)
+    }
 }
 
 #[cfg(test)]
