@@ -5,20 +5,25 @@
 //! `memory-stalker-mcp` binaries only parse their command lines and call into it. The
 //! contracts are in `docs/design.md`.
 //!
-//! - [`transcript`]: reads a session transcript from the end and extracts the last
-//!   interaction, task list, plan, files and last action.
-//! - [`summary`]: the AI summary and the summarisers that write it.
-//! - [`memory`]: the memory file format, the store on disk, and editing a saved memory.
-//! - [`pipeline`]: from a transcript to a memory on disk, and the background worker.
-//! - [`hook`]: Claude Code's hook protocol, and what each event does.
-//! - [`import`]: saving the memories of past sessions still on disk, as the hooks would
-//!   have (`list-memories import`).
-//! - [`search`]: the full-text index of a memories directory, and ranked search.
-//! - [`switch`]: whether memory-stalker works in a project.
-//! - [`redact`]: secret redaction for everything sent to a model or written to disk.
-//! - [`untrusted`]: the one way untrusted text reaches what a person or the model reads.
-//! - [`codex`]: installing into OpenAI's Codex CLI (its rollouts are read by [`transcript`]).
-//! - [`config`], [`log`]: environment configuration and the hook's log.
+//! The modules form layers, each using only those below it (`scripts/import-cycles`
+//! fails CI on an import that runs up, or on a circle), read from the bottom up:
+//!
+//! - base: [`text`], [`lang`], [`fsutil`], [`untrusted`] (the one way untrusted text
+//!   reaches what a person or the model reads), [`redact`] (secret redaction for
+//!   everything sent to a model or written to disk), [`error`], [`log`], [`agent`],
+//!   [`front_matter`], [`provenance`] (the writer key), [`config`], [`switch`] (whether
+//!   memory-stalker works in a project), [`projects`].
+//! - [`transcript`]: reads a Claude Code transcript or a Codex rollout into records, from
+//!   the end, and extracts the last interaction, task list, plan, files and last action.
+//! - [`summary`]: what the session meant (its signals, the offline judgement, Session so
+//!   far's shape) and the summarisers that write the AI summary.
+//! - [`memory`]: the memory file format, what a memory hands on, editing a saved memory;
+//!   and, a layer up, the store on disk ([`memory::store`], [`memory::catalog`]) with
+//!   [`search`], the full-text index of a memories directory and ranked search.
+//! - [`pipeline`]: from a transcript to a memory on disk, and the background worker;
+//!   [`hook`]: the hook protocol and what each event does; [`import`]: the memories of
+//!   past sessions still on disk (`list-memories import`); [`codex`]: installing into
+//!   OpenAI's Codex CLI.
 
 #![warn(missing_docs)]
 
