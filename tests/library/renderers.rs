@@ -321,7 +321,7 @@ fn render(i: &Input) -> Vec<(&'static str, String)> {
         ("note", dropped_note("nothing", &i.ex, &i.memory)),
         (
             "index",
-            memory_stalker::memory::index::render_index(&i.entries, 5),
+            memory_stalker::store::index_md::render_index(&i.entries, 5),
         ),
         (
             "inspect",
@@ -518,7 +518,7 @@ fn a_hand_edited_memory_adds_no_line_to_the_recall() {
         ));
         let key = writer.key_or_create().unwrap();
         std::fs::write(dir.path().join(name), key.sign(name, &text)).unwrap();
-        let store = memory_stalker::memory::MemoryStore::new(dir.path()).with_writer(Some(writer));
+        let store = memory_stalker::store::MemoryStore::new(dir.path()).with_writer(Some(writer));
         let now =
             chrono::TimeZone::with_ymd_and_hms(&chrono::Local, 2026, 11, 21, 12, 0, 0).unwrap();
         memory_stalker::hook::recall::recall_context(&store, None, now, 7, reader)

@@ -8,8 +8,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use memory_stalker::memory::MemoryStore;
 use memory_stalker::search::SearchOptions;
+use memory_stalker::store::MemoryStore;
 
 const SESSION: &str = "5e551011-aaaa-4bbb-8ccc-000000000001";
 

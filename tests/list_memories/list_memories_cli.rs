@@ -620,7 +620,7 @@ fn memory_text(session: &str, created: &str, summary: &str) -> String {
 #[test]
 fn memories_of_one_second_are_ordered_by_the_time_of_writing() {
     use chrono::Timelike;
-    use memory_stalker::memory::MemoryStore;
+    use memory_stalker::store::MemoryStore;
     let s = Sandbox::new();
     let store = MemoryStore::new(s.memories()).with_writer(Some(support::writer(&s)));
     // Today, as the writer's clock says: an instant is only trusted within a day of its

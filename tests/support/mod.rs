@@ -206,7 +206,7 @@ pub fn sign_memory(s: &Sandbox, path: &Path) {
 #[allow(dead_code, reason = "not every test binary writes memories by hand")]
 pub fn sign_memories(s: &Sandbox, dir: &Path) {
     for name in files_in(dir) {
-        if memory_stalker::memory::store::is_memory_file_name(&name) {
+        if memory_stalker::store::files::is_memory_file_name(&name) {
             sign_memory(s, &dir.join(name));
         }
     }

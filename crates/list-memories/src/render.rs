@@ -7,7 +7,8 @@ use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::path::Path;
 
-use memory_stalker::memory::{Found, Listing, MemoryEntry, ProjectHit, Target};
+use memory_stalker::memory::MemoryEntry;
+use memory_stalker::store::{Found, Listing, ProjectHit, Target};
 use memory_stalker::transcript::bytes;
 use memory_stalker::untrusted::terminal_line;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};

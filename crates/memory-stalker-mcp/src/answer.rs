@@ -7,7 +7,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use memory_stalker::memory::document::sections;
-use memory_stalker::memory::{Found, Listing, MemoryEntry, ProjectHit, Section, Target};
+use memory_stalker::memory::{MemoryEntry, Section};
+use memory_stalker::store::{Found, Listing, ProjectHit, Target};
 use memory_stalker::text::prefix_chars;
 use memory_stalker::untrusted;
 

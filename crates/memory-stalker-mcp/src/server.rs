@@ -5,9 +5,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use memory_stalker::memory::{MemoryStore, Section, Shown, search_projects};
+use memory_stalker::memory::Section;
 use memory_stalker::projects;
 use memory_stalker::search::SearchRequest;
+use memory_stalker::store::{MemoryStore, Shown, search_projects};
 use memory_stalker::{Agent, Config};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;

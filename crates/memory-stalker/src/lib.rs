@@ -17,9 +17,10 @@
 //!   the end, and extracts the last interaction, task list, plan, files and last action.
 //! - [`summary`]: what the session meant (its signals, the offline judgement, Session so
 //!   far's shape) and the summarisers that write the AI summary.
-//! - [`memory`]: the memory file format, what a memory hands on, editing a saved memory;
-//!   and, a layer up, the store on disk ([`memory::store`], [`memory::catalog`]) with
-//!   [`search`], the full-text index of a memories directory and ranked search.
+//! - [`memory`]: the memory file format, what a memory hands on, editing a saved memory.
+//! - [`search`]: the full-text index of a memories directory, and ranked search.
+//! - [`store`]: where a project's memories are and how they are found (the files,
+//!   listings, searches, `INDEX.md`).
 //! - [`pipeline`]: from a transcript to a memory on disk, and the background worker;
 //!   [`hook`]: the hook protocol and what each event does; [`import`]: the memories of
 //!   past sessions still on disk (`list-memories import`); [`codex`]: installing into
@@ -43,6 +44,7 @@ pub mod projects;
 pub mod provenance;
 pub mod redact;
 pub mod search;
+pub mod store;
 pub mod summary;
 pub mod switch;
 pub mod text;

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use memory_stalker::Agent;
-use memory_stalker::memory::{Skipped, Target};
+use memory_stalker::store::{Skipped, Target};
 
 use super::{Context, JSON_VERSION, Numbered, emit, numbered, report_skipped};
 use crate::render;

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Args;
-use memory_stalker::memory::IndexReport;
+use memory_stalker::store::IndexReport;
 
 use super::{Context, JSON_VERSION, emit_sorted};
 

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use memory_stalker::Agent;
-use memory_stalker::memory::Skipped;
+use memory_stalker::store::Skipped;
 
 use super::{Context, JSON_VERSION, Numbered, emit, numbered, report_skipped};
 use crate::render;

@@ -16,7 +16,8 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
-use memory_stalker::memory::{MemoryEntry, MemoryStore, Skipped};
+use memory_stalker::memory::MemoryEntry;
+use memory_stalker::store::{MemoryStore, Skipped};
 use memory_stalker::{Config, projects};
 
 use crate::render::Style;

@@ -4,9 +4,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use memory_stalker::memory::{ProjectHit, search_projects};
 use memory_stalker::projects;
 use memory_stalker::search::SearchRequest;
+use memory_stalker::store::{ProjectHit, search_projects};
 
 use super::{Context, JSON_VERSION, emit_sorted};
 use crate::render;

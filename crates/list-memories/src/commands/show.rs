@@ -3,7 +3,8 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use memory_stalker::memory::{MemoryEntry, Section, Shown};
+use memory_stalker::memory::{MemoryEntry, Section};
+use memory_stalker::store::Shown;
 
 use super::{Context, JSON_VERSION, emit_sorted};
 use crate::render::{self, Style};

@@ -7,7 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use memory_stalker::Lang;
-use memory_stalker::memory::{Found, Listing, MemoryEntry, ProjectHit, SearchHit, Target};
+use memory_stalker::memory::MemoryEntry;
+use memory_stalker::store::{Found, Listing, ProjectHit, SearchHit, Target};
 use memory_stalker::switch::{Status, Why};
 use proptest::collection::vec;
 use proptest::prelude::*;

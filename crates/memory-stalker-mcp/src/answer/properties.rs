@@ -8,7 +8,8 @@
 use std::path::PathBuf;
 
 use memory_stalker::Lang;
-use memory_stalker::memory::{Found, Listing, MemoryEntry, ProjectHit, SearchHit, Section, Target};
+use memory_stalker::memory::{MemoryEntry, Section};
+use memory_stalker::store::{Found, Listing, ProjectHit, SearchHit, Target};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::select;

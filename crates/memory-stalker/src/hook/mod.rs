@@ -362,7 +362,7 @@ pub const MODEL_SUMMARY_WAIT: std::time::Duration = std::time::Duration::from_se
 fn landed_memory(path: &Path, wait: std::time::Duration) -> Result<String, Error> {
     let started = std::time::Instant::now();
     loop {
-        let text = crate::memory::MemoryStore::read(path)?;
+        let text = crate::store::MemoryStore::read(path)?;
         if !crate::summary::labels::summary_pending(&text) || started.elapsed() >= wait {
             return Ok(text);
         }

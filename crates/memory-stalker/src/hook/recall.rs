@@ -13,10 +13,10 @@ use std::path::Path;
 use chrono::{DateTime, Local};
 
 use crate::agent::Agent;
-use crate::memory::MemoryStore;
-use crate::memory::catalog::created_at;
 use crate::memory::document::section_text;
-use crate::memory::store::read_front_matter;
+use crate::store::MemoryStore;
+use crate::store::catalog::created_at;
+use crate::store::files::read_front_matter;
 use crate::summary::labels::{Section, tasks_shown};
 use crate::transcript::{TaskLine, TaskStatus, TodoItem};
 use crate::untrusted::line;
@@ -125,8 +125,8 @@ pub fn recall_context(
         Agent::Codex => write!(
             out,
             "Only this note is loaded. For what was done and decided, call memory-stalker's search_memories tool, or show_memory with target \"{file}\"{}.",
-            if store.dir().ends_with(crate::memory::MEMORIES_DIR) {
-                format!(" (or read {}/{file})", crate::memory::MEMORIES_DIR)
+            if store.dir().ends_with(crate::store::MEMORIES_DIR) {
+                format!(" (or read {}/{file})", crate::store::MEMORIES_DIR)
             } else {
                 String::new()
             }
@@ -378,7 +378,7 @@ mod tests {
     #[test]
     fn the_other_agents_memory_is_named_as_such() {
         let t = tempfile::tempdir().unwrap();
-        let dir = t.path().join(crate::memory::MEMORIES_DIR);
+        let dir = t.path().join(crate::store::MEMORIES_DIR);
         let store = store(&dir);
         memory(
             &dir,

@@ -9,8 +9,9 @@ use chrono::{DateTime, FixedOffset, Local, TimeZone};
 use crate::Error;
 use crate::config::Config;
 use crate::log::Log;
-use crate::memory::{MemoryStore, Trigger};
+use crate::memory::Trigger;
 use crate::pipeline::{PastCut, SaveRequest, save_past_memory};
+use crate::store::MemoryStore;
 use crate::summary::facts::SessionFacts;
 use crate::transcript::Outline;
 

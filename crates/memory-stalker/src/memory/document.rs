@@ -253,7 +253,7 @@ impl FrontMatter {
 /// The front matter field that orders memories saved in the same second: when the file
 /// was written, in nanoseconds since the Unix epoch, strictly greater than that of any
 /// memory already in the directory with the same second in its name. Written by
-/// [`crate::memory::MemoryStore::save_new`], after `created`, which it does not replace
+/// [`crate::store::MemoryStore::save_new`], after `created`, which it does not replace
 /// (`created` keeps its documented second precision). Not a [`FrontMatter`] field, so
 /// that code building a front matter need not know about it.
 pub const WRITTEN_NS: &str = "created_ns";

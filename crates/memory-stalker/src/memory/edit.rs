@@ -2,7 +2,7 @@
 //! (the model's summary, Claude Code's compaction summary, the trigger), each in the
 //! memory's own language, redacted as configured, front matter values quoted.
 //!
-//! Meant to run inside [`crate::memory::MemoryStore::update`], which holds the memory's
+//! Meant to run inside [`crate::store::MemoryStore::update`], which holds the memory's
 //! lock and rewrites the file atomically.
 
 use super::document::Trigger;

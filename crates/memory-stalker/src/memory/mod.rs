@@ -1,22 +1,16 @@
-//! Memory files: the document format, the edits later hooks make to a saved memory, and
-//! the store that names, writes and updates them.
+//! One memory file: the document format (render, parse, sections), what a memory hands
+//! on, the edits later hooks make to a saved memory, its file name and order, and one
+//! memory as listed. Where memories are kept and how they are found is [`crate::store`].
 
 mod carry;
-pub mod catalog;
 pub mod document;
 pub mod edit;
 pub mod entry;
 pub mod file;
-pub mod index;
 pub mod order;
-mod ordered;
-pub mod store;
 
 pub use crate::summary::labels::Section;
-pub use catalog::{
-    Found, Listing, MemoryEntry, ProjectHit, ProjectSearch, SearchHit, Shown, Skipped, Target,
-    search_projects,
-};
 pub use document::{FrontMatter, MemoryDoc, Trigger};
 pub use edit::MemoryEdit;
-pub use store::{INDEX_FILE, IndexReport, MEMORIES_DIR, MemoryStore};
+pub use entry::MemoryEntry;
+pub use file::INDEX_FILE;

@@ -9,7 +9,7 @@
 //! modification time. Every real offset lies between UTC−12:00 and UTC+14:00, so a
 //! memory's instant lies within a day of its name's wall time read as UTC; an instant
 //! outside that (a hand-made file) is clamped into it, which also lets a listing read
-//! only the memories whose names can still hold the newest (`memory/ordered.rs`).
+//! only the memories whose names can still hold the newest (`store/ordered.rs`).
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 

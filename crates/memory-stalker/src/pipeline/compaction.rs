@@ -8,7 +8,8 @@ use chrono::{DateTime, FixedOffset};
 
 use crate::config::Config;
 use crate::log::Log;
-use crate::memory::{MemoryStore, Trigger};
+use crate::memory::Trigger;
+use crate::store::MemoryStore;
 use crate::transcript::Extraction;
 
 use super::{SaveRequest, save_memory};
@@ -131,7 +132,7 @@ impl Claims {
 
 /// The extraction a memory was made from (read again, up to the size it was taken at).
 fn read_extraction(req: &SaveRequest, config: &Config, memory: &Path) -> Extraction {
-    let fm = crate::memory::store::read_front_matter(memory);
+    let fm = crate::store::files::read_front_matter(memory);
     let end = fm.as_ref().and_then(|f| f.transcript_bytes);
     let recorded = fm.and_then(|f| f.todos);
     // The task list the memory recorded is the list: a checkpoint at its end spares

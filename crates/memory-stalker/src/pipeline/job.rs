@@ -9,7 +9,8 @@ use std::time::{Instant, SystemTime};
 
 use crate::config::{Backend, Config};
 use crate::log::Log;
-use crate::memory::{MemoryEdit, MemoryStore};
+use crate::memory::MemoryEdit;
+use crate::store::MemoryStore;
 use crate::summary::labels::failed_note;
 use crate::summary::{self, Breaker, SummaryError, SummaryInput, offline};
 use crate::transcript::{ReadOptions, Transcript};
@@ -113,7 +114,7 @@ impl SummaryJob {
                     SummaryError::Input(e.to_string())
                 })?;
                 // Paths as the memory shows them: relative to its project (§3.8).
-                if let Some(fm) = crate::memory::store::read_front_matter(&self.memory)
+                if let Some(fm) = crate::store::files::read_front_matter(&self.memory)
                     && !fm.project.is_empty()
                 {
                     owned.in_project(Path::new(&fm.project));

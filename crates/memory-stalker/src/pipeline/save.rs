@@ -10,8 +10,9 @@ use chrono::{DateTime, FixedOffset};
 use crate::Error;
 use crate::config::Config;
 use crate::log::Log;
-use crate::memory::{FrontMatter, MemoryDoc, MemoryStore, Trigger};
+use crate::memory::{FrontMatter, MemoryDoc, Trigger};
 use crate::redact::redact_if;
+use crate::store::MemoryStore;
 use crate::summary::facts::{SegmentFacts, SessionFacts};
 use crate::summary::{self, Breaker, Choice, HEADLINE_CHARS, OFFLINE_SOURCE, Summary, offline};
 
@@ -244,11 +245,11 @@ fn make_writer_key(config: &Config, log: &Log) {
 /// What to write: the whole memory, or its short form when the whole one is over the
 /// size a memory may have.
 fn fitting_content<'a>(memory: &'a RenderedMemory, config: &Config, log: &Log) -> Cow<'a, str> {
-    if memory.text.len() as u64 > crate::memory::store::MAX_WRITTEN_BYTES {
+    if memory.text.len() as u64 > crate::store::files::MAX_WRITTEN_BYTES {
         log.warn(&format!(
             "the memory came to {} bytes, over the {} a memory may have; its short form is saved",
             memory.text.len(),
-            crate::memory::store::MAX_WRITTEN_BYTES
+            crate::store::files::MAX_WRITTEN_BYTES
         ));
         Cow::Owned(memory.brief(config))
     } else {

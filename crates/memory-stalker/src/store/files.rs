@@ -6,16 +6,16 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use chrono::{DateTime, FixedOffset};
 
-use super::document::{FrontMatter, set_written_ns};
-pub use super::file::{
-    INDEX_FILE, MAX_MEMORY_BYTES, is_memory_file_name, parse_file_name, read_front_matter,
-    read_head, sid8,
-};
-pub(crate) use super::file::{lossy, read_head_bytes};
-pub use super::order::OrderKey;
 use crate::Error;
 use crate::config::Config;
 use crate::fsutil::{self, Lock};
+use crate::memory::document::{FrontMatter, set_written_ns};
+pub use crate::memory::file::{
+    INDEX_FILE, MAX_MEMORY_BYTES, is_memory_file_name, parse_file_name, read_front_matter,
+    read_head, sid8,
+};
+pub(crate) use crate::memory::file::{lossy, read_head_bytes};
+pub use crate::memory::order::OrderKey;
 use crate::provenance::{Writer, WriterKey};
 use crate::search::{Index, IndexError, OpenOptions};
 use crate::transcript::TaskCheckpoint;
@@ -576,7 +576,7 @@ impl MemoryStore {
     /// Writes a new memory named after `created` (its local time) and the session, with
     /// `_2`, `_3`, … when the name is taken. Never replaces an existing memory.
     ///
-    /// A `content` with front matter gets `created_ns` ([`super::document::WRITTEN_NS`]):
+    /// A `content` with front matter gets `created_ns` ([`crate::memory::document::WRITTEN_NS`]):
     /// the time of writing in nanoseconds (UTC), above that of the memories written just
     /// before (see [`MemoryStore::next_written_ns`]), so memories list in the order they
     /// were written whatever the clock and the time zone did; and, with a writer key,
@@ -644,7 +644,7 @@ impl MemoryStore {
         let now = now_time
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
-        let limit = now.saturating_add(super::order::FUTURE_SLACK.as_nanos() as u64);
+        let limit = now.saturating_add(crate::memory::order::FUTURE_SLACK.as_nanos() as u64);
         // The newest `created_ns` of the memories written in the last two days (not one
         // dated in the future): the search index knows them; else the directory.
         let since = *created - chrono::Duration::days(2);
@@ -729,7 +729,7 @@ impl MemoryStore {
         Ok(true)
     }
 
-    /// Paths of the memory files, newest first ([`super::order::OrderKey`]). Only regular
+    /// Paths of the memory files, newest first ([`crate::memory::order::OrderKey`]). Only regular
     /// files count: a link or special file named like a memory is not one (a repository
     /// could commit a link to `/dev/zero`, or a FIFO).
     pub fn memory_files(&self) -> Result<Vec<PathBuf>, Error> {
@@ -1090,7 +1090,7 @@ mod tests {
         let ours = store.save_new(&t, "s", &text).unwrap();
         store
             .update(&ours, |t| {
-                Some(super::super::document::set_front_matter_field(
+                Some(crate::memory::document::set_front_matter_field(
                     t, "summary", "\"new\"",
                 ))
             })

@@ -1,5 +1,5 @@
 //! The memories of a directory newest first, by the time of writing
-//! ([`super::order::OrderKey`]), each read once and only as far as a caller takes them.
+//! ([`crate::memory::order::OrderKey`]), each read once and only as far as a caller takes them.
 //!
 //! Names are sorted by the wall-clock second they hold; a memory's instant lies within
 //! a day of it (the key is clamped so), so once every memory whose name could still hold
@@ -9,9 +9,9 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use super::entry::MemoryEntry;
-use super::order::OrderKey;
-use super::store::{MemoryStore, NamedFile};
+use super::files::{MemoryStore, NamedFile};
+use crate::memory::entry::MemoryEntry;
+use crate::memory::order::OrderKey;
 
 /// Memories read in one go at first; each batch doubles, up to [`MAX_BATCH`], so a whole
 /// listing is read in a few batches, each spread over the cores.
@@ -74,7 +74,7 @@ impl<'a> Ordered<'a> {
     /// The latest instant a memory not read yet can have.
     fn unread_bound(&self) -> Option<i128> {
         let (_, _, name) = self.names.get(self.next)?;
-        let (second, _, _) = super::store::parse_file_name(name)?;
+        let (second, _, _) = super::files::parse_file_name(name)?;
         OrderKey::latest_for_name(second)
     }
 

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::catalog::MemoryEntry;
-use super::store::{INDEX_FILE, MemoryStore};
+use super::files::{INDEX_FILE, MemoryStore};
 use crate::Error;
 use crate::fsutil;
 use crate::untrusted::line;

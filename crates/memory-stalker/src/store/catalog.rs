@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-pub use super::entry::{MemoryEntry, created_at, read_entry};
-use super::store::{MemoryStore, is_memory_file_name};
+use super::files::{MemoryStore, is_memory_file_name};
 use crate::Error;
 use crate::agent::Agent;
+pub use crate::memory::entry::{MemoryEntry, created_at, read_entry};
 use crate::search::{self, Index, RowFilter, SearchOptions, Snippet};
 use crate::summary::labels::Section;
 
@@ -149,7 +149,7 @@ impl MemoryStore {
     /// Whether memory `e` is of the project this store keeps to (always, unscoped).
     fn in_scope(&self, e: &MemoryEntry) -> bool {
         self.scope().is_none_or(|project| {
-            super::store::read_front_matter(&e.path)
+            super::files::read_front_matter(&e.path)
                 .is_some_and(|fm| Path::new(&fm.project) == project)
         })
     }
@@ -385,10 +385,12 @@ fn find_in(
         Target::Latest | Target::Index(_) => false,
         Target::File(_) => filter.file.as_deref() == Some(file),
         Target::Date(prefix) => file.starts_with(prefix.as_str()),
-        Target::Session(prefix) => super::file::parse_file_name(file).is_some_and(|(_, sid, _)| {
-            let short: String = prefix.chars().take(8).collect();
-            sid.to_lowercase().starts_with(&short.to_lowercase())
-        }),
+        Target::Session(prefix) => {
+            crate::memory::file::parse_file_name(file).is_some_and(|(_, sid, _)| {
+                let short: String = prefix.chars().take(8).collect();
+                sid.to_lowercase().starts_with(&short.to_lowercase())
+            })
+        }
     };
     let skipped = skipped_of(index)?
         .into_iter()
@@ -559,7 +561,7 @@ impl MemoryStore {
                 section,
                 text,
             },
-            Some(s) => match super::document::section_text(&text, s) {
+            Some(s) => match crate::memory::document::section_text(&text, s) {
                 Some(text) => Shown::Memory {
                     memory,
                     section,
