@@ -2,12 +2,16 @@
 
 use super::record::{Entry, Record};
 
-/// Wrappers Claude Code adds around a prompt; removed before judging what is left.
-const WRAPPERS: [&str; 4] = [
+/// Wrappers Claude Code adds around a prompt, and those an app that drives it adds
+/// (Conductor puts its own instructions to the agent, `<system_instruction>`, before the
+/// first prompt of a workspace); removed before judging what is left: none of it is
+/// the user's words.
+const WRAPPERS: [&str; 5] = [
     "ide_opened_file",
     "ide_selection",
     "ide_diagnostics",
     "system-reminder",
+    "system_instruction",
 ];
 
 /// Prefixes of text the user did not type: command echoes, command output, caveats,
@@ -637,6 +641,28 @@ mod tests {
         assert_eq!(prompt(&only_wrapper), None);
         let reminder = user_line(r#""<system-reminder>x</system-reminder>do it""#);
         assert_eq!(prompt(&reminder).as_deref(), Some("do it"));
+    }
+
+    #[test]
+    fn an_apps_instructions_to_the_agent_are_not_the_users_words() {
+        // As Conductor (a Mac app running Claude Code in workspaces) sends a first prompt,
+        // typed and queued alike.
+        let text = "<system_instruction>\\nYou are working inside Conductor.\\nThe target branch for this workspace is main. Use this for actions like creating new PRs, bisecting, etc., unless you're told otherwise.\\n</system_instruction>\\n\\ndo you have access to the `skill-creator` skill? if so load it";
+        let typed = user_line(&format!("\"{text}\""));
+        assert_eq!(
+            prompt(&typed).as_deref(),
+            Some("do you have access to the `skill-creator` skill? if so load it")
+        );
+        let queued =
+            format!(r#"{{"type":"queue-operation","operation":"enqueue","content":"{text}"}}"#);
+        assert_eq!(
+            prompt(&queued).as_deref(),
+            Some("do you have access to the `skill-creator` skill? if so load it")
+        );
+        let alone = user_line(
+            r#""<system_instruction>\nYou are working inside Conductor.\n</system_instruction>""#,
+        );
+        assert_eq!(prompt(&alone), None);
     }
 
     #[test]
