@@ -258,7 +258,8 @@ fn reasoned_choice(lower: &str) -> bool {
 }
 
 /// Whether what the assistant says it will do is its own way of working (entering plan
-/// mode, keeping a task list, looking around first), not a choice about the work.
+/// mode, keeping a task list, looking around first, waiting for what it started), not a
+/// choice about the work.
 fn is_own_process(rest: &str) -> bool {
     let rest = rest.trim_start_matches("now ").trim_start_matches("first ");
     [
@@ -278,6 +279,7 @@ fn is_own_process(rest: &str) -> bool {
         "explore ",
         "investigate ",
         "examine ",
+        "wait ",
     ]
     .iter()
     .any(|p| rest.starts_with(p))
@@ -674,8 +676,10 @@ mod tests {
             "I'll run the tests now. Let me check the config since it changed.",
             "So I'll enter plan mode because this is a substantial change.",
             "I'll start by reading the config since it changed.",
+            "I'll wait for their completion notifications — the content will come back in the result field since they're instructed to return text only.",
         ];
-        // How the assistant works (plan mode, reading first) is no choice about the work.
+        // How the assistant works (plan mode, reading first, waiting for the agents it
+        // started) is no choice about the work.
         assert_eq!(
             stated_decisions(&texts),
             vec![
