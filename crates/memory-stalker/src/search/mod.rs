@@ -7,8 +7,11 @@
 //! - [`query`]: what was typed, made into FTS5 expressions.
 //! - [`rank`]: BM25, then coverage, phrase and recency; one answer per session.
 //! - [`snippet`]: the line that matched, with the words marked.
+//! - [`actions`]: the items by file and by error behind the notes at the moment of
+//!   action.
 //! - [`request`]: the filters `list-memories search` and the MCP tool share.
 
+pub mod actions;
 pub mod fields;
 pub mod index;
 pub mod query;
