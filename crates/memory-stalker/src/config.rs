@@ -96,6 +96,10 @@ pub struct Config {
     /// `MEMORY_STALKER_RECALL_DAYS`: how recent a memory without open tasks must be to
     /// be recalled.
     pub recall_days: u32,
+    /// `MEMORY_STALKER_ACTION_NOTES` (or the plugin's `action_notes` option): a note
+    /// from an earlier memory before an edit of a file it names, and after a command
+    /// fails with an error it met (docs/design.md §2.14).
+    pub action_notes: bool,
     /// `MEMORY_STALKER_REDACT`: redact memories and what goes to a model (the log is
     /// always redacted).
     pub redact: bool,
@@ -187,6 +191,11 @@ impl Config {
             .flag("MEMORY_STALKER_RECALL", Some(true))
             .unwrap_or(true);
         let enabled = env.flag("MEMORY_STALKER_ENABLED", None);
+        // The variable first, then the plugin's option, as for every setting.
+        let action_notes = env
+            .flag("MEMORY_STALKER_ACTION_NOTES", None)
+            .or_else(|| env.flag("CLAUDE_PLUGIN_OPTION_ACTION_NOTES", None))
+            .unwrap_or(true);
         let recall_days = env.checked(
             "MEMORY_STALKER_RECALL_DAYS",
             env.var("MEMORY_STALKER_RECALL_DAYS"),
@@ -255,6 +264,7 @@ impl Config {
             enabled,
             recall,
             recall_days,
+            action_notes,
             redact,
             prompt_file: env.var("MEMORY_STALKER_PROMPT_FILE").map(PathBuf::from),
             memories_dir: env.var("MEMORY_STALKER_DIR").map(PathBuf::from),
