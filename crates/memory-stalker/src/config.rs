@@ -98,7 +98,7 @@ pub struct Config {
     pub recall_days: u32,
     /// `MEMORY_STALKER_ACTION_NOTES` (or the plugin's `action_notes` option): a note
     /// from an earlier memory before an edit of a file it names, and after a command
-    /// fails with an error it met (docs/design.md §2.14).
+    /// fails with an error it met (docs/design.md §2.13).
     pub action_notes: bool,
     /// `MEMORY_STALKER_REDACT`: redact memories and what goes to a model (the log is
     /// always redacted).
@@ -191,11 +191,7 @@ impl Config {
             .flag("MEMORY_STALKER_RECALL", Some(true))
             .unwrap_or(true);
         let enabled = env.flag("MEMORY_STALKER_ENABLED", None);
-        // The variable first, then the plugin's option, as for every setting.
-        let action_notes = env
-            .flag("MEMORY_STALKER_ACTION_NOTES", None)
-            .or_else(|| env.flag("CLAUDE_PLUGIN_OPTION_ACTION_NOTES", None))
-            .unwrap_or(true);
+        let action_notes = env.flag_setting("MEMORY_STALKER_ACTION_NOTES", "ACTION_NOTES", true);
         let recall_days = env.checked(
             "MEMORY_STALKER_RECALL_DAYS",
             env.var("MEMORY_STALKER_RECALL_DAYS"),
@@ -396,6 +392,13 @@ impl<F: Fn(&str) -> Option<String>> Env<F> {
             })
             .or_else(|| home.map(|h| h.join(".cache/memory-stalker")))
             .unwrap_or_else(|| std::env::temp_dir().join("memory-stalker"))
+    }
+
+    /// A flag set by its variable, else by the plugin's option, else `default`.
+    fn flag_setting(&mut self, name: &str, option: &str, default: bool) -> bool {
+        self.flag(name, None)
+            .or_else(|| self.flag(&format!("CLAUDE_PLUGIN_OPTION_{option}"), None))
+            .unwrap_or(default)
     }
 
     /// A switch (1/true/yes/on or 0/false/no/off); `default` when unset or invalid.

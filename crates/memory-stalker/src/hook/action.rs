@@ -1,4 +1,4 @@
-//! Notes at the moment of action (docs/design.md §2.14): before the model edits a file,
+//! Notes at the moment of action (docs/design.md §2.13): before the model edits a file,
 //! what an earlier memory of the project holds about that file (a failed approach, a
 //! standing instruction, a decision); after a command fails, what worked the last time
 //! the same error was met.

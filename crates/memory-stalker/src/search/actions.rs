@@ -1,4 +1,4 @@
-//! The lookup behind the notes at the moment of action (docs/design.md §2.14): which
+//! The lookup behind the notes at the moment of action (docs/design.md §2.13): which
 //! earlier memories hold a decision, a failed approach or a standing instruction naming
 //! a file, and which hold a failed approach with a given error and what worked.
 //!
