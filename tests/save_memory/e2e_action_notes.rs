@@ -110,3 +110,115 @@ fn a_note_before_an_edit_and_after_a_failure_reaches_the_model_once() {
         );
     }
 }
+
+/// Codex (the version under test, `MEMORY_STALKER_E2E_CODEX_VERSION`, 0.169.0 unless
+/// set): what its PreToolUse and PostToolUse hooks receive for a patch and for a command
+/// that fails, and whether their `additionalContext` reaches the next request. A probe
+/// hook of the user's records its input and answers with a marker. What it found is why
+/// the notes are not registered for Codex (docs/design.md §2.13); printed with
+/// `--nocapture`.
+#[test]
+fn what_codex_hooks_see_of_a_patch_and_a_failed_command() {
+    use support::codex::{CodexWorld, installed, version};
+    use support::responses::{Turn, developer_texts};
+    let Some(codex) = installed() else { return };
+    let v = version();
+    let w = CodexWorld::bare(tempfile::tempdir().unwrap(), &codex);
+    fs::write(w.project().join("store.rs"), "fn lock() {}\n").unwrap();
+    let dump = w.root.path().join("hook-inputs");
+    fs::create_dir_all(&dump).unwrap();
+    let script = w.root.path().join("probe.sh");
+    fs::write(
+        &script,
+        format!(
+            "n=$(ls {d} | wc -l)\ncat > {d}/$n.json\nev=$(sed -n 's/.*\"hook_event_name\":\"\\([A-Za-z]*\\)\".*/\\1/p' {d}/$n.json)\nprintf '{{\"hookSpecificOutput\":{{\"hookEventName\":\"%s\",\"additionalContext\":\"PROBE-%s-%s\"}}}}' \"$ev\" \"$ev\" \"$n\"\n",
+            d = dump.display()
+        ),
+    )
+    .unwrap();
+    let path = w.codex_home().join("hooks.json");
+    let group = json!([{"hooks": [{"type": "command", "command": format!("sh {}", script.display()), "timeout": 10}]}]);
+    fs::write(
+        &path,
+        json!({"hooks": {"PreToolUse": group, "PostToolUse": group}}).to_string(),
+    )
+    .unwrap();
+    w.api.push(vec![
+        Turn::patch("*** Begin Patch\n*** Update File: store.rs\n@@\n-fn lock() {}\n+fn lock() { }\n*** End Patch\n"),
+        Turn::call(
+            "exec_command",
+            json!({"cmd": "echo 'error: the store lock is held' >&2; exit 3"}),
+        ),
+        Turn::text("Done."),
+    ]);
+    let run = w.exec(&["--dangerously-bypass-hook-trust", "--json", "Tidy the lock"]);
+    assert!(
+        run.out.status.success(),
+        "{}\n{}",
+        run.stdout(),
+        run.stderr()
+    );
+    let mut inputs: Vec<(usize, serde_json::Value)> = fs::read_dir(&dump)
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            let n = e
+                .file_name()
+                .to_string_lossy()
+                .trim_end_matches(".json")
+                .parse()
+                .ok()?;
+            Some((
+                n,
+                serde_json::from_str(&fs::read_to_string(e.path()).ok()?).ok()?,
+            ))
+        })
+        .collect();
+    inputs.sort_by_key(|(n, _)| *n);
+    let developer: Vec<String> = w
+        .api
+        .turn_requests()
+        .iter()
+        .flat_map(developer_texts)
+        .filter(|t| t.starts_with("PROBE-"))
+        .collect();
+    eprintln!("Codex {v}: hook inputs:");
+    for (n, i) in &inputs {
+        eprintln!(
+            "  {n}: {} {} tool_input={} tool_response={}",
+            i["hook_event_name"], i["tool_name"], i["tool_input"], i["tool_response"]
+        );
+    }
+    eprintln!("Codex {v}: markers in the model's requests: {developer:?}");
+    // As found on 0.169.0 and 0.171.0: PreToolUse of a patch names its files in
+    // `tool_input.command`, and its context reaches the model (the channel the edit
+    // note would take); PostToolUse of a command that failed (exit 3) gives its output
+    // alone, no exit status (so a failure cannot be told from a success that printed
+    // the same); both contexts reach the model.
+    let (n, pre) = inputs
+        .iter()
+        .find(|(_, i)| i["hook_event_name"] == "PreToolUse" && i["tool_name"] == "apply_patch")
+        .unwrap_or_else(|| panic!("Codex {v}: no PreToolUse for apply_patch"));
+    assert!(
+        pre["tool_input"]["command"]
+            .as_str()
+            .is_some_and(|p| p.contains("*** Update File: store.rs")),
+        "Codex {v}: {pre}"
+    );
+    assert!(
+        developer.contains(&format!("PROBE-PreToolUse-{n}")),
+        "Codex {v}: PreToolUse context never reached the model: {developer:?}"
+    );
+    let (m, post) = inputs
+        .iter()
+        .find(|(_, i)| i["hook_event_name"] == "PostToolUse" && i["tool_name"] == "Bash")
+        .unwrap_or_else(|| panic!("Codex {v}: no PostToolUse for the command"));
+    assert_eq!(
+        post["tool_response"], "error: the store lock is held\n",
+        "Codex {v}: the failed command's PostToolUse"
+    );
+    assert!(
+        developer.contains(&format!("PROBE-PostToolUse-{m}")),
+        "Codex {v}"
+    );
+}

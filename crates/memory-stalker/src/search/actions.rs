@@ -378,38 +378,46 @@ pub(crate) const SCHEMA: &str = "
         name TEXT NOT NULL,
         path TEXT NOT NULL,
         kind INTEGER NOT NULL,
-        item TEXT NOT NULL
+        item TEXT NOT NULL,
+        order_ns INTEGER NOT NULL
     );
-    CREATE INDEX action_files_name ON action_files(name);
+    CREATE INDEX action_files_name ON action_files(name, kind, order_ns DESC, memory_id DESC);
     CREATE INDEX action_files_memory ON action_files(memory_id);
     CREATE TABLE action_errors (
         memory_id INTEGER NOT NULL,
         signature TEXT NOT NULL,
         worked TEXT NOT NULL,
-        item TEXT NOT NULL
+        item TEXT NOT NULL,
+        order_ns INTEGER NOT NULL
     );
-    CREATE INDEX action_errors_signature ON action_errors(signature);
+    CREATE INDEX action_errors_signature ON action_errors(signature, order_ns DESC, memory_id DESC);
     CREATE INDEX action_errors_memory ON action_errors(memory_id);";
 
 /// The tables' names, dropped with the index's.
 pub(crate) const TABLES: [&str; 2] = ["action_files", "action_errors"];
 
-/// Puts a memory's facts in the tables.
+/// Puts a memory's facts in the tables, with its place in the order of memories
+/// (`order_ns`): kept beside each row so that a lookup reads its rows newest first
+/// straight from the index, and stops at the first that fits, without sorting every
+/// row of a file many memories name.
 pub(crate) fn put(
     tx: &rusqlite::Transaction<'_>,
     memory_id: i64,
+    order_ns: i64,
     facts: &Facts,
 ) -> rusqlite::Result<()> {
     for m in &facts.mentions {
         tx.execute(
-            "INSERT INTO action_files (memory_id, name, path, kind, item) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![memory_id, m.name, m.path, m.kind as i64, m.item],
+            "INSERT INTO action_files (memory_id, name, path, kind, item, order_ns)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![memory_id, m.name, m.path, m.kind as i64, m.item, order_ns],
         )?;
     }
     for e in &facts.errors {
         tx.execute(
-            "INSERT INTO action_errors (memory_id, signature, worked, item) VALUES (?1, ?2, ?3, ?4)",
-            params![memory_id, e.signature, e.worked, e.item],
+            "INSERT INTO action_errors (memory_id, signature, worked, item, order_ns)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![memory_id, e.signature, e.worked, e.item, order_ns],
         )?;
     }
     Ok(())
@@ -508,7 +516,7 @@ impl Index {
             "SELECT a.kind, a.item, a.path, m.file, m.created, m.session_id, m.project
              FROM action_files a JOIN memories m ON m.id = a.memory_id
              WHERE a.name = ?1 AND {TRUSTED}
-             ORDER BY a.kind, m.order_ns DESC, m.id DESC LIMIT ?3"
+             ORDER BY a.kind, a.order_ns DESC, a.memory_id DESC LIMIT ?3"
         );
         let mut st = self.conn.prepare_cached(&sql).map_err(|e| self.sqlite(e))?;
         let rows = st
@@ -546,7 +554,7 @@ impl Index {
             "SELECT a.worked, a.item, m.file, m.created, m.session_id, m.project
              FROM action_errors a JOIN memories m ON m.id = a.memory_id
              WHERE a.signature = ?1 AND {TRUSTED}
-             ORDER BY m.order_ns DESC, m.id DESC LIMIT ?3"
+             ORDER BY a.order_ns DESC, a.memory_id DESC LIMIT ?3"
         );
         let mut st = self.conn.prepare_cached(&sql).map_err(|e| self.sqlite(e))?;
         let rows = st

@@ -1610,7 +1610,8 @@ fn put_doc(tx: &rusqlite::Transaction<'_>, name: &str, doc: Doc) -> rusqlite::Re
         values.push(for_index(d.fields.get(f)).into_owned().into());
     }
     tx.execute(&sql, rusqlite::params_from_iter(values))?;
-    super::actions::put(tx, id, &d.facts)?;
+    let order_ns = i64::try_from(e.order.instant_ns).unwrap_or(0);
+    super::actions::put(tx, id, order_ns, &d.facts)?;
     Ok(())
 }
 
