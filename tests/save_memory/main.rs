@@ -47,6 +47,7 @@ mod support {
 mod codex_hooks;
 mod compaction_hooks;
 mod continuity;
+mod e2e_action_notes;
 mod e2e_claude_code;
 mod e2e_codex;
 mod e2e_tui;

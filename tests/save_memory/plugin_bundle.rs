@@ -38,8 +38,10 @@ fn hooks_are_registered_in_exec_form_with_timeouts() {
         [
             "PostCompact:*",
             "PostToolUse:*",
+            "PostToolUseFailure:Bash",
             "PreCompact:auto",
             "PreCompact:manual",
+            "PreToolUse:Edit|Write|MultiEdit|NotebookEdit",
             "SessionStart:clear",
             "SessionStart:compact",
             "SessionStart:resume",

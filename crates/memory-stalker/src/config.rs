@@ -96,6 +96,10 @@ pub struct Config {
     /// `MEMORY_STALKER_RECALL_DAYS`: how recent a memory without open tasks must be to
     /// be recalled.
     pub recall_days: u32,
+    /// `MEMORY_STALKER_ACTION_NOTES` (or the plugin's `action_notes` option): a note
+    /// from an earlier memory before an edit of a file it names, and after a command
+    /// fails with an error it met (docs/design.md §2.13).
+    pub action_notes: bool,
     /// `MEMORY_STALKER_REDACT`: redact memories and what goes to a model (the log is
     /// always redacted).
     pub redact: bool,
@@ -187,6 +191,7 @@ impl Config {
             .flag("MEMORY_STALKER_RECALL", Some(true))
             .unwrap_or(true);
         let enabled = env.flag("MEMORY_STALKER_ENABLED", None);
+        let action_notes = env.flag_setting("MEMORY_STALKER_ACTION_NOTES", "ACTION_NOTES", true);
         let recall_days = env.checked(
             "MEMORY_STALKER_RECALL_DAYS",
             env.var("MEMORY_STALKER_RECALL_DAYS"),
@@ -255,6 +260,7 @@ impl Config {
             enabled,
             recall,
             recall_days,
+            action_notes,
             redact,
             prompt_file: env.var("MEMORY_STALKER_PROMPT_FILE").map(PathBuf::from),
             memories_dir: env.var("MEMORY_STALKER_DIR").map(PathBuf::from),
@@ -353,6 +359,13 @@ impl<F: Fn(&str) -> Option<String>> Env<F> {
             })
             .or_else(|| home.map(|h| h.join(".cache/memory-stalker")))
             .unwrap_or_else(|| std::env::temp_dir().join("memory-stalker"))
+    }
+
+    /// A flag set by its variable, else by the plugin's option, else `default`.
+    fn flag_setting(&mut self, name: &str, option: &str, default: bool) -> bool {
+        self.flag(name, None)
+            .or_else(|| self.flag(&format!("CLAUDE_PLUGIN_OPTION_{option}"), None))
+            .unwrap_or(default)
     }
 
     /// A switch (1/true/yes/on or 0/false/no/off); `default` when unset or invalid.

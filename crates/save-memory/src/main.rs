@@ -82,6 +82,10 @@ enum Command {
     /// model (prints nothing when none waits).
     #[command(name = "hand-over-note", hide = true)]
     HandOverNote,
+    /// Hook for PreToolUse of the edit tools and PostToolUseFailure of Bash: a note
+    /// from an earlier memory about the file or the error (prints nothing otherwise).
+    #[command(name = "action-note", hide = true)]
+    ActionNote,
     /// Write a model's summary into a saved memory (started by the hook, detached).
     #[command(name = "summarize-job", hide = true)]
     SummarizeJob {
@@ -173,6 +177,7 @@ fn main() -> ExitCode {
             backend: backend.0,
         }),
         Some(Command::HandOverNote) => return hand_over_note(),
+        Some(Command::ActionNote) => return action_note(),
         Some(Command::Codex(c)) => codex(c),
         None if cli.by_hand.transcript.is_some() => by_hand(cli.by_hand),
         None => return run_hook(),
@@ -282,6 +287,45 @@ fn hand_over_note() -> ExitCode {
         }
     }
     // Whatever was not read (all of it, or what is past the cap) is read and dropped.
+    let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
+    ExitCode::SUCCESS
+}
+
+/// Most time the action note may take: it runs before an edit, which waits for it.
+const ACTION_NOTE_BUDGET: Duration = Duration::from_secs(3);
+
+/// Runs before an edit and after a failed command: a note from an earlier memory, or
+/// nothing; exit 0 whatever happens, within [`ACTION_NOTE_BUDGET`].
+fn action_note() -> ExitCode {
+    std::thread::spawn(|| {
+        std::thread::sleep(ACTION_NOTE_BUDGET);
+        eprintln!(
+            "memory-stalker: the action note gave up after {}s",
+            ACTION_NOTE_BUDGET.as_secs()
+        );
+        std::process::exit(0);
+    });
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("memory-stalker: internal error ({info}); no note");
+    }));
+    let config = Config {
+        in_hook: true,
+        ..Config::from_env()
+    };
+    let mut input = Vec::new();
+    if std::io::stdin()
+        .take(hook::MAX_INPUT_BYTES)
+        .read_to_end(&mut input)
+        .is_ok()
+    {
+        let out = std::panic::catch_unwind(|| hook::action::run(&input, &config, &Log::stderr()))
+            .unwrap_or_default();
+        if !out.is_empty() {
+            let mut stdout = std::io::stdout().lock();
+            let _ = stdout.write_all(out.as_bytes());
+            let _ = stdout.flush();
+        }
+    }
     let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
     ExitCode::SUCCESS
 }

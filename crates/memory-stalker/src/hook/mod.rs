@@ -4,6 +4,7 @@
 //! Every entry point here returns the text for stdout and never fails: errors are
 //! logged (stderr and the memories log) and the compaction goes on.
 
+pub mod action;
 pub mod codex;
 pub mod context;
 mod lasting;

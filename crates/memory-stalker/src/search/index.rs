@@ -42,7 +42,7 @@ pub const INDEX_DB: &str = "search.sqlite3";
 
 /// Version of the schema and of what is indexed (fields, tokenizer, CJK pairs): an index
 /// of another version is rebuilt.
-const SCHEMA_VERSION: i64 = 9;
+const SCHEMA_VERSION: i64 = 10;
 
 /// What the index's owner MAC is over ([`Index::owner`]).
 const OWNER_TAG: &str = "memory-stalker search index";
@@ -408,28 +408,13 @@ impl Index {
         if schema_is_current(&tx, &owner).map_err(sqlite)? {
             return tx.commit().map_err(sqlite);
         }
-        // Version 8 differs only by its session index (on the id as written, which the
-        // case-insensitive session filter could not use) and the count of rows in
-        // `meta`: both made in place, well under a second at 100,000 memories, where a
-        // rebuild takes minutes.
-        if meta_value(&tx, "schema").map_err(sqlite)? == Some(8.into())
-            && meta_value(&tx, "owner").map_err(sqlite)? == Some(owner.clone().into())
-        {
-            tx.execute_batch(&format!(
-                "DROP INDEX IF EXISTS memories_session;
-                 CREATE INDEX memories_session ON memories(lower(session_id));
-                 INSERT OR REPLACE INTO meta (key, value)
-                     VALUES ('rows', (SELECT count(*) FROM memories));
-                 UPDATE meta SET value = {SCHEMA_VERSION} WHERE key = 'schema';"
-            ))
-            .map_err(sqlite)?;
-            return tx.commit().map_err(sqlite);
-        }
+        // An older version (9 had no tables of items by file and error, 8 neither) is
+        // made anew: those tables are filled only by reading every memory.
         make_schema(&tx, &owner).map_err(sqlite)?;
         tx.commit().map_err(sqlite)
     }
 
-    fn sqlite(&self, source: rusqlite::Error) -> IndexError {
+    pub(super) fn sqlite(&self, source: rusqlite::Error) -> IndexError {
         IndexError::Sqlite {
             path: self.db.clone(),
             source,
@@ -1292,6 +1277,9 @@ fn make_schema(tx: &rusqlite::Transaction<'_>, owner: &str) -> rusqlite::Result<
          DROP TABLE IF EXISTS memories;
          DROP TABLE IF EXISTS skipped;
          DROP TABLE IF EXISTS memory_text;
+         DROP TABLE IF EXISTS action_files;
+         DROP TABLE IF EXISTS action_errors;
+         {}
          CREATE TABLE meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
          CREATE TABLE memories (
              id INTEGER PRIMARY KEY,
@@ -1328,6 +1316,7 @@ fn make_schema(tx: &rusqlite::Transaction<'_>, owner: &str) -> rusqlite::Result<
          INSERT INTO meta (key, value) VALUES ('schema', {SCHEMA_VERSION});
          INSERT INTO meta (key, value) VALUES ('built', {built});
          INSERT INTO meta (key, value) VALUES ('rows', 0);",
+        super::actions::SCHEMA,
         columns.join(", "),
     );
     tx.execute_batch(&sql)?;
@@ -1459,6 +1448,7 @@ fn replace_db(dir: &Path, opened: Option<i64>) {
 
 fn delete_row(tx: &rusqlite::Transaction<'_>, id: i64) -> rusqlite::Result<()> {
     tx.execute("DELETE FROM memory_text WHERE rowid = ?1", [id])?;
+    super::actions::delete(tx, id)?;
     if tx.execute("DELETE FROM memories WHERE id = ?1", [id])? > 0 {
         tx.execute("UPDATE meta SET value = value - 1 WHERE key = 'rows'", [])?;
     }
@@ -1484,6 +1474,8 @@ struct Indexed {
     project: String,
     problem: Option<String>,
     fields: Fields,
+    /// Its items by file and by error, for the notes at the moment of action.
+    facts: super::actions::Facts,
 }
 
 fn put_doc(tx: &rusqlite::Transaction<'_>, name: &str, doc: Doc) -> rusqlite::Result<()> {
@@ -1569,6 +1561,8 @@ fn put_doc(tx: &rusqlite::Transaction<'_>, name: &str, doc: Doc) -> rusqlite::Re
         values.push(for_index(d.fields.get(f)).into_owned().into());
     }
     tx.execute(&sql, rusqlite::params_from_iter(values))?;
+    let order_ns = i64::try_from(e.order.instant_ns).unwrap_or(0);
+    super::actions::put(tx, id, order_ns, &d.facts)?;
     Ok(())
 }
 
@@ -1655,10 +1649,16 @@ fn read_doc(dir: &Path, name: &str, key: Option<&WriterKey>) -> Doc {
     // and the listing agree.
     let agent = fm.agent.key().to_string();
     let project = fm.project.clone();
-    let fields = if too_large {
-        Fields::headline_only(&fm.summary)
+    let (fields, facts) = if too_large {
+        (
+            Fields::headline_only(&fm.summary),
+            super::actions::Facts::default(),
+        )
     } else {
-        fields_of(text, Some(&fm))
+        (
+            fields_of(text, Some(&fm)),
+            super::actions::facts_of(text, &fm.project),
+        )
     };
     let written_at = written_instant(&fm.created, written_ns).and_then(|w| i64::try_from(w).ok());
     let provenance = verdict(key, name, text);
@@ -1680,6 +1680,7 @@ fn read_doc(dir: &Path, name: &str, key: Option<&WriterKey>) -> Doc {
             )
         }),
         fields,
+        facts,
         entry,
     }))
 }

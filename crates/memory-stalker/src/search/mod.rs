@@ -7,10 +7,15 @@
 //! - [`query`]: what was typed, made into FTS5 expressions.
 //! - [`rank`]: BM25, then coverage, phrase and recency; one answer per session.
 //! - [`snippet`]: the line that matched, with the words marked.
+//! - [`actions`]: the items by file and by error behind the notes at the moment of
+//!   action.
+//! - [`lookup`]: those items looked up by a file's name and by an error's signature.
 //! - [`request`]: the filters `list-memories search` and the MCP tool share.
 
+pub mod actions;
 pub mod fields;
 pub mod index;
+pub mod lookup;
 pub mod query;
 pub mod rank;
 pub mod request;

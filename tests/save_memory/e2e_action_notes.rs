@@ -1,0 +1,224 @@
+//! End to end with the real Claude Code CLI (every version `scripts/test` installed under
+//! `target/e2e/`): the notes at the moment of action (docs/design.md §2.13). A project
+//! holds an earlier memory of the user's own with a failed approach on a file and the
+//! error it met; a session edits that file twice and runs a command that fails with the
+//! same error. The model's requests, as the fake Messages API received them, carry the
+//! note once per file and once per error.
+//!
+//! Run alone: `cargo test --test save_memory e2e_action_notes` (after `scripts/test`
+//! has installed Claude Code once).
+
+use crate::support;
+
+use std::fs;
+
+use serde_json::json;
+use support::anthropic::Turn;
+use support::claude::{Hooks, World, installed};
+
+const SAVE_MEMORY: &str = env!("CARGO_BIN_EXE_save-memory");
+
+const FILE_NOTE: &str = "memory-stalker: an earlier memory of this project";
+const ERROR_NOTE: &str = "memory-stalker: this error was met before";
+
+/// Writes an earlier memory of this project, signed with the world's writer key, whose
+/// failed approach names `src/store.rs` and an error, and says what worked.
+fn earlier_memory(w: &World) {
+    let key = memory_stalker::provenance::Writer::at(
+        w.home()
+            .join(".local/state/memory-stalker")
+            .join(memory_stalker::provenance::KEY_FILE),
+    )
+    .key_or_create()
+    .unwrap();
+    let name = "20261118_100400_5e551011.md";
+    let text = format!(
+        "---\nmemory_stalker: 1\nsession_id: \"5e551011-aaaa-bbbb-cccc-000000000000\"\ncreated: \"2026-11-18T10:04:00+00:00\"\ntrigger: \"auto\"\nproject: {}\nsummary: \"earlier work on the store\"\nsummary_source: \"offline\"\nlang: \"en\"\n---\n\n# Session memory\n\n## Session so far\n\n### Approaches that failed\n\n- `make check` failed 2 times (error: the store lock is held by another writer process) until: removing the stale lock file in src/store.rs (Bash, 2026-11-18 10:04)\n",
+        serde_json::to_string(&w.project()).unwrap()
+    );
+    fs::create_dir_all(w.memories()).unwrap();
+    fs::write(w.memories().join(name), key.sign(name, &text)).unwrap();
+}
+
+#[test]
+fn a_note_before_an_edit_and_after_a_failure_reaches_the_model_once() {
+    for c in installed() {
+        let v = c.version.clone();
+        eprintln!("-- Claude Code {v}");
+        let w = World::new(&c, Hooks::All, SAVE_MEMORY);
+        earlier_memory(&w);
+        let file = w.project().join("src/store.rs");
+        fs::create_dir_all(file.parent().unwrap()).unwrap();
+        fs::write(&file, "fn lock() {}\n").unwrap();
+        let edit = |old: &str, new: &str| {
+            Turn::tool(
+                "Edit",
+                json!({"file_path": file, "old_string": old, "new_string": new}),
+            )
+        };
+        w.api.push([
+            Turn::tool("Read", json!({"file_path": file})),
+            edit("fn lock() {}", "fn lock() { }"),
+            edit("fn lock() { }", "fn lock() {  }"),
+            Turn::tool(
+                "Bash",
+                json!({"command": "echo 'error: the store lock is held by another writer process' >&2; exit 1", "description": "check"}),
+            ),
+            Turn::text("Done."),
+        ]);
+        w.claude_p(&["--dangerously-skip-permissions", "Tidy the store's lock"])
+            .assert_ok();
+        let requests = w.api.message_requests();
+        let last = requests
+            .iter()
+            .rev()
+            .find(|r| r.body.contains("Tidy the store"))
+            .unwrap_or_else(|| panic!("{v}: no request"));
+        let log = fs::read_to_string(w.memories().join(".log")).unwrap_or_default();
+        // Delivered with the first edit; the second edit of the same file adds none.
+        let first = requests
+            .iter()
+            .find(|r| r.body.contains(FILE_NOTE))
+            .unwrap_or_else(|| panic!("{v}: the note never reached the model\n{log}"));
+        let once = first.body.matches(FILE_NOTE).count();
+        assert_eq!(
+            last.body.matches(FILE_NOTE).count(),
+            once,
+            "{v}: the second edit repeated the note\n{log}"
+        );
+        assert!(
+            last.body
+                .contains("holds an approach that failed naming src/store.rs"),
+            "{v}"
+        );
+        assert!(
+            last.body.contains(ERROR_NOTE),
+            "{v}: the note after the failed command never reached the model\n{log}"
+        );
+        assert!(
+            last.body.contains("removing the stale lock file"),
+            "{v}: what worked"
+        );
+        // The note came with the first edit: the request right after it has it.
+        let first_edit = requests
+            .iter()
+            .position(|r| r.body.contains(FILE_NOTE))
+            .unwrap();
+        assert!(
+            !requests[first_edit].body.contains("fn lock() {  }"),
+            "{v}: the note reached the model before the second edit"
+        );
+    }
+}
+
+/// Codex (the version under test, `MEMORY_STALKER_E2E_CODEX_VERSION`, 0.169.0 unless
+/// set): what its PreToolUse and PostToolUse hooks receive for a patch and for a command
+/// that fails, and whether their `additionalContext` reaches the next request. A probe
+/// hook of the user's records its input and answers with a marker. What it found is why
+/// the notes are not registered for Codex (docs/design.md §2.13); printed with
+/// `--nocapture`.
+#[test]
+fn what_codex_hooks_see_of_a_patch_and_a_failed_command() {
+    use support::codex::{CodexWorld, installed, version};
+    use support::responses::{Turn, developer_texts};
+    let Some(codex) = installed() else { return };
+    let v = version();
+    let w = CodexWorld::bare(tempfile::tempdir().unwrap(), &codex);
+    fs::write(w.project().join("store.rs"), "fn lock() {}\n").unwrap();
+    let dump = w.root.path().join("hook-inputs");
+    fs::create_dir_all(&dump).unwrap();
+    let script = w.root.path().join("probe.sh");
+    fs::write(
+        &script,
+        format!(
+            "n=$(ls {d} | wc -l)\ncat > {d}/$n.json\nev=$(sed -n 's/.*\"hook_event_name\":\"\\([A-Za-z]*\\)\".*/\\1/p' {d}/$n.json)\nprintf '{{\"hookSpecificOutput\":{{\"hookEventName\":\"%s\",\"additionalContext\":\"PROBE-%s-%s\"}}}}' \"$ev\" \"$ev\" \"$n\"\n",
+            d = dump.display()
+        ),
+    )
+    .unwrap();
+    let path = w.codex_home().join("hooks.json");
+    let group = json!([{"hooks": [{"type": "command", "command": format!("sh {}", script.display()), "timeout": 10}]}]);
+    fs::write(
+        &path,
+        json!({"hooks": {"PreToolUse": group, "PostToolUse": group}}).to_string(),
+    )
+    .unwrap();
+    w.api.push(vec![
+        Turn::patch("*** Begin Patch\n*** Update File: store.rs\n@@\n-fn lock() {}\n+fn lock() { }\n*** End Patch\n"),
+        Turn::call(
+            "exec_command",
+            json!({"cmd": "echo 'error: the store lock is held' >&2; exit 3"}),
+        ),
+        Turn::text("Done."),
+    ]);
+    let run = w.exec(&["--dangerously-bypass-hook-trust", "--json", "Tidy the lock"]);
+    assert!(
+        run.out.status.success(),
+        "{}\n{}",
+        run.stdout(),
+        run.stderr()
+    );
+    let mut inputs: Vec<(usize, serde_json::Value)> = fs::read_dir(&dump)
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            let n = e
+                .file_name()
+                .to_string_lossy()
+                .trim_end_matches(".json")
+                .parse()
+                .ok()?;
+            Some((
+                n,
+                serde_json::from_str(&fs::read_to_string(e.path()).ok()?).ok()?,
+            ))
+        })
+        .collect();
+    inputs.sort_by_key(|(n, _)| *n);
+    let developer: Vec<String> = w
+        .api
+        .turn_requests()
+        .iter()
+        .flat_map(developer_texts)
+        .filter(|t| t.starts_with("PROBE-"))
+        .collect();
+    eprintln!("Codex {v}: hook inputs:");
+    for (n, i) in &inputs {
+        eprintln!(
+            "  {n}: {} {} tool_input={} tool_response={}",
+            i["hook_event_name"], i["tool_name"], i["tool_input"], i["tool_response"]
+        );
+    }
+    eprintln!("Codex {v}: markers in the model's requests: {developer:?}");
+    // As found on 0.169.0 and 0.171.0: PreToolUse of a patch names its files in
+    // `tool_input.command`, and its context reaches the model (the channel the edit
+    // note would take); PostToolUse of a command that failed (exit 3) gives its output
+    // alone, no exit status (so a failure cannot be told from a success that printed
+    // the same); both contexts reach the model.
+    let (n, pre) = inputs
+        .iter()
+        .find(|(_, i)| i["hook_event_name"] == "PreToolUse" && i["tool_name"] == "apply_patch")
+        .unwrap_or_else(|| panic!("Codex {v}: no PreToolUse for apply_patch"));
+    assert!(
+        pre["tool_input"]["command"]
+            .as_str()
+            .is_some_and(|p| p.contains("*** Update File: store.rs")),
+        "Codex {v}: {pre}"
+    );
+    assert!(
+        developer.contains(&format!("PROBE-PreToolUse-{n}")),
+        "Codex {v}: PreToolUse context never reached the model: {developer:?}"
+    );
+    let (m, post) = inputs
+        .iter()
+        .find(|(_, i)| i["hook_event_name"] == "PostToolUse" && i["tool_name"] == "Bash")
+        .unwrap_or_else(|| panic!("Codex {v}: no PostToolUse for the command"));
+    assert_eq!(
+        post["tool_response"], "error: the store lock is held\n",
+        "Codex {v}: the failed command's PostToolUse"
+    );
+    assert!(
+        developer.contains(&format!("PROBE-PostToolUse-{m}")),
+        "Codex {v}"
+    );
+}
