@@ -183,6 +183,8 @@ fn replay(
     let mut config = Config::from_lookup(|k| {
         (k == "XDG_STATE_HOME").then(|| state.to_string_lossy().into_owned())
     });
+    // The notes are off by default; the replay measures them.
+    config.action_notes = true;
     config.data_dir = work.join("replay").join(i.to_string()).join("data");
     config.in_hook = true;
     let log = Log::file_only(work.join("replay").join(i.to_string()).join("log"));

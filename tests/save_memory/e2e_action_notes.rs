@@ -45,7 +45,10 @@ fn a_note_before_an_edit_and_after_a_failure_reaches_the_model_once() {
     for c in installed() {
         let v = c.version.clone();
         eprintln!("-- Claude Code {v}");
-        let w = World::new(&c, Hooks::All, SAVE_MEMORY);
+        let mut w = World::new(&c, Hooks::All, SAVE_MEMORY);
+        // Off by default (docs/design.md §2.13): the user turns them on.
+        w.env
+            .push(("MEMORY_STALKER_ACTION_NOTES".into(), "1".into()));
         earlier_memory(&w);
         let file = w.project().join("src/store.rs");
         fs::create_dir_all(file.parent().unwrap()).unwrap();

@@ -98,7 +98,7 @@ pub struct Config {
     pub recall_days: u32,
     /// `MEMORY_STALKER_ACTION_NOTES` (or the plugin's `action_notes` option): a note
     /// from an earlier memory before an edit of a file it names, and after a command
-    /// fails with an error it met (docs/design.md §2.13).
+    /// fails with an error it met (docs/design.md §2.13); off by default.
     pub action_notes: bool,
     /// `MEMORY_STALKER_REDACT`: redact memories and what goes to a model (the log is
     /// always redacted).
@@ -191,7 +191,9 @@ impl Config {
             .flag("MEMORY_STALKER_RECALL", Some(true))
             .unwrap_or(true);
         let enabled = env.flag("MEMORY_STALKER_ENABLED", None);
-        let action_notes = env.flag_setting("MEMORY_STALKER_ACTION_NOTES", "ACTION_NOTES", true);
+        // Off unless asked for: read on the real sessions of both corpora, 3 of the 28 notes
+        // that fired were right (docs/performance.md, "Notes at the moment of action").
+        let action_notes = env.flag_setting("MEMORY_STALKER_ACTION_NOTES", "ACTION_NOTES", false);
         let recall_days = env.checked(
             "MEMORY_STALKER_RECALL_DAYS",
             env.var("MEMORY_STALKER_RECALL_DAYS"),

@@ -16,6 +16,8 @@ impl Project {
         let state = root.path().join("state").to_string_lossy().into_owned();
         let mut config = Config::from_lookup(|k| (k == "XDG_STATE_HOME").then(|| state.clone()));
         config.data_dir = root.path().join("data");
+        // Off by default; these tests are of the notes themselves.
+        config.action_notes = true;
         Project {
             dir,
             config,
@@ -218,7 +220,13 @@ fn the_switch_turns_the_notes_off() {
         let c = Config::from_lookup(|k| (k == var).then(|| value.to_string()));
         assert_eq!(c.action_notes, on, "{var}={value}");
     }
-    assert!(Config::from_lookup(|_| None).action_notes, "on by default");
+    assert!(
+        !Config::from_lookup(|_| None).action_notes,
+        "off by default"
+    );
+    let c =
+        Config::from_lookup(|k| (k == "CLAUDE_PLUGIN_OPTION_ACTION_NOTES").then(|| "on".into()));
+    assert!(c.action_notes, "the plugin's option turns them on");
     // The variable wins over the plugin's option.
     let c = Config::from_lookup(|k| match k {
         "MEMORY_STALKER_ACTION_NOTES" => Some("1".into()),
