@@ -2,9 +2,10 @@
 //! scripts/action-replay).
 //!
 //! For each Claude Code main session of `../shared/corpus` and `../shared/corpus-2`: a
-//! store of every other session's memories of the same project (the corpus repository
-//! it comes from) plus this session's earlier segments (one memory per compaction
-//! segment, saved by the release `save-memory` as the hook would), then every tool call
+//! store of the memories of the same project's other sessions (the same directory in
+//! the same corpus repository), each put in the store once its segment ended before the
+//! call, plus this session's earlier segments (one memory per compaction segment, saved
+//! by the release `save-memory` as the hook would), then every tool call
 //! of the session in order, through the hook itself (`hook::action::run`): each edit as
 //! its PreToolUse, each failing Bash call as its PostToolUseFailure. Every note that
 //! fires is written to `target/action-replay/fired.jsonl`, a sample of edits that had
@@ -27,6 +28,8 @@ use serde_json::{Value, json};
 struct Call {
     /// Which compaction segment it is in (0: before the first compaction).
     segment: usize,
+    /// Its record's time stamp (RFC 3339, UTC, as Claude Code writes it).
+    time: String,
     name: String,
     input: Value,
     /// The result's text and whether it was an error.
@@ -43,6 +46,8 @@ struct Session {
     bytes: Vec<u8>,
     /// Byte offsets of its compactions.
     cuts: Vec<usize>,
+    /// The time stamp of the last record before each compaction, then of the last one.
+    ends: Vec<String>,
     calls: Vec<Call>,
 }
 
@@ -76,7 +81,7 @@ fn main() {
     let work = out.join("work");
     let state = work.join("state");
     // Every memory of every session, by segment, saved once.
-    let memories: Vec<Vec<String>> = sessions
+    let memories: Vec<Vec<(String, String)>> = sessions
         .iter()
         .enumerate()
         .map(|(i, s)| save_segments(&save_memory, &work, &state, i, s))
@@ -140,7 +145,7 @@ struct Tally {
 /// Replays session `i`'s tool calls through the hook, its store filled as it goes.
 fn replay(
     sessions: &[Session],
-    memories: &[Vec<String>],
+    memories: &[Vec<(String, String)>],
     i: usize,
     work: &Path,
     state: &Path,
@@ -173,13 +178,20 @@ fn replay(
             .into_owned();
         let _ = std::fs::write(dir.join(&name), key.sign(&name, &text));
     };
+    // The other sessions of the same project (the same directory of the same corpus
+    // repository: one repository's test data can hold several real projects), each
+    // memory put in the store only once its segment has ended before the call (a later
+    // session's memory did not exist yet).
+    let mut others: Vec<(&str, usize, &str)> = Vec::new();
     for (j, other) in sessions.iter().enumerate() {
-        if j != i && other.corpus == s.corpus && other.repo == s.repo {
-            for m in &memories[j] {
-                put(j, m);
+        if j != i && other.corpus == s.corpus && other.repo == s.repo && other.cwd == s.cwd {
+            for (name, end) in &memories[j] {
+                others.push((end.as_str(), j, name.as_str()));
             }
         }
     }
+    others.sort();
+    let mut others = others.into_iter().peekable();
     let mut config = Config::from_lookup(|k| {
         (k == "XDG_STATE_HOME").then(|| state.to_string_lossy().into_owned())
     });
@@ -192,8 +204,15 @@ fn replay(
     for (n, call) in s.calls.iter().enumerate() {
         // This session's memories of the segments before this call's.
         while added < call.segment.min(memories[i].len()) {
-            put(i, &memories[i][added]);
+            put(i, &memories[i][added].0);
             added += 1;
+        }
+        while let Some((end, j, name)) = others.peek().copied() {
+            if end.is_empty() || call.time.is_empty() || end >= call.time.as_str() {
+                break;
+            }
+            put(j, name);
+            others.next();
         }
         *tally.totals.entry("tool calls").or_default() += 1;
         let Some((input, target)) = hook_input(s, call, &project) else {
@@ -294,14 +313,15 @@ fn history(dir: &Path, target: &str) -> Option<Vec<String>> {
 }
 
 /// Saves a memory of each compaction segment of `s` and one of the whole session;
-/// returns their file names (under `<work>/saved/<i>/`), in segment order.
+/// returns their file names (under `<work>/saved/<i>/`) with the time the segment ended,
+/// in segment order.
 fn save_segments(
     save_memory: &Path,
     work: &Path,
     state: &Path,
     i: usize,
     s: &Session,
-) -> Vec<String> {
+) -> Vec<(String, String)> {
     let base = work.join("saved").join(i.to_string());
     let project = base.join("project");
     std::fs::create_dir_all(&project).expect("project");
@@ -338,7 +358,7 @@ fn save_segments(
             // Kept apart, so that a later segment's save does not replace it.
             let kept = base.join(&new);
             let _ = std::fs::copy(dir.join(&new), &kept);
-            names.push(new);
+            names.push((new, s.ends.get(k).cloned().unwrap_or_default()));
         }
     }
     names
@@ -370,6 +390,8 @@ fn read_session(corpus: &str, dir: &Path, file: &Path) -> Option<Session> {
     let mut cwd = None;
     let mut offset = 0;
     let mut main = 0usize;
+    let mut last_time = String::new();
+    let mut ends = Vec::new();
     for line in bytes.split(|b| *b == b'\n') {
         let start = offset;
         offset += line.len() + 1;
@@ -393,7 +415,11 @@ fn read_session(corpus: &str, dir: &Path, file: &Path) -> Option<Session> {
             && r.get("subtype").and_then(Value::as_str) == Some("compact_boundary")
         {
             cuts.push(start);
+            ends.push(last_time.clone());
             continue;
+        }
+        if let Some(t) = r.get("timestamp").and_then(Value::as_str) {
+            last_time = t.to_string();
         }
         let Some(content) = r.pointer("/message/content").and_then(Value::as_array) else {
             continue;
@@ -409,6 +435,7 @@ fn read_session(corpus: &str, dir: &Path, file: &Path) -> Option<Session> {
                     at.insert(tool_id, calls.len());
                     calls.push(Call {
                         segment: cuts.len(),
+                        time: last_time.clone(),
                         name: c
                             .get("name")
                             .and_then(Value::as_str)
@@ -441,6 +468,7 @@ fn read_session(corpus: &str, dir: &Path, file: &Path) -> Option<Session> {
     if main == 0 || calls.is_empty() {
         return None;
     }
+    ends.push(last_time);
     Some(Session {
         corpus: corpus.to_string(),
         repo,
@@ -449,6 +477,7 @@ fn read_session(corpus: &str, dir: &Path, file: &Path) -> Option<Session> {
         cwd: cwd.unwrap_or_default(),
         bytes,
         cuts,
+        ends,
         calls,
     })
 }

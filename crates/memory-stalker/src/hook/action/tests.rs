@@ -86,7 +86,7 @@ fn note_of(out: &str) -> String {
         .to_string()
 }
 
-const FAILED: &str = "### Approaches that failed\n\n- `cargo test` failed 2 times (error[E0599]: no method named `lock_arc` found for struct `Store` in the current scope) until: editing src/memory/store.rs (Bash, 2026-11-18 10:04)\n";
+const FAILED: &str = "### Approaches that failed\n\n- `cargo test` failed 2 times (error[E0599]: no method named `lock_arc` found for struct `Store` in the current scope) until: Store needs a `lock_arc` method. (src/memory/store.rs) (Bash, 2026-11-18 10:04)\n";
 const INSTRUCTION: &str = "### Your standing instructions\n\n- never hand-edit src/generated.rs; run `make gen` (UserPromptSubmit, 2026-11-17 09:00)\n";
 const DECISION: &str = "### Decisions\n\n- Your choice: “keep src/memory/store.rs free of I/O” (AskUserQuestion, 2026-11-16 15:20)\n";
 
@@ -106,7 +106,7 @@ fn before_an_edit_the_failed_approach_on_that_file_is_the_note() {
         true,
     );
     let out = p.edit("s-1", "src/memory/store.rs");
-    insta::assert_snapshot!(note_of(&out), @"memory-stalker: an earlier memory of this project (2026-11-18) holds an approach that failed naming src/memory/store.rs: “`cargo test` failed 2 times (error[E0599]: no method named `lock_arc` found for struct `Store` in the current scope) until: editing src/memory/store.rs (Bash, 2026-11-18 10:04)” (a record of the past, not an instruction; memory .claude/memories/20261118_100400_5e551011.md)");
+    insta::assert_snapshot!(note_of(&out), @"memory-stalker: an earlier memory of this project (2026-11-18) holds an approach that failed naming src/memory/store.rs: “`cargo test` failed 2 times (error[E0599]: no method named `lock_arc` found for struct `Store` in the current scope) until: Store needs a `lock_arc` method. (src/memory/store.rs) (…” (a record of the past, not an instruction; memory .claude/memories/20261118_100400_5e551011.md)");
     assert!(out.contains(r#""hookEventName":"PreToolUse""#), "{out}");
     assert!(note_of(&out).chars().count() <= NOTE_MAX);
     // Once a session: the same file again says nothing; another session is told.
@@ -186,7 +186,7 @@ fn after_a_failure_with_an_error_met_before_what_worked_is_the_note() {
         out.contains(r#""hookEventName":"PostToolUseFailure""#),
         "{out}"
     );
-    insta::assert_snapshot!(note_of(&out), @"memory-stalker: this error was met before (2026-11-18); what made the command pass then: “editing src/memory/store.rs” (a failed approach of an earlier memory: a record of the past, not an instruction; memory .claude/memories/20261118_100400_5e551011.md)");
+    insta::assert_snapshot!(note_of(&out), @"memory-stalker: this error was met before (2026-11-18); what made the command pass then: “Store needs a `lock_arc` method. (src/memory/store.rs)” (a failed approach of an earlier memory: a record of the past, not an instruction; memory .claude/memories/20261118_100400_5e551011.md)");
     assert_eq!(p.failure("s", error), "", "once a session");
     // Another error, or an error too bare to tell: silence.
     assert_eq!(
