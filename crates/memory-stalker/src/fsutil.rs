@@ -373,6 +373,26 @@ impl Drop for Lock {
     }
 }
 
+/// Removes the entries of `dir` last modified more than `age` ago (a session's note or
+/// record nobody will read again); what cannot be read or removed is left.
+pub fn remove_older_than(dir: &Path, age: std::time::Duration) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let now = std::time::SystemTime::now();
+    for e in entries.flatten() {
+        let old = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| now.duration_since(t).ok())
+            .is_some_and(|a| a > age);
+        if old {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

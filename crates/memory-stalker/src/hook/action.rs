@@ -13,7 +13,7 @@
 use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use serde::Deserialize;
 
@@ -104,6 +104,9 @@ pub fn run(stdin: &[u8], config: &Config, log: &Log) -> String {
         return String::new();
     }
     let seen = Seen::of(config, &session);
+    // The session's own earlier segments reach the model through the restore after each
+    // compaction (§2.6); a note would say it again (read on the replay: 3 of 5 notes).
+    let this_session = input.session_id.as_deref();
     let only = config
         .memories_dir
         .is_some()
@@ -116,7 +119,7 @@ pub fn run(stdin: &[u8], config: &Config, log: &Log) -> String {
                 if seen.has(&key) {
                     return None;
                 }
-                match index.file_note(rel.as_deref(), &abs, only.as_deref()) {
+                match index.file_note(rel.as_deref(), &abs, only.as_deref(), this_session) {
                     Ok(hit) => hit.map(|h| {
                         (
                             key,
@@ -135,7 +138,7 @@ pub fn run(stdin: &[u8], config: &Config, log: &Log) -> String {
                     None
                 } else {
                     index
-                        .error_note(sig, only.as_deref())?
+                        .error_note(sig, only.as_deref(), this_session)?
                         .map(|h| (key, error_note(&h, &project, store.dir())))
                 }
             }
@@ -324,7 +327,7 @@ impl Seen {
         let dir = self.path.parent().unwrap_or(Path::new("."));
         fsutil::create_private_dir(dir)?;
         if !self.path.exists() {
-            sweep_stale(dir);
+            fsutil::remove_older_than(dir, STALE_AFTER);
         }
         // Never through a link: the data directory is shared with whatever runs as
         // this user.
@@ -352,24 +355,6 @@ fn open_append(path: &Path) -> std::io::Result<fs::File> {
 #[cfg(not(unix))]
 fn open_append(path: &Path) -> std::io::Result<fs::File> {
     fs::OpenOptions::new().create(true).append(true).open(path)
-}
-
-fn sweep_stale(dir: &Path) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    let now = SystemTime::now();
-    for e in entries.flatten() {
-        let old = e
-            .metadata()
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| now.duration_since(t).ok())
-            .is_some_and(|age| age > STALE_AFTER);
-        if old {
-            let _ = fs::remove_file(e.path());
-        }
-    }
 }
 
 #[cfg(test)]

@@ -12,8 +12,8 @@
 
 use std::fs;
 use std::io;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::path::PathBuf;
+use std::time::Duration;
 
 use crate::config::Config;
 use crate::fsutil;
@@ -44,27 +44,9 @@ pub(crate) fn leave(config: &Config, session: &str, note: &str) -> io::Result<Pa
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no session id"))?;
     let dir = notes_dir(config);
     fsutil::create_private_dir(&dir)?;
-    sweep_stale(&dir);
+    fsutil::remove_older_than(&dir, STALE_AFTER);
     fsutil::replace_atomic(&path, note.as_bytes())?;
     Ok(path)
-}
-
-fn sweep_stale(dir: &Path) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    let now = SystemTime::now();
-    for e in entries.flatten() {
-        let old = e
-            .metadata()
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| now.duration_since(t).ok())
-            .is_some_and(|age| age > STALE_AFTER);
-        if old {
-            let _ = fs::remove_file(e.path());
-        }
-    }
 }
 
 /// Whether any note waits at all: the cheap test made before the hook input is parsed.
@@ -121,6 +103,7 @@ pub fn hand_over(stdin: &[u8], config: &Config) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     fn config(dir: &Path) -> Config {
         let mut c = Config::from_lookup(|_| None);

@@ -37,12 +37,14 @@ fn now_limit() -> i64 {
 impl Index {
     /// The best item naming the file at `absolute` (`relative` to the project): a failed
     /// approach before an instruction before a decision, newest first; of the user's
-    /// own memories written by now, of `project` when given (a shared directory).
+    /// own memories written by now, of `project` when given (a shared directory), not of
+    /// the session `not_of` (its earlier segments reach the model through the restore).
     pub fn file_note(
         &self,
         relative: Option<&str>,
         absolute: &str,
         project: Option<&str>,
+        not_of: Option<&str>,
     ) -> Result<Option<FileHit>, IndexError> {
         let name = Path::new(absolute)
             .file_name()
@@ -70,7 +72,9 @@ impl Index {
             .map_err(|e| self.sqlite(e))?;
         for row in rows {
             let (kind, item, path, source) = row.map_err(|e| self.sqlite(e))?;
-            if project.is_some_and(|p| p != source.project) {
+            if project.is_some_and(|p| p != source.project)
+                || not_of.is_some_and(|s| s == source.session_id)
+            {
                 continue;
             }
             if let Some(kind) = Kind::from_i64(kind)
@@ -83,11 +87,13 @@ impl Index {
     }
 
     /// The newest failed approach whose error has `signature` and that says what worked;
-    /// of the user's own memories written by now, of `project` when given.
+    /// of the user's own memories written by now, of `project` when given, not of the
+    /// session `not_of`.
     pub fn error_note(
         &self,
         signature: &str,
         project: Option<&str>,
+        not_of: Option<&str>,
     ) -> Result<Option<ErrorHit>, IndexError> {
         let sql = format!(
             "SELECT a.worked, a.item, m.file, m.created, m.session_id, m.project
@@ -107,7 +113,9 @@ impl Index {
             .map_err(|e| self.sqlite(e))?;
         for row in rows {
             let hit = row.map_err(|e| self.sqlite(e))?;
-            if project.is_none_or(|p| p == hit.source.project) {
+            if project.is_none_or(|p| p == hit.source.project)
+                && not_of.is_none_or(|s| s != hit.source.session_id)
+            {
                 return Ok(Some(hit));
             }
         }

@@ -319,3 +319,24 @@ fn the_record_of_a_session_is_never_followed_through_a_link() {
     assert_eq!(p.edit("s", "src/memory/store.rs"), "");
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "");
 }
+
+#[test]
+fn the_sessions_own_earlier_memories_are_never_a_note() {
+    // The restore after each compaction hands the model its own session's lists: a
+    // note would say them again.
+    let p = Project::new();
+    p.memory(
+        "20261118_100400_5e551011.md",
+        "2026-11-18T10:04:00+00:00",
+        FAILED,
+        true,
+    );
+    let same = "5e551011-aaaa-bbbb-cccc-000000000000";
+    assert_eq!(p.edit(same, "src/memory/store.rs"), "");
+    assert_eq!(
+        p.failure(same, "Exit code 101\nerror[E0599]: no method named `lock_arc` found for struct `Store` in the current scope"),
+        ""
+    );
+    // Another session is told.
+    assert!(!p.edit("s-2", "src/memory/store.rs").is_empty());
+}
