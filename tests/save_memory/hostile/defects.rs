@@ -1260,8 +1260,12 @@ fn many_records_cost_memory() -> Vec<String> {
         ran.took.as_secs_f64(),
         ran.rss_mib
     );
-    // 200,000 records: 720 bytes each (as before issue 25) would be 137 MiB.
-    if ran.rss_mib > 80 {
+    // 200,000 records: 720 bytes each (as before issue 25) would be 137 MiB. The peak
+    // moves with how the reading and signal threads interleave: 78–79 MiB for the build
+    // of 305b4d2 and 78–82 MiB for today's, run back to back on a loaded machine (one run
+    // of the whole suite saw 83). The bound keeps that margin and still fails far below
+    // 720 bytes a record.
+    if ran.rss_mib > 90 {
         failures.push(format!(
             "{} records: {} MiB peak, {:.1} s",
             2 * calls,
