@@ -21,6 +21,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use memory_stalker::Config;
+
+#[path = "support/corpus_store.rs"]
+mod corpus_store;
+use corpus_store::collect;
 use memory_stalker::log::Log;
 use serde_json::{Value, json};
 
@@ -480,17 +484,6 @@ fn read_session(corpus: &str, dir: &Path, file: &Path) -> Option<Session> {
         ends,
         calls,
     })
-}
-
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            collect(&p, out);
-        } else if p.extension().is_some_and(|x| x == "jsonl") {
-            out.push(p);
-        }
-    }
 }
 
 fn write_lines(path: &Path, rows: &[Value]) {

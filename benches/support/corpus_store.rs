@@ -183,7 +183,8 @@ fn write_map(work: &Path, memories: &HashMap<String, (String, String)>) {
     );
 }
 
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+/// Every `.jsonl` file under `dir`, depth first.
+pub fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         let p = e.path();
         if p.is_dir() {

@@ -258,11 +258,7 @@ fn run_hook() -> ExitCode {
         hook::run_parsed(parsed, &config, &log)
     })
     .unwrap_or_default();
-    if !out.is_empty() {
-        let mut stdout = std::io::stdout().lock();
-        let _ = stdout.write_all(out.as_bytes());
-        let _ = stdout.flush();
-    }
+    print_out(&out);
     ExitCode::SUCCESS
 }
 
@@ -280,15 +276,21 @@ fn hand_over_note() -> ExitCode {
             .is_ok()
     {
         let out = hook::note::hand_over(&input, &config);
-        if !out.is_empty() {
-            let mut stdout = std::io::stdout().lock();
-            let _ = stdout.write_all(out.as_bytes());
-            let _ = stdout.flush();
-        }
+        print_out(&out);
     }
     // Whatever was not read (all of it, or what is past the cap) is read and dropped.
     let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
     ExitCode::SUCCESS
+}
+
+/// Writes what a hook says on stdout (nothing when it has nothing to say); a closed
+/// stdout is no failure of the hook.
+fn print_out(out: &str) {
+    if !out.is_empty() {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(out.as_bytes());
+        let _ = stdout.flush();
+    }
 }
 
 /// Most time the action note may take: it runs before an edit, which waits for it.
@@ -320,11 +322,7 @@ fn action_note() -> ExitCode {
     {
         let out = std::panic::catch_unwind(|| hook::action::run(&input, &config, &Log::stderr()))
             .unwrap_or_default();
-        if !out.is_empty() {
-            let mut stdout = std::io::stdout().lock();
-            let _ = stdout.write_all(out.as_bytes());
-            let _ = stdout.flush();
-        }
+        print_out(&out);
     }
     let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
     ExitCode::SUCCESS

@@ -16,6 +16,11 @@ const MAX_ROWS: i64 = 200;
 /// the repository), written no later than now (never a future-dated one).
 const TRUSTED: &str = "m.ours = 1 AND (m.written_at IS NULL OR m.written_at <= ?2)";
 
+/// Which memories a lookup reads, checked before the row limit so that one long
+/// session's rows (an item carried from segment to segment) or another project's cannot
+/// fill it: of `?4`'s project when given (a shared directory), never of session `?5`.
+const WHOSE: &str = "(?4 IS NULL OR m.project = ?4) AND (?5 IS NULL OR m.session_id <> ?5)";
+
 fn source_of(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Source> {
     Ok(Source {
         file: r.get(at)?,
@@ -56,12 +61,12 @@ impl Index {
         let sql = format!(
             "SELECT a.kind, a.item, a.path, m.file, m.created, m.session_id, m.project
              FROM action_files a JOIN memories m ON m.id = a.memory_id
-             WHERE a.name = ?1 AND {TRUSTED}
+             WHERE a.name = ?1 AND {TRUSTED} AND {WHOSE}
              ORDER BY a.kind, a.order_ns DESC, a.memory_id DESC LIMIT ?3"
         );
         let mut st = self.conn.prepare_cached(&sql).map_err(|e| self.sqlite(e))?;
         let rows = st
-            .query_map(params![name, now_limit(), MAX_ROWS], |r| {
+            .query_map(params![name, now_limit(), MAX_ROWS, project, not_of], |r| {
                 Ok((
                     r.get::<_, i64>(0)?,
                     r.get::<_, String>(1)?,
@@ -72,11 +77,6 @@ impl Index {
             .map_err(|e| self.sqlite(e))?;
         for row in rows {
             let (kind, item, path, source) = row.map_err(|e| self.sqlite(e))?;
-            if project.is_some_and(|p| p != source.project)
-                || not_of.is_some_and(|s| s == source.session_id)
-            {
-                continue;
-            }
             if let Some(kind) = Kind::from_i64(kind)
                 && names_file(&path, relative, absolute)
             {
@@ -98,27 +98,22 @@ impl Index {
         let sql = format!(
             "SELECT a.worked, a.item, m.file, m.created, m.session_id, m.project
              FROM action_errors a JOIN memories m ON m.id = a.memory_id
-             WHERE a.signature = ?1 AND {TRUSTED}
+             WHERE a.signature = ?1 AND {TRUSTED} AND {WHOSE}
              ORDER BY a.order_ns DESC, a.memory_id DESC LIMIT ?3"
         );
         let mut st = self.conn.prepare_cached(&sql).map_err(|e| self.sqlite(e))?;
-        let rows = st
-            .query_map(params![signature, now_limit(), MAX_ROWS], |r| {
-                Ok(ErrorHit {
-                    worked: r.get(0)?,
-                    item: r.get(1)?,
-                    source: source_of(r, 2)?,
-                })
-            })
+        let mut rows = st
+            .query_map(
+                params![signature, now_limit(), MAX_ROWS, project, not_of],
+                |r| {
+                    Ok(ErrorHit {
+                        worked: r.get(0)?,
+                        item: r.get(1)?,
+                        source: source_of(r, 2)?,
+                    })
+                },
+            )
             .map_err(|e| self.sqlite(e))?;
-        for row in rows {
-            let hit = row.map_err(|e| self.sqlite(e))?;
-            if project.is_none_or(|p| p == hit.source.project)
-                && not_of.is_none_or(|s| s != hit.source.session_id)
-            {
-                return Ok(Some(hit));
-            }
-        }
-        Ok(None)
+        rows.next().transpose().map_err(|e| self.sqlite(e))
     }
 }

@@ -352,17 +352,7 @@ impl MemoryStore {
         }
         let mut cache = self.index.lock().unwrap_or_else(|p| p.into_inner());
         *cache = IndexCache::Unopened;
-        let how = OpenOptions::INTERACTIVE;
-        let mut index = Index::open(&self.dir, how, self.index_key())?;
-        // A damaged page that no catching up read (the directory unchanged) would fail
-        // every search while this said "up to date".
-        if let Err(e) = index.check() {
-            if !crate::search::index::is_corrupt(&e) {
-                return Err(e.into());
-            }
-            index = index.replaced(how)?;
-            index.catch_up(None, None)?;
-        }
+        let mut index = self.open_checked()?;
         if rebuild {
             // In place, in one transaction: the readers of the old file are never left
             // with a deleted one (which gave them "database disk image is malformed").
@@ -394,6 +384,14 @@ impl MemoryStore {
         if !self.indexed || !self.dir.is_dir() || !db.is_file() {
             return Ok(None);
         }
+        Ok(Some(self.open_checked()?.verify()?))
+    }
+
+    /// The index opened for a person waiting (no catch-up bound), its pages checked: a
+    /// damaged page that no catching up read (the directory unchanged) would fail every
+    /// search while `index` said "up to date", so a damaged index is replaced and read
+    /// again from the files.
+    fn open_checked(&self) -> Result<Index, Error> {
         let how = OpenOptions::INTERACTIVE;
         let mut index = Index::open(&self.dir, how, self.index_key())?;
         if let Err(e) = index.check() {
@@ -403,7 +401,7 @@ impl MemoryStore {
             index = index.replaced(how)?;
             index.catch_up(None, None)?;
         }
-        Ok(Some(index.verify()?))
+        Ok(index)
     }
 
     /// Runs `work` on the search index of this store, up to date with its files, opened
