@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # memory-stalker installer.
 #
-#   ./install.sh              build the binaries into bin/, install the plugin into Claude
+#   ./install.sh              build the binary into bin/, install the plugin into Claude
 #                             Code (when `claude` is on PATH) from this repository as a local
 #                             marketplace, then show a memory saved from the sample session
 #                             and count the past sessions on this machine (it never
@@ -171,11 +171,18 @@ case "${1:-}" in
 esac
 
 if [ "$build" = 1 ]; then
-    echo "==> building release binaries (cargo build --release)"
-    cargo build --release --locked -p save-memory -p list-memories -p memory-stalker-mcp
+    echo "==> building the binary (cargo build --profile dist: a few minutes)"
+    cargo build --profile dist --locked -p memory-stalker-cli
     mkdir -p bin
-    install -m 0755 target/release/save-memory target/release/list-memories \
-        target/release/memory-stalker-mcp bin/
+    # One binary and three links to it, each the name of the tool it runs (Claude Code
+    # copies the links as links). Each is replaced by a rename: a hook may be running
+    # the old file.
+    install -m 0755 target/dist/memory-stalker bin/.memory-stalker.new
+    mv -f bin/.memory-stalker.new bin/memory-stalker
+    for b in save-memory list-memories memory-stalker-mcp; do
+        ln -sf memory-stalker "bin/.$b.new"
+        mv -f "bin/.$b.new" "bin/$b"
+    done
 fi
 for b in save-memory list-memories memory-stalker-mcp; do
     if [ ! -x "bin/$b" ]; then
@@ -186,6 +193,9 @@ done
 echo "    $root/bin/save-memory"
 echo "    $root/bin/list-memories"
 echo "    $root/bin/memory-stalker-mcp"
+if [ -L bin/save-memory ]; then
+    echo "    (links to $root/bin/memory-stalker, $(size_of bin/memory-stalker))"
+fi
 make_dist
 echo "    $dist (the plugin as Claude Code installs it: no build output)"
 

@@ -699,18 +699,29 @@ fn the_installer_keeps_build_output_out_of_claude_codes_copy_and_uninstalls_twic
                 .any(|f| f.to_string_lossy().contains("/target/")),
             "{v}: build output copied"
         );
+        // The copy holds one binary: the three tools stay links to it (docs/design.md
+        // §2.1), which this version of Claude Code copies as links.
         let bytes: u64 = files
             .iter()
-            .map(|f| fs::metadata(f).map(|m| m.len()).unwrap_or(0))
+            .map(|f| fs::symlink_metadata(f).map(|m| m.len()).unwrap_or(0))
             .sum();
-        let binaries: u64 = ["save-memory", "list-memories", "memory-stalker-mcp"]
-            .iter()
-            .map(|b| fs::metadata(repo.join("bin").join(b)).unwrap().len())
-            .sum();
+        let binary = fs::metadata(repo.join("bin/memory-stalker")).unwrap().len();
         assert!(
-            bytes < binaries + (1 << 20),
+            bytes < binary + (1 << 20),
             "{v}: {bytes} bytes in the cache"
         );
+        for tool in ["save-memory", "list-memories", "memory-stalker-mcp"] {
+            let copied: Vec<_> = files
+                .iter()
+                .filter(|f| f.ends_with(format!("bin/{tool}")))
+                .collect();
+            assert_eq!(copied.len(), 1, "{v}: {files:?}");
+            assert_eq!(
+                fs::read_link(copied[0]).ok(),
+                Some(std::path::PathBuf::from("memory-stalker")),
+                "{v}: {tool}"
+            );
+        }
         // The plugin runs from dist/ (no --plugin-dir): the startup check found its bin/.
         w.api.push([Turn::text("Hello.")]);
         let run = w.claude_raw(&["--dangerously-skip-permissions", "Hello"]);

@@ -244,6 +244,14 @@ fn the_marketplace_serves_dist_which_holds_the_plugin_without_build_output() {
     ] {
         assert!(dist.join(f).is_file(), "dist/{f}");
     }
+    // One binary; each tool is a link to it, by the name it runs as.
+    assert!(dist.join("bin/memory-stalker").is_file());
+    for tool in ["save-memory", "list-memories", "memory-stalker-mcp"] {
+        assert_eq!(
+            fs::read_link(dist.join("bin").join(tool)).unwrap(),
+            std::path::Path::new("memory-stalker")
+        );
+    }
     assert_eq!(
         fs::read_to_string(dist.join("hooks/hooks.json")).unwrap(),
         fs::read_to_string(repo.join("hooks/hooks.json")).unwrap()

@@ -278,9 +278,9 @@ pub fn run_isolated(
     }
 }
 
-/// Copies the plugin bundle from the repository to `to`, with the binaries under test
-/// (`save_memory`, and the `list-memories` and `memory-stalker-mcp` beside it) in
-/// `to/bin/`.
+/// Copies the plugin bundle from the repository to `to`, with `bin/` laid out as
+/// `install.sh` makes it: the `memory-stalker` binary built beside `save_memory`, and
+/// `save-memory`, `list-memories` and `memory-stalker-mcp` as links to it.
 pub fn copy_bundle(to: &Path, save_memory: &str) {
     let repo = repo_root();
     for item in BUNDLE {
@@ -288,18 +288,15 @@ pub fn copy_bundle(to: &Path, save_memory: &str) {
     }
     let bin = to.join("bin");
     fs::create_dir_all(&bin).unwrap();
-    let save = PathBuf::from(save_memory);
-    let list = save.with_file_name("list-memories");
-    let mcp = save.with_file_name("memory-stalker-mcp");
-    for b in [&list, &mcp] {
-        assert!(
-            b.exists(),
-            "{} is not built: run `cargo build --workspace` (scripts/test does)",
-            b.display()
-        );
-    }
-    for b in [save, list, mcp] {
-        fs::copy(&b, bin.join(b.file_name().unwrap())).unwrap();
+    let one = PathBuf::from(save_memory).with_file_name("memory-stalker");
+    assert!(
+        one.exists(),
+        "{} is not built: run `cargo build --workspace` (scripts/test does)",
+        one.display()
+    );
+    fs::copy(&one, bin.join("memory-stalker")).unwrap();
+    for name in ["save-memory", "list-memories", "memory-stalker-mcp"] {
+        std::os::unix::fs::symlink("memory-stalker", bin.join(name)).unwrap();
     }
 }
 

@@ -71,6 +71,9 @@ impl SummaryJob {
         #[cfg(unix)]
         {
             use std::os::unix::process::CommandExt;
+            // `exe` is the running binary's real path: the plugin's `memory-stalker`,
+            // which runs the tool it is called by, when save-memory is a link to it.
+            cmd.arg0("save-memory");
             // SAFETY: setsid is async-signal-safe and touches no memory of the parent.
             unsafe {
                 cmd.pre_exec(|| {
