@@ -789,12 +789,12 @@ impl<'a> Top<'a> {
                     }
                 }
                 Some("tool_use") | Some("server_tool_use") => {
-                    let name = string(b.name, cost).unwrap_or_default();
+                    let name = tool_name(string(b.name, cost).unwrap_or_default());
                     let (summary, detail) = describe_tool(&name, &b.input, redact, cost);
                     let title = plan_file_title(&detail, &b.input, redact, cost);
                     msg.tool_calls.push(ToolCall {
                         id: Key::of(&str_of(b.id, cost).unwrap_or_default()),
-                        name: tool_name(name),
+                        name,
                         summary: summary.into_boxed_str(),
                         detail,
                         title,
@@ -877,9 +877,15 @@ const KNOWN_TOOLS: [&str; 32] = [
 ];
 
 /// A tool's name: borrowed from [`KNOWN_TOOLS`] when it is one of them.
+/// An MCP server's question tool is read as the built-in one: Conductor (an app that
+/// runs Claude Code) puts `mcp__conductor__AskUserQuestion` in its place, with the same
+/// input, and the user's answers are as much their decisions.
 fn tool_name(name: String) -> Cow<'static, str> {
     match KNOWN_TOOLS.iter().find(|k| **k == name) {
         Some(k) => Cow::Borrowed(k),
+        None if name.starts_with("mcp__") && name.ends_with("__AskUserQuestion") => {
+            Cow::Borrowed("AskUserQuestion")
+        }
         None => Cow::Owned(name),
     }
 }

@@ -52,6 +52,8 @@ pub(super) fn find(view: &View) -> Vec<Answer> {
             user.answers().iter().cloned().map(offered).collect()
         } else if result.text.head().trim_start().starts_with('{') {
             codex_answers(result.text.head(), questions)
+        } else if let Some(numbered) = numbered_answers(result.text.head(), questions) {
+            numbered
         } else {
             parse_answer_text(result.text.head())
                 .into_iter()
@@ -208,6 +210,33 @@ fn parse_answer_text(text: &str) -> Vec<(String, String)> {
         }
     }
     out
+}
+
+/// The answers of Conductor's question tool, one numbered line for each question in
+/// the order asked: `User responses:\n1. Just for chkit\n2. Run test cases`. None when
+/// the text is not that.
+fn numbered_answers(text: &str, questions: &[Question]) -> Option<Vec<(String, String, bool)>> {
+    let rest = text.trim_start().strip_prefix("User responses:")?;
+    let mut out = Vec::new();
+    for line in rest.lines() {
+        let Some((n, answer)) = line.trim().split_once(". ") else {
+            continue;
+        };
+        let (Ok(n), answer) = (n.parse::<usize>(), answer.trim()) else {
+            continue;
+        };
+        let Some(q) = n.checked_sub(1).and_then(|i| questions.get(i)) else {
+            continue;
+        };
+        if !answer.is_empty() && !out.iter().any(|(asked, _, _)| asked == &q.question) {
+            out.push((
+                q.question.clone(),
+                one_line(answer, TEXT_CHARS),
+                is_option(q, answer),
+            ));
+        }
+    }
+    Some(out)
 }
 
 /// The label Codex's question screen adds under the options offered.

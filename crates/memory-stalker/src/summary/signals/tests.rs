@@ -51,6 +51,61 @@ fn an_answer_to_ask_user_question_is_the_users_decision() {
     assert!(s.answers[1].source.uuid.is_some());
 }
 
+/// Conductor asks through its own MCP tool, with the built-in one's input; the answers
+/// come back as numbered lines, in the order of the questions.
+#[test]
+fn conductors_question_tool_gives_the_users_answers() {
+    let mut t = T::default();
+    t.prompt("Turn the docs command into a skill");
+    t.call(
+        "q1",
+        "mcp__conductor__AskUserQuestion",
+        json!({"questions":[
+            {"question":"What's the primary use case for this skill?","options":["Mostly writing new pages","Full lifecycle: write, edit, reorganize, delete"]},
+            {"question":"Is this skill just for chkit?","options":["Just for chkit","Make it generalizable"]},
+            {"question":"Should I delete the old command?","options":["Yes, delete the old command","Keep both for now"]}]}),
+    );
+    result_with(
+        &mut t,
+        "q1",
+        "User responses:\n1. Full lifecycle: write, edit, reorganize, delete\n2. only chkit, but keep the config separate\n9. out of range\n1. said twice",
+        false,
+        json!([{"type":"text","text":"User responses:\n1. …"}]),
+    );
+    let s = signals(&t);
+    let got: Vec<(&str, &str, bool)> = s
+        .answers
+        .iter()
+        .map(|a| (a.question.as_str(), a.answer.as_str(), a.chosen))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "What's the primary use case for this skill?",
+                "Full lifecycle: write, edit, reorganize, delete",
+                true
+            ),
+            (
+                "Is this skill just for chkit?",
+                "only chkit, but keep the config separate",
+                false
+            ),
+        ]
+    );
+    assert_eq!(s.answers[0].source.tool, "AskUserQuestion");
+    // Its refusal (too many questions) is a tool error, not an answer.
+    let mut t = T::default();
+    t.prompt("Turn the docs command into a skill");
+    t.call(
+        "q2",
+        "mcp__conductor__AskUserQuestion",
+        json!({"questions":[{"question":"Which?","options":["a","b"]}]}),
+    );
+    t.result("q2", "MCP error -32602: Input validation error", true);
+    assert!(signals(&t).answers.is_empty());
+}
+
 #[test]
 fn a_question_the_tool_could_not_ask_gives_no_answer() {
     let mut t = T::default();
