@@ -503,6 +503,61 @@ fn conversation_text_keeps_the_newest_entries() {
     assert!(all.starts_with("User:\nfirst ask"));
 }
 
+/// A long segment: before its newest third, what was said is kept and old tool output
+/// is cut short, so the early requests and decisions still reach the summariser.
+#[test]
+fn conversation_text_keeps_what_was_said_over_old_tool_output() {
+    let mut t = T::default();
+    for i in 0..12 {
+        t.prompt(&format!("request {i}: use approach {i}"))
+            .call(
+                &format!("b{i}"),
+                "Bash",
+                json!({"command": format!("make step{i}")}),
+            )
+            .result(
+                &format!("b{i}"),
+                &format!("{}END{i}", "o".repeat(5_000)),
+                false,
+            )
+            .say(&format!("Decided: approach {i} instead of the old one."));
+    }
+    let text = t.read(ReadOptions::default()).conversation_text(8_000);
+    assert!(text.chars().count() <= 8_000, "{}", text.chars().count());
+    // Every request and decision is there, the oldest too.
+    for i in 0..12 {
+        assert!(
+            text.contains(&format!("User:\nrequest {i}: use approach {i}")),
+            "{i}"
+        );
+        assert!(
+            text.contains(&format!("Decided: approach {i} instead")),
+            "{i}"
+        );
+        assert!(
+            text.contains(&format!("Assistant called Bash: make step{i}")),
+            "{i}"
+        );
+    }
+    assert!(!text.contains("earlier entries omitted"), "{text}");
+    // The newest output is whole (its 1,200-character cut), the oldest cut short.
+    let outputs: Vec<usize> = text
+        .split("\n\n")
+        .filter(|e| e.starts_with("Tool result:"))
+        .map(|e| e.chars().count())
+        .collect();
+    assert_eq!(outputs.len(), 12);
+    assert!(outputs[0] < 300, "{outputs:?}");
+    assert!(outputs[11] > 1_000, "{outputs:?}");
+    // A segment that fits is given whole, as before.
+    let all = t.read(ReadOptions::default()).conversation_text(100_000);
+    assert_eq!(
+        all.matches("characters omitted").count(),
+        12,
+        "the 1,200 cut only"
+    );
+}
+
 #[test]
 fn conversation_text_names_the_request_from_before_the_boundary() {
     let mut t = T::default();
