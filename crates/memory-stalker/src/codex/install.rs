@@ -67,12 +67,12 @@ pub fn install(home: &Path, launcher: &Path) -> Result<Outcome, InstallError> {
     let trusted: Vec<(String, String)> = places
         .iter()
         .filter_map(|(event, group)| {
-            let (_, args, timeout) = hooks_json::HOOKS.iter().find(|(e, _, _)| e == event)?;
+            let hook = hooks_json::Hook::of(event)?;
             let handler = trust::Handler {
                 event,
-                matcher: None,
-                command: hooks_json::command(launcher, args),
-                timeout: *timeout,
+                matcher: hook.matcher.map(String::from),
+                command: hooks_json::command(launcher, hook.args),
+                timeout: hook.timeout,
             };
             Some((
                 trust::key(&hooks_file, event, *group, 0),
@@ -352,7 +352,7 @@ mod tests {
         assert!(first.changed, "{first:?}");
         let config = fs::read_to_string(home.join("config.toml")).unwrap();
         assert!(config.starts_with(users_config));
-        assert_eq!(config.matches("trusted_hash").count(), 5, "{config}");
+        assert_eq!(config.matches("trusted_hash").count(), 6, "{config}");
         let second = install(&home, launcher).unwrap();
         assert!(!second.changed, "{second:?}");
         assert!(second.lines[0].ends_with("memory-stalker's hooks are there already"));
@@ -461,7 +461,7 @@ mod tests {
         install(t.path(), launcher).unwrap();
         let config = fs::read_to_string(t.path().join("config.toml")).unwrap();
         assert!(
-            config.contains(&format!("{}{{\"launcher\":\"/repo/plugin/run\",\"file\":false,\"hooks\":false,\"events\":[\"PreCompact\",\"PostCompact\",\"UserPromptSubmit\",\"PostToolUse\"]}}", config_toml::RECORD)),
+            config.contains(&format!("{}{{\"launcher\":\"/repo/plugin/run\",\"file\":false,\"hooks\":false,\"events\":[\"PreCompact\",\"PostCompact\",\"UserPromptSubmit\",\"PostToolUse\",\"PreToolUse\"]}}", config_toml::RECORD)),
             "{config}"
         );
         // Installed again: the record stays as it was.
