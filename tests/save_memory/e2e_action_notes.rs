@@ -114,6 +114,9 @@ fn a_note_before_an_edit_and_after_a_failure_reaches_the_model_once() {
     }
 }
 
+/// A patch as the model may run it through the shell.
+const SHELL_PATCH: &str = "*** Begin Patch\n*** Update File: store.rs\n@@\n-fn lock() { }\n+fn lock() {  }\n*** End Patch\n";
+
 /// Codex (the version under test, `MEMORY_STALKER_E2E_CODEX_VERSION`, 0.169.0 unless
 /// set): what its PreToolUse and PostToolUse hooks receive for a patch and for a command
 /// that fails, and whether their `additionalContext` reaches the next request. A probe
@@ -159,6 +162,11 @@ fn what_codex_hooks_see_of_a_patch_and_a_failed_command() {
             json!({"cmd": "echo 'Process exited with code 3'"}),
         ),
         Turn::call("exec_command", json!({"cmd": "exit 1"})),
+        // A patch the model runs through the shell.
+        Turn::call(
+            "exec_command",
+            json!({"cmd": format!("apply_patch <<'EOF'\n{SHELL_PATCH}EOF\n")}),
+        ),
         Turn::text("Done."),
     ]);
     let run = w.exec(&["--dangerously-bypass-hook-trust", "--json", "Tidy the lock"]);
@@ -237,6 +245,11 @@ fn what_codex_hooks_see_of_a_patch_and_a_failed_command() {
         .iter()
         .map(|(_, i)| i)
         .filter(|i| i["hook_event_name"] == "PostToolUse" && i["tool_name"] == "Bash")
+        .filter(|i| {
+            i["tool_input"]["command"]
+                .as_str()
+                .is_some_and(|c| !c.contains(SHELL_PATCH))
+        })
         .collect();
     assert_eq!(posts.len(), 3, "Codex {v}: {posts:?}");
     assert_eq!(posts[1]["tool_response"], "Process exited with code 3\n");
@@ -253,4 +266,17 @@ fn what_codex_hooks_see_of_a_patch_and_a_failed_command() {
         developer.contains(&format!("PROBE-PostToolUse-{m}")),
         "Codex {v}"
     );
+    // A patch run through the shell is a `Bash` call to the hooks, not `apply_patch`:
+    // the note before an edit, registered for `apply_patch`, does not see it.
+    let shell_patch = inputs
+        .iter()
+        .map(|(_, i)| i)
+        .find(|i| {
+            i["hook_event_name"] == "PreToolUse"
+                && i["tool_input"]["command"]
+                    .as_str()
+                    .is_some_and(|c| c.contains(SHELL_PATCH))
+        })
+        .unwrap_or_else(|| panic!("Codex {v}: no PreToolUse for the patch run through the shell"));
+    assert_eq!(shell_patch["tool_name"], "Bash", "Codex {v}: {shell_patch}");
 }
