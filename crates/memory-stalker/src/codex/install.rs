@@ -473,4 +473,53 @@ mod tests {
         );
         assert!(!t.path().join("config.toml").exists());
     }
+
+    #[test]
+    fn an_install_from_before_the_note_gains_its_group_and_trust_and_uninstalls_clean() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().join("codex-home");
+        fs::create_dir_all(&home).unwrap();
+        let users_config = "model = \"gpt-5.5\"\n";
+        let users_hooks = "{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/u/stop.sh\"}]}]}}\n";
+        fs::write(home.join("config.toml"), users_config).unwrap();
+        fs::write(home.join("hooks.json"), users_hooks).unwrap();
+        let launcher = Path::new("/repo/plugin/run");
+        install(&home, launcher).unwrap();
+        // Made into what an install before the note wrote: no PreToolUse group, no
+        // trust for it, none in the record.
+        let read = |f: &str| fs::read_to_string(home.join(f)).unwrap();
+        let hooks = read("hooks.json");
+        let group = hooks
+            .find(", \"PreToolUse\"")
+            .map(|i| (i, hooks[i..].find("]}]").unwrap() + i + 3))
+            .unwrap();
+        let old_hooks = format!("{}{}", &hooks[..group.0], &hooks[group.1..]);
+        let config = read("config.toml");
+        let key = format!(
+            "[hooks.state.\"{}:pre_tool_use:0:0\"]\n",
+            hooks_path(&home).display()
+        );
+        let at = config.find(&key).unwrap();
+        let end = at + key.len() + config[at + key.len()..].find('\n').unwrap() + 1;
+        let old_config =
+            format!("{}{}", &config[..at], &config[end..]).replace(",\"PreToolUse\"]", "]");
+        assert_eq!(
+            old_config.matches("trusted_hash").count(),
+            5,
+            "{old_config}"
+        );
+        fs::write(home.join("hooks.json"), &old_hooks).unwrap();
+        fs::write(home.join("config.toml"), &old_config).unwrap();
+        assert_eq!(hooks_json::ours(&old_hooks, None).len(), 5);
+        // Installed again: the group, its trust and the record come.
+        let again = install(&home, launcher).unwrap();
+        assert!(again.changed, "{again:?}");
+        assert_eq!(read("hooks.json"), hooks);
+        assert_eq!(read("config.toml").matches("trusted_hash").count(), 6);
+        assert!(read("config.toml").contains(&key));
+        assert!(read("config.toml").contains(",\"PreToolUse\"]"));
+        uninstall(&home, Some(launcher)).unwrap();
+        assert_eq!(read("hooks.json"), users_hooks);
+        assert_eq!(read("config.toml"), users_config);
+    }
 }
