@@ -1266,3 +1266,48 @@ fn a_note_before_a_patch_reaches_codexs_model_once() {
         "Codex {v}\n{log}"
     );
 }
+
+/// The matcher our installer gives the note's group (`apply_patch`) keeps Codex from
+/// starting the hook before its other tool calls: a PreToolUse group of the user's with
+/// that matcher runs for the patch alone, not for the commands around it.
+#[test]
+fn codexs_pre_tool_use_matcher_apply_patch_runs_for_the_patch_alone() {
+    let Some(codex) = installed() else { return };
+    let v = version();
+    let w = CodexWorld::bare(tempfile::tempdir().unwrap(), &codex);
+    let seen = w.root.path().join("seen.txt");
+    let script = w.root.path().join("seen.sh");
+    fs::write(
+        &script,
+        format!(
+            "sed -n 's/.*\"tool_name\":\"\\([A-Za-z_]*\\)\".*/\\1/p' >> {0}\necho >> {0}\n",
+            seen.display()
+        ),
+    )
+    .unwrap();
+    let group = json!([{"matcher": "apply_patch", "hooks": [{"type": "command", "command": format!("sh {}", script.display()), "timeout": 10}]}]);
+    fs::write(
+        w.codex_home().join("hooks.json"),
+        json!({"hooks": {"PreToolUse": group}}).to_string(),
+    )
+    .unwrap();
+    w.api.push(vec![
+        Turn::call("exec_command", json!({"cmd": "echo before"})),
+        Turn::patch("*** Begin Patch\n*** Add File: notes.md\n+x\n*** End Patch\n"),
+        Turn::call("exec_command", json!({"cmd": "echo after"})),
+        Turn::text("Done."),
+    ]);
+    let run = w.exec(&["--dangerously-bypass-hook-trust", "--json", "Take notes"]);
+    assert!(
+        run.out.status.success(),
+        "{}\n{}",
+        run.stdout(),
+        run.stderr()
+    );
+    assert!(w.project().join("notes.md").exists(), "Codex {v}: no patch");
+    assert_eq!(
+        fs::read_to_string(&seen).unwrap_or_default(),
+        "apply_patch\n",
+        "Codex {v}"
+    );
+}
