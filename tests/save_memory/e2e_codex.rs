@@ -20,7 +20,8 @@
 //!   and in Claude Code of a memory Codex wrote;
 //! - the installer into a scratch `CODEX_HOME`, twice, and its uninstall;
 //! - the note before a patch (switched on) of a file an earlier memory names: once, in
-//!   the next request the model gets.
+//!   the next request the model gets; the `apply_patch` matcher of its group, which
+//!   keeps the hook from the commands around a patch.
 //!
 //! What the model received (restores, recalls, tool answers) is printed with
 //! `--nocapture`.
