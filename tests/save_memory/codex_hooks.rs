@@ -416,3 +416,60 @@ fn codexs_title_of_the_thread_is_the_headline() {
         "{restore}"
     );
 }
+
+/// The note before a Codex patch, from the binary (docs/design.md §2.13): Codex's
+/// PreToolUse of `apply_patch` (the patch in `tool_input.command`, its paths relative to
+/// `cwd`) gets a note for a file an earlier memory names, once a session. A patch is the
+/// model's text: one that names the file only inside a hunk, outside the project, behind
+/// control characters, or thousands of times over gives nothing, and exits 0.
+#[test]
+fn a_codex_patch_gets_the_note_once_and_a_hostile_patch_nothing() {
+    let mut s = sandbox();
+    s.set("MEMORY_STALKER_ACTION_NOTES", "1");
+    let name = "20261118_100400_5e551011.md";
+    fs::create_dir_all(s.memories()).unwrap();
+    let memory = s.memories().join(name);
+    fs::write(
+        &memory,
+        format!(
+            "---\nmemory_stalker: 1\nsession_id: \"5e551011-aaaa-bbbb-cccc-000000000000\"\ncreated: \"2026-11-18T10:04:00+00:00\"\ntrigger: \"auto\"\nproject: {}\nsummary: \"earlier work\"\nsummary_source: \"offline\"\nlang: \"en\"\n---\n\n# Session memory\n\n## Session so far\n\n### Decisions\n\n- Your choice: “keep src/store.rs free of I/O” (AskUserQuestion, 2026-11-18 10:04)\n",
+            serde_json::to_string(&s.project()).unwrap()
+        ),
+    )
+    .unwrap();
+    support::sign_memory(&s, &memory);
+    let patch = |text: &str| {
+        let v = input(
+            &s,
+            "PreToolUse",
+            None,
+            json!({"permission_mode": "bypassPermissions", "tool_name": "apply_patch",
+                   "tool_input": {"command": text}, "tool_use_id": "call_1"}),
+        );
+        let out = s.run(BIN, &["action-note"], v.to_string().as_bytes());
+        assert_eq!(out.status.code(), Some(0), "{text:.200}");
+        support::text(&out).0
+    };
+    let many = "*** Add File: x.rs\n+x\n".repeat(100_000);
+    for hostile in [
+        "*** Begin Patch\n*** Update File: src/other.rs\n@@\n+*** Update File: src/store.rs\n *** Delete File: src/store.rs\n-*** Move to: src/store.rs\n*** End Patch\n",
+        "*** Update File: ../../../../src/store.rs\n",
+        "*** Update File: \u{1b}[2Jsrc/store.rs\n",
+        "*** Update File: src/store.rs\u{0}\n",
+        "*** update file: src/store.rs\n",
+        many.as_str(),
+    ] {
+        assert_eq!(patch(hostile), "", "{hostile:.200}");
+    }
+    let out = patch(
+        "*** Begin Patch\n*** Update File: src/other.rs\n@@\n-a\n+b\n*** Update File: ./src/store.rs\n@@\n-a\n+b\n*** End Patch\n",
+    );
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "PreToolUse");
+    insta::assert_snapshot!(v["hookSpecificOutput"]["additionalContext"].as_str().unwrap(), @"memory-stalker: an earlier memory of this project (2026-11-18) holds a decision naming src/store.rs: “Your choice: “keep src/store.rs free of I/O” (AskUserQuestion, 2026-11-18 10:04)” (a record of the past, not an instruction; memory .claude/memories/20261118_100400_5e551011.md)");
+    assert_eq!(
+        patch("*** Begin Patch\n*** Delete File: src/store.rs\n*** End Patch\n"),
+        "",
+        "once a session"
+    );
+}

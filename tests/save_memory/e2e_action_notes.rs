@@ -114,12 +114,15 @@ fn a_note_before_an_edit_and_after_a_failure_reaches_the_model_once() {
     }
 }
 
+/// A patch as the model may run it through the shell.
+const SHELL_PATCH: &str = "*** Begin Patch\n*** Update File: store.rs\n@@\n-fn lock() { }\n+fn lock() {  }\n*** End Patch\n";
+
 /// Codex (the version under test, `MEMORY_STALKER_E2E_CODEX_VERSION`, 0.169.0 unless
 /// set): what its PreToolUse and PostToolUse hooks receive for a patch and for a command
 /// that fails, and whether their `additionalContext` reaches the next request. A probe
 /// hook of the user's records its input and answers with a marker. What it found is why
-/// the notes are not registered for Codex (docs/design.md §2.13); printed with
-/// `--nocapture`.
+/// only the note before an edit is registered for Codex, for `apply_patch`, and the note
+/// after a failed command is not (docs/design.md §2.13); printed with `--nocapture`.
 #[test]
 fn what_codex_hooks_see_of_a_patch_and_a_failed_command() {
     use support::codex::{CodexWorld, installed, version};
@@ -151,6 +154,18 @@ fn what_codex_hooks_see_of_a_patch_and_a_failed_command() {
         Turn::call(
             "exec_command",
             json!({"cmd": "echo 'error: the store lock is held' >&2; exit 3"}),
+        ),
+        // A success that prints what the model's own output of a failure says, and a
+        // failure that prints nothing.
+        Turn::call(
+            "exec_command",
+            json!({"cmd": "echo 'Process exited with code 3'"}),
+        ),
+        Turn::call("exec_command", json!({"cmd": "exit 1"})),
+        // A patch the model runs through the shell.
+        Turn::call(
+            "exec_command",
+            json!({"cmd": format!("apply_patch <<'EOF'\n{SHELL_PATCH}EOF\n")}),
         ),
         Turn::text("Done."),
     ]);
@@ -187,10 +202,13 @@ fn what_codex_hooks_see_of_a_patch_and_a_failed_command() {
         .collect();
     eprintln!("Codex {v}: hook inputs:");
     for (n, i) in &inputs {
-        eprintln!(
-            "  {n}: {} {} tool_input={} tool_response={}",
-            i["hook_event_name"], i["tool_name"], i["tool_input"], i["tool_response"]
-        );
+        eprintln!("  {n}: {i}");
+    }
+    // What the model itself got back for each command (its `function_call_output`).
+    for r in w.api.turn_requests() {
+        if let Some(o) = r.body.split("\"function_call_output\"").skip(1).last() {
+            eprintln!("  model got: {}", &o[..o.len().min(300)]);
+        }
     }
     eprintln!("Codex {v}: markers in the model's requests: {developer:?}");
     // As found on 0.169.0 and 0.171.0: PreToolUse of a patch names its files in
@@ -220,8 +238,45 @@ fn what_codex_hooks_see_of_a_patch_and_a_failed_command() {
         post["tool_response"], "error: the store lock is held\n",
         "Codex {v}: the failed command's PostToolUse"
     );
+    // No field says how the command ended: a success that printed the line Codex
+    // writes for the model about a failure reads the same as that failure would, and a
+    // failure that printed nothing is an empty string.
+    let posts: Vec<&serde_json::Value> = inputs
+        .iter()
+        .map(|(_, i)| i)
+        .filter(|i| i["hook_event_name"] == "PostToolUse" && i["tool_name"] == "Bash")
+        .filter(|i| {
+            i["tool_input"]["command"]
+                .as_str()
+                .is_some_and(|c| !c.contains(SHELL_PATCH))
+        })
+        .collect();
+    assert_eq!(posts.len(), 3, "Codex {v}: {posts:?}");
+    assert_eq!(posts[1]["tool_response"], "Process exited with code 3\n");
+    assert_eq!(posts[2]["tool_response"], "");
+    for p in &posts {
+        let keys: Vec<&String> = p.as_object().unwrap().keys().collect();
+        assert!(
+            keys.iter()
+                .all(|k| !k.contains("exit") && !k.contains("status") && *k != "error"),
+            "Codex {v}: {keys:?}"
+        );
+    }
     assert!(
         developer.contains(&format!("PROBE-PostToolUse-{m}")),
         "Codex {v}"
     );
+    // A patch run through the shell is a `Bash` call to the hooks, not `apply_patch`:
+    // the note before an edit, registered for `apply_patch`, does not see it.
+    let shell_patch = inputs
+        .iter()
+        .map(|(_, i)| i)
+        .find(|i| {
+            i["hook_event_name"] == "PreToolUse"
+                && i["tool_input"]["command"]
+                    .as_str()
+                    .is_some_and(|c| c.contains(SHELL_PATCH))
+        })
+        .unwrap_or_else(|| panic!("Codex {v}: no PreToolUse for the patch run through the shell"));
+    assert_eq!(shell_patch["tool_name"], "Bash", "Codex {v}: {shell_patch}");
 }

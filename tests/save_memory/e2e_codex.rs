@@ -18,7 +18,10 @@
 //!   interactive Codex's screen with an option and a note;
 //! - the recall in Codex of a memory Claude Code wrote, read further with the MCP tool,
 //!   and in Claude Code of a memory Codex wrote;
-//! - the installer into a scratch `CODEX_HOME`, twice, and its uninstall.
+//! - the installer into a scratch `CODEX_HOME`, twice, and its uninstall;
+//! - the note before a patch (switched on) of a file an earlier memory names: once, in
+//!   the next request the model gets; the `apply_patch` matcher of its group, which
+//!   keeps the hook from the commands around a patch.
 //!
 //! What the model received (restores, recalls, tool answers) is printed with
 //! `--nocapture`.
@@ -988,7 +991,7 @@ fn the_installer_into_a_scratch_codex_home_then_uninstall() {
         first.contains("==> installing memory-stalker into Codex"),
         "{first}"
     );
-    assert!(first.contains("trusted those 5 hooks"), "{first}");
+    assert!(first.contains("trusted those 6 hooks"), "{first}");
     let second = install(&w);
     eprintln!("./install.sh, again:\n{second}");
     assert!(
@@ -1011,10 +1014,22 @@ fn the_installer_into_a_scratch_codex_home_then_uninstall() {
                 .is_some_and(|c| c.contains("/plugin/run' save-memory"))
         })
         .collect();
-    assert_eq!(ours.len(), 5, "{listed:?}");
+    assert_eq!(ours.len(), 6, "{listed:?}");
     for h in &ours {
         assert_eq!(h["trustStatus"], "trusted", "{h}");
     }
+    // The note before an edit, for Codex's patch tool alone: its group's matcher is in
+    // the trust hash Codex computes (and ours matched it).
+    let note = ours
+        .iter()
+        .find(|h| {
+            h["command"]
+                .as_str()
+                .is_some_and(|c| c.ends_with(" save-memory action-note"))
+        })
+        .unwrap_or_else(|| panic!("no action note in {ours:?}"));
+    eprintln!("Codex's view of the note before an edit: {note}");
+    assert_eq!(note["matcher"], "apply_patch", "{note}");
     // And they run without --dangerously-bypass-hook-trust.
     w.api.push(working_turns());
     let run = w.exec(&["Write the API notes for the uploader; keep them short."]);
@@ -1148,4 +1163,152 @@ fn the_codex_cli_backend_writes_the_summary() {
     assert_eq!(w.rollouts().len(), 1, "the nested run kept no session");
     let log = fs::read_to_string(w.memories().join(".log")).unwrap();
     assert!(log.contains("summary by codex-cli written into"), "{log}");
+}
+
+const FILE_NOTE: &str = "memory-stalker: an earlier memory of this project";
+
+/// Writes an earlier memory of this project, signed with the world's writer key, whose
+/// decision names `src/store.rs`.
+fn earlier_memory(w: &CodexWorld) {
+    let key = memory_stalker::provenance::Writer::at(
+        w.home()
+            .join(".local/state/memory-stalker")
+            .join(memory_stalker::provenance::KEY_FILE),
+    )
+    .key_or_create()
+    .unwrap();
+    let name = "20261118_100400_5e551011.md";
+    let text = format!(
+        "---\nmemory_stalker: 1\nsession_id: \"5e551011-aaaa-bbbb-cccc-000000000000\"\ncreated: \"2026-11-18T10:04:00+00:00\"\ntrigger: \"auto\"\nproject: {}\nsummary: \"earlier work on the store\"\nsummary_source: \"offline\"\nlang: \"en\"\n---\n\n# Session memory\n\n## Session so far\n\n### Decisions\n\n- Your choice: “keep src/store.rs free of I/O; the lock file is the caller's” (AskUserQuestion, 2026-11-18 10:04)\n",
+        serde_json::to_string(&w.project()).unwrap()
+    );
+    fs::create_dir_all(w.memories()).unwrap();
+    fs::write(w.memories().join(name), key.sign(name, &text)).unwrap();
+}
+
+/// The note before an edit (docs/design.md §2.13), switched on, in Codex as installed
+/// (its PreToolUse group for `apply_patch`): a patch of a file an earlier memory's
+/// decision names gets one note, which the next request the model gets carries; a
+/// second patch of the same file, and a patch of a file no memory names, add nothing.
+#[test]
+fn a_note_before_a_patch_reaches_codexs_model_once() {
+    let Some(codex) = installed() else { return };
+    let v = version();
+    let mut w = CodexWorld::new(&codex, SAVE_MEMORY);
+    // Off by default: the user turns them on.
+    w.set("MEMORY_STALKER_ACTION_NOTES", "1");
+    earlier_memory(&w);
+    fs::create_dir_all(w.project().join("src")).unwrap();
+    fs::write(w.project().join("src/store.rs"), "fn lock() {}\n").unwrap();
+    fs::write(w.project().join("src/other.rs"), "fn other() {}\n").unwrap();
+    let patch = |file: &str, old: &str, new: &str| {
+        Turn::patch(&format!(
+            "*** Begin Patch\n*** Update File: {file}\n@@\n-{old}\n+{new}\n*** End Patch\n"
+        ))
+    };
+    w.api.push(vec![
+        patch("src/store.rs", "fn lock() {}", "fn lock() { }"),
+        patch("src/store.rs", "fn lock() { }", "fn lock() {  }"),
+        patch("src/other.rs", "fn other() {}", "fn other() { }"),
+        Turn::text("Done."),
+    ]);
+    let run = w.exec(&["--json", "Tidy the store's lock"]);
+    assert!(
+        run.out.status.success(),
+        "{}\n{}",
+        run.stdout(),
+        run.stderr()
+    );
+    // The hook never stands in a patch's way.
+    assert_eq!(
+        fs::read_to_string(w.project().join("src/store.rs")).unwrap(),
+        "fn lock() {  }\n"
+    );
+    assert_eq!(
+        fs::read_to_string(w.project().join("src/other.rs")).unwrap(),
+        "fn other() { }\n"
+    );
+    let log = fs::read_to_string(w.memories().join(".log")).unwrap_or_default();
+    let requests = w.api.turn_requests();
+    let notes = |r: &Recorded| -> Vec<String> {
+        developer_texts(r)
+            .into_iter()
+            .filter(|t| t.starts_with(FILE_NOTE))
+            .collect()
+    };
+    // The first request that carries it is the one right after the first patch.
+    let at = requests
+        .iter()
+        .position(|r| !notes(r).is_empty())
+        .unwrap_or_else(|| panic!("Codex {v}: the note never reached the model\n{log}"));
+    assert!(
+        requests[at].body.contains("fn lock() { }")
+            && !requests[at].body.contains("fn lock() {  }"),
+        "Codex {v}: the note came with another call than the first patch"
+    );
+    let note = notes(&requests[at]);
+    eprintln!("Codex {v}: the note as the model got it: {note:?}");
+    assert_eq!(note.len(), 1, "Codex {v}: {note:?}");
+    insta::assert_snapshot!(
+        "codex_note_before_a_patch",
+        note[0].replace(&w.project().display().to_string(), "<project>")
+    );
+    // The second patch of the file and the patch of another add nothing.
+    let last = requests.last().unwrap();
+    assert!(
+        last.body.contains("fn other() { }"),
+        "Codex {v}: the last request"
+    );
+    assert_eq!(notes(last), note, "Codex {v}: a second note\n{log}");
+    assert_eq!(
+        log.matches("PreToolUse: a note from an earlier memory")
+            .count(),
+        1,
+        "Codex {v}\n{log}"
+    );
+}
+
+/// The matcher our installer gives the note's group (`apply_patch`) keeps Codex from
+/// starting the hook before its other tool calls: a PreToolUse group of the user's with
+/// that matcher runs for the patch alone, not for the commands around it.
+#[test]
+fn codexs_pre_tool_use_matcher_apply_patch_runs_for_the_patch_alone() {
+    let Some(codex) = installed() else { return };
+    let v = version();
+    let w = CodexWorld::bare(tempfile::tempdir().unwrap(), &codex);
+    let seen = w.root.path().join("seen.txt");
+    let script = w.root.path().join("seen.sh");
+    fs::write(
+        &script,
+        format!(
+            "sed -n 's/.*\"tool_name\":\"\\([A-Za-z_]*\\)\".*/\\1/p' >> {0}\necho >> {0}\n",
+            seen.display()
+        ),
+    )
+    .unwrap();
+    let group = json!([{"matcher": "apply_patch", "hooks": [{"type": "command", "command": format!("sh {}", script.display()), "timeout": 10}]}]);
+    fs::write(
+        w.codex_home().join("hooks.json"),
+        json!({"hooks": {"PreToolUse": group}}).to_string(),
+    )
+    .unwrap();
+    w.api.push(vec![
+        Turn::call("exec_command", json!({"cmd": "echo before"})),
+        Turn::patch("*** Begin Patch\n*** Add File: notes.md\n+x\n*** End Patch\n"),
+        Turn::call("exec_command", json!({"cmd": "echo after"})),
+        Turn::text("Done."),
+    ]);
+    let run = w.exec(&["--dangerously-bypass-hook-trust", "--json", "Take notes"]);
+    assert!(
+        run.out.status.success(),
+        "{}\n{}",
+        run.stdout(),
+        run.stderr()
+    );
+    assert!(w.project().join("notes.md").exists(), "Codex {v}: no patch");
+    assert_eq!(
+        fs::read_to_string(&seen).unwrap_or_default(),
+        "apply_patch\n",
+        "Codex {v}"
+    );
 }

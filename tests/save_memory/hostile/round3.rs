@@ -498,7 +498,8 @@ fn codex_install_removes_another_clones_hooks() -> Vec<String> {
     let config = fs::read_to_string(home.join("config.toml")).unwrap_or_default();
     let a_command = format!("'{a_arg}' save-memory");
     let mut found = Vec::new();
-    if hooks.matches(&a_command).count() != 5 || !config.contains(&*a_arg) {
+    // Each of the first clone's six groups (the note before a patch's among them).
+    if hooks.matches(&a_command).count() != 6 || !config.contains(&*a_arg) {
         found.push(format!(
             "the first clone's hooks are gone:\n{hooks}\n{config}\n{installed:?}\n{removed:?}"
         ));

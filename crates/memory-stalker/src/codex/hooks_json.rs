@@ -3,10 +3,10 @@
 //! spliced in or out (docs/design.md §2.12).
 //!
 //! Ours are found again by their command, which only this installer writes:
-//! `'<repository>/plugin/run' save-memory` (or `… save-memory hand-over-note`). The
-//! repository's path tells one copy of memory-stalker from another: an install or an
-//! uninstall touches only the groups of its own copy (and an install replaces those of
-//! a copy that is gone), never a working copy's.
+//! `'<repository>/plugin/run' save-memory` (or `… save-memory hand-over-note`,
+//! `… save-memory action-note`). The repository's path tells one copy of memory-stalker
+//! from another: an install or an uninstall touches only the groups of its own copy (and
+//! an install replaces those of a copy that is gone), never a working copy's.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -15,15 +15,58 @@ use serde::{Deserialize, Serialize};
 
 use super::spans::{self, Kind, Node};
 
-/// Our hooks: event, arguments of the launcher, timeout in seconds (as in Claude Code's
-/// `hooks/hooks.json`). SessionStart has no matcher: `save-memory` answers every source.
-pub const HOOKS: [(&str, &str, u64); 5] = [
-    ("PreCompact", "save-memory", 90),
-    ("PostCompact", "save-memory", 30),
-    ("SessionStart", "save-memory", 30),
-    ("UserPromptSubmit", "save-memory hand-over-note", 10),
-    ("PostToolUse", "save-memory hand-over-note", 10),
+/// One of our hooks: a group of one handler in an event's list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hook {
+    /// The event, as `hooks.json` names it.
+    pub event: &'static str,
+    /// The group's matcher (`None`: every source, every tool).
+    pub matcher: Option<&'static str>,
+    /// The launcher's arguments.
+    pub args: &'static str,
+    /// Seconds (as in Claude Code's `hooks/hooks.json`).
+    pub timeout: u64,
+}
+
+/// Our hooks, one group an event. SessionStart has no matcher: `save-memory` answers
+/// every source. The note before an edit (docs/design.md §2.13) runs only for Codex's
+/// patch tool (its PreToolUse `tool_name` is `apply_patch`, seen with 0.169.0 and
+/// 0.171.0), not before every tool call; the note after a failed command has no Codex
+/// hook (its PostToolUse does not say whether a command failed).
+pub const HOOKS: [Hook; 6] = [
+    Hook::new("PreCompact", None, "save-memory", 90),
+    Hook::new("PostCompact", None, "save-memory", 30),
+    Hook::new("SessionStart", None, "save-memory", 30),
+    Hook::new("UserPromptSubmit", None, "save-memory hand-over-note", 10),
+    Hook::new("PostToolUse", None, "save-memory hand-over-note", 10),
+    Hook::new(
+        "PreToolUse",
+        Some("apply_patch"),
+        "save-memory action-note",
+        10,
+    ),
 ];
+
+impl Hook {
+    const fn new(
+        event: &'static str,
+        matcher: Option<&'static str>,
+        args: &'static str,
+        timeout: u64,
+    ) -> Hook {
+        Hook {
+            event,
+            matcher,
+            args,
+            timeout,
+        }
+    }
+
+    /// Ours for `event`.
+    pub fn of(event: &str) -> Option<&'static Hook> {
+        HOOKS.iter().find(|h| h.event == event)
+    }
+}
 
 /// The command line of a hook: the launcher's absolute path, quoted for the shell Codex
 /// runs it with, and the arguments.
@@ -40,16 +83,26 @@ pub fn launcher_of(command: &str) -> Option<String> {
     let end = rest.rfind("' ")?;
     let (path, args) = (&rest[..end], &rest[end + 2..]);
     (path.ends_with("/plugin/run")
-        && matches!(args, "save-memory" | "save-memory hand-over-note")
+        && HOOKS.iter().any(|h| h.args == args)
         && !path.replace("'\\''", "").contains('\''))
     .then(|| path.replace("'\\''", "'"))
 }
 
-/// The text of one of our groups.
-fn group(command: &str, timeout: u64) -> String {
+/// The text of one of our groups, run from `launcher`.
+fn group(hook: &Hook, launcher: &Path) -> String {
+    let matcher = hook
+        .matcher
+        .map(|m| {
+            format!(
+                "\"matcher\": {}, ",
+                serde_json::Value::String(m.to_string())
+            )
+        })
+        .unwrap_or_default();
     format!(
-        "{{\"hooks\": [{{\"type\": \"command\", \"command\": {}, \"timeout\": {timeout}}}]}}",
-        serde_json::Value::String(command.to_string())
+        "{{{matcher}\"hooks\": [{{\"type\": \"command\", \"command\": {}, \"timeout\": {}}}]}}",
+        serde_json::Value::String(command(launcher, hook.args)),
+        hook.timeout
     )
 }
 
@@ -151,7 +204,7 @@ pub fn with_ours(
         None => {
             out.added.file = true;
             out.added.hooks = true;
-            out.added.events = HOOKS.iter().map(|(e, _, _)| e.to_string()).collect();
+            out.added.events = HOOKS.iter().map(|h| h.event.to_string()).collect();
             skeleton(launcher)
         }
     };
@@ -161,8 +214,8 @@ pub fn with_ours(
         return Err(another_copy_works(other, events));
     }
     out.replaced = gone.into_iter().map(|(l, _)| l).collect();
-    for (event, args, timeout) in HOOKS {
-        let wanted = group(&command(launcher, args), timeout);
+    for hook in &HOOKS {
+        let (event, wanted) = (hook.event, group(hook, launcher));
         let root = spans::parse(&text).ok_or("hooks.json could not be read")?;
         let Some(hooks) = root.member("hooks") else {
             let member = format!("\"hooks\": {{\"{event}\": [{wanted}]}}");
@@ -336,7 +389,7 @@ pub fn ours(text: &str, launcher: Option<&str>) -> Places {
     };
     HOOKS
         .iter()
-        .filter_map(|(event, _, _)| {
+        .filter_map(|Hook { event, .. }| {
             let list = hooks.value.member(event)?;
             let i = list
                 .value
@@ -351,10 +404,11 @@ pub fn ours(text: &str, launcher: Option<&str>) -> Places {
 /// The file this installer writes when there is none.
 fn skeleton(launcher: &Path) -> String {
     let mut out = String::from("{\n  \"hooks\": {\n");
-    for (i, (event, args, timeout)) in HOOKS.iter().enumerate() {
+    for (i, hook) in HOOKS.iter().enumerate() {
         out.push_str(&format!(
-            "    \"{event}\": [{}]{}\n",
-            group(&command(launcher, args), *timeout),
+            "    \"{}\": [{}]{}\n",
+            hook.event,
+            group(hook, launcher),
             if i + 1 < HOOKS.len() { "," } else { "" }
         ));
     }
@@ -506,6 +560,8 @@ mod tests {
             Path::new("/it's/plugin/run"),
             "save-memory hand-over-note"
         )));
+        assert!(is_ours(&command(launcher(), "save-memory action-note")));
+        assert!(!is_ours(&command(launcher(), "save-memory action-note x")));
         assert!(!is_ours("/home/u/log-hook.sh PreCompact"));
         assert!(!is_ours("'/x/plugin/run' save-memory; rm -rf /"));
         assert!(!is_ours("'/x/other/run' save-memory"));
@@ -522,7 +578,8 @@ mod tests {
             "PostCompact": [{"hooks": [{"type": "command", "command": "'/opt/memory stalker/plugin/run' save-memory", "timeout": 30}]}],
             "SessionStart": [{"hooks": [{"type": "command", "command": "'/opt/memory stalker/plugin/run' save-memory", "timeout": 30}]}],
             "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "'/opt/memory stalker/plugin/run' save-memory hand-over-note", "timeout": 10}]}],
-            "PostToolUse": [{"hooks": [{"type": "command", "command": "'/opt/memory stalker/plugin/run' save-memory hand-over-note", "timeout": 10}]}]
+            "PostToolUse": [{"hooks": [{"type": "command", "command": "'/opt/memory stalker/plugin/run' save-memory hand-over-note", "timeout": 10}]}],
+            "PreToolUse": [{"matcher": "apply_patch", "hooks": [{"type": "command", "command": "'/opt/memory stalker/plugin/run' save-memory action-note", "timeout": 10}]}]
           }
         }
         "#);
@@ -563,7 +620,8 @@ mod tests {
                 "PostCompact": [{"hooks": [{"type": "command", "command": "'/opt/memory stalker/plugin/run' save-memory", "timeout": 30}]}],
                 "SessionStart": [{"hooks": [{"type": "command", "command": "'/opt/memory stalker/plugin/run' save-memory", "timeout": 30}]}],
                 "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "'/opt/memory stalker/plugin/run' save-memory hand-over-note", "timeout": 10}]}],
-                "PostToolUse": [{"hooks": [{"type": "command", "command": "'/opt/memory stalker/plugin/run' save-memory hand-over-note", "timeout": 10}]}]
+                "PostToolUse": [{"hooks": [{"type": "command", "command": "'/opt/memory stalker/plugin/run' save-memory hand-over-note", "timeout": 10}]}],
+                "PreToolUse": [{"matcher": "apply_patch", "hooks": [{"type": "command", "command": "'/opt/memory stalker/plugin/run' save-memory action-note", "timeout": 10}]}]
             },
             "x-my-note": "kept"
         }
@@ -571,7 +629,7 @@ mod tests {
         assert_eq!(places[0], ("PreCompact", 1));
         let (back, done) = without(&text);
         assert_eq!(back.as_deref(), Some(USER_HOOKS));
-        assert_eq!(done.len(), 5);
+        assert_eq!(done.len(), 6);
         // Installed again from another place: replaced where it was.
         let (moved, _) = with(Some(&text), Path::new("/new/plugin/run")).unwrap();
         let moved = moved.unwrap();
@@ -614,7 +672,7 @@ mod tests {
         // An empty object gets a `hooks` member.
         let (text, _) = with(Some("{}"), launcher()).unwrap();
         let v: serde_json::Value = serde_json::from_str(&text.unwrap()).unwrap();
-        assert_eq!(v["hooks"].as_object().unwrap().len(), 5);
+        assert_eq!(v["hooks"].as_object().unwrap().len(), 6);
     }
 
     /// Installs from `launcher` into `text` and uninstalls again as `install.rs` does:
@@ -636,9 +694,11 @@ mod tests {
             "{\"hooks\": { }}\n",
             "{}",
             "{ }\n",
+            // The user's own PreToolUse group, with a matcher: ours comes after it.
+            "{\"hooks\": {\"PreToolUse\": [{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"/u/guard.sh\"}]}]}}\n",
         ] {
             let (installed, back) = round_trip(users, launcher());
-            assert_eq!(ours(&installed, Some(LAUNCHER)).len(), 5, "{installed}");
+            assert_eq!(ours(&installed, Some(LAUNCHER)).len(), 6, "{installed}");
             assert_eq!(back.as_deref(), Some(users), "installed as:\n{installed}");
         }
         // A file the install made goes with it.
@@ -697,7 +757,7 @@ mod tests {
         let works = |l: &str| l == "/a/plugin/run";
         let e = with_ours(Some(&installed), Path::new("/b/plugin/run"), &works).unwrap_err();
         assert!(
-            e.starts_with("hooks.json runs memory-stalker from another copy, '/a/plugin/run' save-memory (PreCompact, PostCompact, SessionStart, UserPromptSubmit, PostToolUse), which is still there"),
+            e.starts_with("hooks.json runs memory-stalker from another copy, '/a/plugin/run' save-memory (PreCompact, PostCompact, SessionStart, UserPromptSubmit, PostToolUse, PreToolUse), which is still there"),
             "{e}"
         );
         assert!(e.contains("'/a'/install.sh --uninstall"), "{e}");
@@ -707,7 +767,7 @@ mod tests {
             other_copies(&installed, "/b/plugin/run"),
             vec![(
                 "/a/plugin/run".to_string(),
-                HOOKS.iter().map(|(e, _, _)| e.to_string()).collect()
+                HOOKS.iter().map(|h| h.event.to_string()).collect()
             )]
         );
         let back = without_ours(&installed, Some("/b/plugin/run"), None).unwrap();
@@ -716,6 +776,42 @@ mod tests {
         // Once that copy is gone, an install takes its groups' places.
         let w = with_ours(Some(&installed), Path::new("/b/plugin/run"), &gone).unwrap();
         assert_eq!(w.replaced, vec!["/a/plugin/run".to_string()]);
-        assert_eq!(ours(&w.text.unwrap(), Some("/b/plugin/run")).len(), 5);
+        assert_eq!(ours(&w.text.unwrap(), Some("/b/plugin/run")).len(), 6);
+    }
+
+    #[test]
+    fn an_install_made_before_the_action_note_gains_it_and_loses_it_again() {
+        // What an install wrote before the note before an edit was registered: the
+        // five groups without a matcher.
+        let users = "{\"hooks\": {\"PreToolUse\": [{\"matcher\": \"Bash\", \"hooks\": []}]}}";
+        let old_groups: Vec<String> = HOOKS
+            .iter()
+            .filter(|h| h.matcher.is_none())
+            .map(|h| format!("\"{}\": [{}]", h.event, group(h, launcher())))
+            .collect();
+        let before = format!(
+            "{{\"hooks\": {{\"PreToolUse\": [{{\"matcher\": \"Bash\", \"hooks\": []}}], {}}}}}",
+            old_groups.join(", ")
+        );
+        assert_eq!(ours(&before, Some(LAUNCHER)).len(), 5);
+        let w = with_ours(Some(&before), launcher(), &gone).unwrap();
+        let after = w.text.unwrap();
+        assert_eq!(w.places.len(), 6);
+        assert!(w.places.contains(&("PreToolUse", 1)), "{:?}", w.places);
+        assert!(w.added.events.is_empty(), "the list was the user's");
+        let v: serde_json::Value = serde_json::from_str(&after).unwrap();
+        assert_eq!(v["hooks"]["PreToolUse"][1]["matcher"], "apply_patch");
+        // The record of the first install (it made none of the lists the user had).
+        let first = Added {
+            launcher: LAUNCHER.into(),
+            events: HOOKS
+                .iter()
+                .filter(|h| h.event != "PreToolUse")
+                .map(|h| h.event.to_string())
+                .collect(),
+            ..Added::default()
+        };
+        let back = without_ours(&after, Some(LAUNCHER), Some(&first.and(&w.added))).unwrap();
+        assert_eq!(back.text.as_deref(), Some(users));
     }
 }

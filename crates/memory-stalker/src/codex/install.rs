@@ -67,12 +67,12 @@ pub fn install(home: &Path, launcher: &Path) -> Result<Outcome, InstallError> {
     let trusted: Vec<(String, String)> = places
         .iter()
         .filter_map(|(event, group)| {
-            let (_, args, timeout) = hooks_json::HOOKS.iter().find(|(e, _, _)| e == event)?;
+            let hook = hooks_json::Hook::of(event)?;
             let handler = trust::Handler {
                 event,
-                matcher: None,
-                command: hooks_json::command(launcher, args),
-                timeout: *timeout,
+                matcher: hook.matcher.map(String::from),
+                command: hooks_json::command(launcher, hook.args),
+                timeout: hook.timeout,
             };
             Some((
                 trust::key(&hooks_file, event, *group, 0),
@@ -352,7 +352,7 @@ mod tests {
         assert!(first.changed, "{first:?}");
         let config = fs::read_to_string(home.join("config.toml")).unwrap();
         assert!(config.starts_with(users_config));
-        assert_eq!(config.matches("trusted_hash").count(), 5, "{config}");
+        assert_eq!(config.matches("trusted_hash").count(), 6, "{config}");
         let second = install(&home, launcher).unwrap();
         assert!(!second.changed, "{second:?}");
         assert!(second.lines[0].ends_with("memory-stalker's hooks are there already"));
@@ -461,7 +461,7 @@ mod tests {
         install(t.path(), launcher).unwrap();
         let config = fs::read_to_string(t.path().join("config.toml")).unwrap();
         assert!(
-            config.contains(&format!("{}{{\"launcher\":\"/repo/plugin/run\",\"file\":false,\"hooks\":false,\"events\":[\"PreCompact\",\"PostCompact\",\"UserPromptSubmit\",\"PostToolUse\"]}}", config_toml::RECORD)),
+            config.contains(&format!("{}{{\"launcher\":\"/repo/plugin/run\",\"file\":false,\"hooks\":false,\"events\":[\"PreCompact\",\"PostCompact\",\"UserPromptSubmit\",\"PostToolUse\",\"PreToolUse\"]}}", config_toml::RECORD)),
             "{config}"
         );
         // Installed again: the record stays as it was.
@@ -472,5 +472,54 @@ mod tests {
             users
         );
         assert!(!t.path().join("config.toml").exists());
+    }
+
+    #[test]
+    fn an_install_from_before_the_note_gains_its_group_and_trust_and_uninstalls_clean() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().join("codex-home");
+        fs::create_dir_all(&home).unwrap();
+        let users_config = "model = \"gpt-5.5\"\n";
+        let users_hooks = "{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/u/stop.sh\"}]}]}}\n";
+        fs::write(home.join("config.toml"), users_config).unwrap();
+        fs::write(home.join("hooks.json"), users_hooks).unwrap();
+        let launcher = Path::new("/repo/plugin/run");
+        install(&home, launcher).unwrap();
+        // Made into what an install before the note wrote: no PreToolUse group, no
+        // trust for it, none in the record.
+        let read = |f: &str| fs::read_to_string(home.join(f)).unwrap();
+        let hooks = read("hooks.json");
+        let group = hooks
+            .find(", \"PreToolUse\"")
+            .map(|i| (i, hooks[i..].find("]}]").unwrap() + i + 3))
+            .unwrap();
+        let old_hooks = format!("{}{}", &hooks[..group.0], &hooks[group.1..]);
+        let config = read("config.toml");
+        let key = format!(
+            "[hooks.state.\"{}:pre_tool_use:0:0\"]\n",
+            hooks_path(&home).display()
+        );
+        let at = config.find(&key).unwrap();
+        let end = at + key.len() + config[at + key.len()..].find('\n').unwrap() + 1;
+        let old_config =
+            format!("{}{}", &config[..at], &config[end..]).replace(",\"PreToolUse\"]", "]");
+        assert_eq!(
+            old_config.matches("trusted_hash").count(),
+            5,
+            "{old_config}"
+        );
+        fs::write(home.join("hooks.json"), &old_hooks).unwrap();
+        fs::write(home.join("config.toml"), &old_config).unwrap();
+        assert_eq!(hooks_json::ours(&old_hooks, None).len(), 5);
+        // Installed again: the group, its trust and the record come.
+        let again = install(&home, launcher).unwrap();
+        assert!(again.changed, "{again:?}");
+        assert_eq!(read("hooks.json"), hooks);
+        assert_eq!(read("config.toml").matches("trusted_hash").count(), 6);
+        assert!(read("config.toml").contains(&key));
+        assert!(read("config.toml").contains(",\"PreToolUse\"]"));
+        uninstall(&home, Some(launcher)).unwrap();
+        assert_eq!(read("hooks.json"), users_hooks);
+        assert_eq!(read("config.toml"), users_config);
     }
 }

@@ -100,7 +100,8 @@ fn sorted(map: Map<String, Value>) -> Value {
 mod tests {
     use super::*;
 
-    /// Hashes Codex 0.169.0's `hooks/list` reported for these handlers.
+    /// Hashes Codex 0.169.0's `hooks/list` reported for these handlers (the PreToolUse
+    /// one, 0.171.0's too).
     #[test]
     fn hashes_are_codexs() {
         let h = |event, matcher: Option<&str>, command: &str, timeout| Handler {
@@ -135,6 +136,11 @@ mod tests {
                 30
             )),
             "sha256:6c4104e9f27112ceb7da6f86aee03e86921f8c2948a94d10f2a1e59a283305ff"
+        );
+        // A PreToolUse group with a matcher (0.169.0 and 0.171.0 alike).
+        assert_eq!(
+            hash(&h("PreToolUse", Some("apply_patch"), "/bin/true y", 10)),
+            "sha256:7b13924df47090019dc6a7c3ec80dbd9c9e0ffaf5889cde44c1c115cb51910bd"
         );
         assert_eq!(snake("UserPromptSubmit"), "user_prompt_submit");
         assert_eq!(

@@ -4,8 +4,8 @@
 //! the same error was met.
 //!
 //! The hook (`save-memory action-note`) runs only for the calls it is registered for
-//! (PreToolUse of the edit tools, PostToolUseFailure of Bash), never for every tool
-//! call. It looks the file or the error up in the project's search index (a table
+//! (Claude Code: PreToolUse of the edit tools, PostToolUseFailure of Bash; Codex:
+//! PreToolUse of `apply_patch`), never for every tool call. It looks the file or the error up in the project's search index (a table
 //! filled when a memory is indexed: [`crate::search::actions`]), says at most one thing
 //! per file or error per session, and is silent when nothing matches — the normal case.
 //! It never blocks a call: it prints a note or nothing, and exits 0.
@@ -177,15 +177,8 @@ fn what_about(input: &ActionInput) -> Option<(&'static str, About)> {
         "PreToolUse" if EDIT_TOOLS.contains(&tool) => {
             let cwd = input.cwd.as_deref().map(Path::new);
             let files: Vec<PathBuf> = edited_files(input.tool_input.as_ref()?)
-                .into_iter()
-                .filter_map(|f| {
-                    let p = PathBuf::from(f);
-                    if p.is_absolute() {
-                        Some(p)
-                    } else {
-                        cwd.map(|c| c.join(p))
-                    }
-                })
+                .iter()
+                .filter_map(|f| absolute(f, cwd))
                 .collect();
             (!files.is_empty()).then_some(("PreToolUse", About::Edit(files)))
         }
@@ -198,9 +191,28 @@ fn what_about(input: &ActionInput) -> Option<(&'static str, About)> {
     }
 }
 
+/// Most files a call is looked up for: a patch may name many.
+const MAX_FILES: usize = 20;
+
+/// Longest path taken from a call, in bytes: anything longer is no file of a project.
+const MAX_PATH: usize = 4096;
+
+/// The headers of a Codex patch that name a file (its `apply_patch` format): one it
+/// updates, adds, deletes, or the new name of one it moves. Each may be a file an
+/// earlier memory said something about (a file re-created, or deleted, against a
+/// standing instruction is as worth a note as one edited).
+const PATCH_HEADERS: [&str; 4] = [
+    "*** Update File: ",
+    "*** Add File: ",
+    "*** Delete File: ",
+    "*** Move to: ",
+];
+
 /// The files a call edits: Claude Code's `file_path` (`notebook_path`), or the files a
-/// Codex patch updates (`*** Update File: …`; a file it adds is new, nothing was said
-/// of it; one it deletes is not edited).
+/// Codex patch names in its headers (`*** Update File: …`, [`PATCH_HEADERS`]). The
+/// patch is the model's text, read as data: only whole header lines count (a line of a
+/// hunk starts with `+`, `-` or a space, so text inside a hunk is never a header), and
+/// at most [`MAX_FILES`] distinct paths of at most [`MAX_PATH`] bytes are kept.
 fn edited_files(tool_input: &serde_json::Value) -> Vec<String> {
     for key in ["file_path", "notebook_path"] {
         if let Some(p) = tool_input.get(key).and_then(|v| v.as_str()) {
@@ -212,13 +224,50 @@ fn edited_files(tool_input: &serde_json::Value) -> Vec<String> {
         .find_map(|k| tool_input.get(*k).and_then(|v| v.as_str()))
         .or_else(|| tool_input.as_str())
         .unwrap_or("");
-    patch
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("*** Update File: "))
-        .map(|p| p.trim().to_string())
-        .filter(|p| !p.is_empty())
-        .take(20)
-        .collect()
+    let mut files: Vec<String> = Vec::new();
+    for line in patch.lines() {
+        let Some(path) = PATCH_HEADERS
+            .iter()
+            .find_map(|h| line.strip_prefix(h))
+            .map(str::trim)
+        else {
+            continue;
+        };
+        if path.is_empty() || path.len() > MAX_PATH || path.contains('\0') {
+            continue;
+        }
+        if !files.iter().any(|f| f == path) {
+            files.push(path.to_string());
+            if files.len() == MAX_FILES {
+                break;
+            }
+        }
+    }
+    files
+}
+
+/// `path` made absolute against `cwd` (a patch's paths are relative to the session's
+/// directory), with `.` and `..` taken out as written, not through the file system: a
+/// file a patch adds is not there yet.
+fn absolute(path: &str, cwd: Option<&Path>) -> Option<PathBuf> {
+    let p = Path::new(path);
+    let joined = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        cwd?.join(p)
+    };
+    let mut out = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    // A `cwd` that is not absolute is no session directory.
+    out.is_absolute().then_some(out)
 }
 
 /// A file's path relative to the project (`None` outside it) and whole.

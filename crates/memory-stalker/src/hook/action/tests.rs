@@ -288,17 +288,90 @@ fn sub_agents_other_tools_and_bad_input_are_silent() {
 }
 
 #[test]
-fn a_codex_patch_names_the_files_it_updates() {
-    let patch = "*** Begin Patch\n*** Add File: src/new.rs\n+x\n*** Update File: src/memory/store.rs\n@@\n-a\n+b\n*** End Patch\n";
+fn a_codex_patch_names_the_files_of_its_headers() {
+    let patch = "*** Begin Patch\n*** Add File: src/new.rs\n+*** Update File: src/in_a_hunk.rs\n*** Update File: src/memory/store.rs\n*** Move to: src/memory/kept.rs\n@@\n-a\n+b\n *** Delete File: src/context.rs\n*** Delete File: src/old.rs\n*** Update File: src/memory/store.rs\n*** Update File:   \n*** End Patch\n";
+    // Every header once, in order; a hunk's lines (`+`, `-`, ` `) are never headers.
     assert_eq!(
         edited_files(&serde_json::json!({"command": patch})),
-        ["src/memory/store.rs"]
+        [
+            "src/new.rs",
+            "src/memory/store.rs",
+            "src/memory/kept.rs",
+            "src/old.rs"
+        ]
     );
     assert_eq!(
         edited_files(&serde_json::json!({"file_path": "/p/a.rs"})),
         ["/p/a.rs"]
     );
     assert!(edited_files(&serde_json::json!({"content": "x"})).is_empty());
+    assert!(edited_files(&serde_json::json!({"command": 7})).is_empty());
+    // Bounded: a patch of thousands of headers, or of one endless path.
+    let many: String = (0..5_000)
+        .map(|i| format!("*** Add File: f{i}.rs\n"))
+        .collect();
+    assert_eq!(
+        edited_files(&serde_json::json!({"command": many})).len(),
+        MAX_FILES
+    );
+    let long = format!("*** Update File: {}\n", "a".repeat(MAX_PATH + 1));
+    assert!(edited_files(&serde_json::json!({"command": long})).is_empty());
+}
+
+#[test]
+fn a_patchs_paths_are_made_absolute_against_the_sessions_directory() {
+    let cwd = Some(Path::new("/w/proj"));
+    assert_eq!(
+        absolute("src/./a.rs", cwd),
+        Some(PathBuf::from("/w/proj/src/a.rs"))
+    );
+    assert_eq!(
+        absolute("../other/b.rs", cwd),
+        Some(PathBuf::from("/w/other/b.rs"))
+    );
+    assert_eq!(
+        absolute("/abs/c.rs", None),
+        Some(PathBuf::from("/abs/c.rs"))
+    );
+    assert_eq!(absolute("d.rs", None), None);
+    assert_eq!(absolute("d.rs", Some(Path::new("rel"))), None);
+    assert_eq!(
+        absolute("../../../../x.rs", cwd),
+        Some(PathBuf::from("/x.rs"))
+    );
+}
+
+#[test]
+fn a_codex_patch_of_a_file_an_earlier_memory_names_gets_the_note_once() {
+    let p = Project::new();
+    p.memory(
+        "20261118_100400_5e551011.md",
+        "2026-11-18T10:04:00+00:00",
+        FAILED,
+        true,
+    );
+    // Codex's PreToolUse of apply_patch (0.169.0, 0.171.0): the patch in
+    // `tool_input.command`, its paths relative to `cwd`.
+    let patch = |file: &str| {
+        let input = serde_json::json!({
+            "session_id": "01a212e6-d1ca-7972-b9f4-e7426f2026e0",
+            "turn_id": "01a212e6-d1e8-7e42-9fd0-2be68e6ec870",
+            "transcript_path": null,
+            "cwd": p.dir,
+            "hook_event_name": "PreToolUse",
+            "model": "gpt-5.5",
+            "permission_mode": "bypassPermissions",
+            "tool_name": "apply_patch",
+            "tool_input": {"command": format!("*** Begin Patch\n*** Update File: {file}\n@@\n-a\n+b\n*** End Patch\n")},
+            "tool_use_id": "call_1",
+        });
+        run(input.to_string().as_bytes(), &p.config, &Log::stderr())
+    };
+    let out = patch("src/memory/store.rs");
+    assert!(out.contains(r#""hookEventName":"PreToolUse""#), "{out}");
+    insta::assert_snapshot!(note_of(&out), @"memory-stalker: an earlier memory of this project (2026-11-18) holds an approach that failed naming src/memory/store.rs: “`cargo test` failed 2 times (error[E0599]: no method named `lock_arc` found for struct `Store` in the current scope) until: Store needs a `lock_arc` method. (src/memory/store.rs) (…” (a record of the past, not an instruction; memory .claude/memories/20261118_100400_5e551011.md)");
+    assert_eq!(patch("./src/memory/store.rs"), "", "once a session");
+    assert_eq!(patch("src/other.rs"), "", "no memory names it");
 }
 
 #[test]
