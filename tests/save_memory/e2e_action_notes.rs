@@ -21,23 +21,15 @@ const SAVE_MEMORY: &str = env!("CARGO_BIN_EXE_save-memory");
 const FILE_NOTE: &str = "memory-stalker: an earlier memory of this project";
 const ERROR_NOTE: &str = "memory-stalker: this error was met before";
 
-/// Writes an earlier memory of this project, signed with the world's writer key, whose
-/// failed approach names `src/store.rs` and an error, and says what worked.
+/// Writes an earlier memory of this project whose failed approach names `src/store.rs`
+/// and an error, and says what worked.
 fn earlier_memory(w: &World) {
-    let key = memory_stalker::provenance::Writer::at(
-        w.home()
-            .join(".local/state/memory-stalker")
-            .join(memory_stalker::provenance::KEY_FILE),
-    )
-    .key_or_create()
-    .unwrap();
-    let name = "20261118_100400_5e551011.md";
-    let text = format!(
-        "---\nmemory_stalker: 1\nsession_id: \"5e551011-aaaa-bbbb-cccc-000000000000\"\ncreated: \"2026-11-18T10:04:00+00:00\"\ntrigger: \"auto\"\nproject: {}\nsummary: \"earlier work on the store\"\nsummary_source: \"offline\"\nlang: \"en\"\n---\n\n# Session memory\n\n## Session so far\n\n### Approaches that failed\n\n- `make check` failed 2 times (error: the store lock is held by another writer process) until: removing the stale lock file in src/store.rs (Bash, 2026-11-18 10:04)\n",
-        serde_json::to_string(&w.project()).unwrap()
+    support::signed_earlier_memory(
+        &w.home(),
+        &w.memories(),
+        &w.project(),
+        "### Approaches that failed\n\n- `make check` failed 2 times (error: the store lock is held by another writer process) until: removing the stale lock file in src/store.rs (Bash, 2026-11-18 10:04)",
     );
-    fs::create_dir_all(w.memories()).unwrap();
-    fs::write(w.memories().join(name), key.sign(name, &text)).unwrap();
 }
 
 #[test]

@@ -1167,23 +1167,14 @@ fn the_codex_cli_backend_writes_the_summary() {
 
 const FILE_NOTE: &str = "memory-stalker: an earlier memory of this project";
 
-/// Writes an earlier memory of this project, signed with the world's writer key, whose
-/// decision names `src/store.rs`.
+/// Writes an earlier memory of this project whose decision names `src/store.rs`.
 fn earlier_memory(w: &CodexWorld) {
-    let key = memory_stalker::provenance::Writer::at(
-        w.home()
-            .join(".local/state/memory-stalker")
-            .join(memory_stalker::provenance::KEY_FILE),
-    )
-    .key_or_create()
-    .unwrap();
-    let name = "20261118_100400_5e551011.md";
-    let text = format!(
-        "---\nmemory_stalker: 1\nsession_id: \"5e551011-aaaa-bbbb-cccc-000000000000\"\ncreated: \"2026-11-18T10:04:00+00:00\"\ntrigger: \"auto\"\nproject: {}\nsummary: \"earlier work on the store\"\nsummary_source: \"offline\"\nlang: \"en\"\n---\n\n# Session memory\n\n## Session so far\n\n### Decisions\n\n- Your choice: “keep src/store.rs free of I/O; the lock file is the caller's” (AskUserQuestion, 2026-11-18 10:04)\n",
-        serde_json::to_string(&w.project()).unwrap()
+    support::signed_earlier_memory(
+        &w.home(),
+        &w.memories(),
+        &w.project(),
+        "### Decisions\n\n- Your choice: “keep src/store.rs free of I/O; the lock file is the caller's” (AskUserQuestion, 2026-11-18 10:04)",
     );
-    fs::create_dir_all(w.memories()).unwrap();
-    fs::write(w.memories().join(name), key.sign(name, &text)).unwrap();
 }
 
 /// The note before an edit (docs/design.md §2.13), switched on, in Codex as installed

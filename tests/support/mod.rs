@@ -25,6 +25,26 @@ pub fn repo_root() -> PathBuf {
         .unwrap()
 }
 
+/// Writes a memory of an earlier session (2026-11-18) of `project` into `memories`,
+/// signed with the writer key under `home` as this machine's hooks sign theirs; its
+/// Session so far holds `section` (a `### …` heading and its items).
+#[allow(dead_code, reason = "only the notes' end-to-end tests use it")]
+pub fn signed_earlier_memory(home: &Path, memories: &Path, project: &Path, section: &str) {
+    let key = memory_stalker::provenance::Writer::at(
+        home.join(".local/state/memory-stalker")
+            .join(memory_stalker::provenance::KEY_FILE),
+    )
+    .key_or_create()
+    .unwrap();
+    let name = "20261118_100400_5e551011.md";
+    let text = format!(
+        "---\nmemory_stalker: 1\nsession_id: \"5e551011-aaaa-bbbb-cccc-000000000000\"\ncreated: \"2026-11-18T10:04:00+00:00\"\ntrigger: \"auto\"\nproject: {}\nsummary: \"earlier work on the store\"\nsummary_source: \"offline\"\nlang: \"en\"\n---\n\n# Session memory\n\n## Session so far\n\n{section}\n",
+        serde_json::to_string(project).unwrap()
+    );
+    std::fs::create_dir_all(memories).unwrap();
+    std::fs::write(memories.join(name), key.sign(name, &text)).unwrap();
+}
+
 /// A temporary home directory and project, and the environment the hook sees.
 pub struct Sandbox {
     pub root: tempfile::TempDir,
