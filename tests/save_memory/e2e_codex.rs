@@ -652,7 +652,7 @@ fn compact_typed_in_the_interactive_codex() {
         "{memory}"
     );
     assert!(
-        memory.contains("then you asked “please fix these” (! command, "),
+        memory.contains("then user asked “please fix these” (! command, "),
         "{memory}"
     );
     let next = after_compaction(&w);
@@ -820,7 +820,7 @@ fn a_question_answered_in_codexs_plan_mode_is_kept() {
     );
     assert!(
         section(&memory, "### Decisions").contains(
-            "\n- You chose “Postgres (with pgbouncer please)” when asked “Which database should the cache use?” (request_user_input, "
+            "\n- User chose “Postgres (with pgbouncer please)” when asked “Which database should the cache use?” (request_user_input, "
         ),
         "{memory}"
     );

@@ -135,16 +135,19 @@ pub fn facts_of(text: &str, project: &str) -> Facts {
 /// that kept failing with no stated fix — never passing, or passing "until: editing
 /// <file>", which credits whatever edit came before the next pass.
 fn says_something_of_its_files(kind: Kind, item: &str) -> bool {
-    const REFUSED: [&str; 5] = [
+    // "by you" and "You chose": the words of memories written before 2026-11-29.
+    const REFUSED: [&str; 6] = [
+        " was refused by user",
         " was refused by you",
         " was denied by the permission settings",
         " 被用户拒绝",
         " 被权限设置拒绝",
         "用户拒绝了 ",
     ];
-    const ASKED: [&str; 5] = [
+    const ASKED: [&str; 6] = [
         "Claude asked “",
         "Codex asked “",
+        "User chose “",
         "You chose “",
         "Claude 问 “",
         "Codex 问 “",
@@ -649,6 +652,9 @@ mod tests {
             "Edit src/renderer.py was refused by you: “Do we even need it?” (Edit, 2026-02-12 20:58)",
             "Glob mix.exs was refused by you (Glob, 2026-02-10 21:12)",
             "Claude asked “Should I edit README.md?” → you answered “yes” (reply, 2026-02-12 20:58)",
+            // Today's words for the same.
+            "Edit src/renderer.py was refused by user: “Do we even need it?” (Edit, 2026-02-12 20:58)",
+            "User chose “keep README.md” when asked “Which file?” (AskUserQuestion, 2026-02-12 20:58)",
             "`mix test test/a_test.exs` failed 6 times (Assertion with != failed) until: editing test/b_test.exs (Bash, 2026-02-12 20:58)",
             "`go build ./...` failed once (cmd/x/main.go:3:1: undefined: y) (Bash, 2026-02-12 20:58)",
         ] {

@@ -98,7 +98,7 @@ impl SegmentFacts {
             .iter()
             .filter(|c| !said_as_rule(c, &constraints));
         decisions.extend(choices.map(|c| match lang {
-            Lang::En => format!("Your choice: “{c}”"),
+            Lang::En => format!("User's choice: “{c}”"),
             Lang::Zh => format!("用户的选择：“{c}”"),
         }));
         decisions.extend(offline::with_plan(

@@ -182,7 +182,7 @@ fn reply(a: &Answer, lang: Lang, agent: Agent) -> String {
     let who = agent.speaker();
     let text = match lang {
         Lang::En => format!(
-            "{who} asked {} → you answered {}",
+            "{who} asked {} → user answered {}",
             quote(&a.question),
             quote(&a.answer)
         ),
@@ -199,7 +199,7 @@ fn answered(a: &Answer, lang: Lang) -> String {
     let topic = a.header.as_deref().unwrap_or(&a.question);
     let text = match lang {
         Lang::En => format!(
-            "You chose {} when asked {}",
+            "User chose {} when asked {}",
             quote(&a.answer),
             quote(if topic.chars().count() < 12 {
                 &a.question
@@ -249,7 +249,7 @@ fn plan(p: &PlanOutcome, lang: Lang) -> String {
                 .as_deref()
                 .map_or_else(String::new, |t| clip_words(t, PART_CHARS));
             let text = match (lang, words) {
-                (Lang::En, Some(w)) => format!("Plan refused: {title}; you said {}", quote(w)),
+                (Lang::En, Some(w)) => format!("Plan refused: {title}; user said {}", quote(w)),
                 (Lang::En, None) => format!("Plan refused: {title}"),
                 (Lang::Zh, Some(w)) => format!("被拒绝的计划：{title}；用户说 {}", quote(w)),
                 (Lang::Zh, None) => format!("被拒绝的计划：{title}"),
@@ -285,7 +285,7 @@ fn reported(r: &Reported, lang: Lang, agent: Agent) -> String {
     let error = one_line(&r.error, PART_CHARS);
     let who = agent.speaker();
     let text = match lang {
-        Lang::En => format!("After {who} changed {}, your run failed: {error}", r.file),
+        Lang::En => format!("After {who} changed {}, user's run failed: {error}", r.file),
         Lang::Zh => format!("{who} 修改 {} 后，用户的运行失败：{error}", r.file),
     };
     sourced(&text, &r.source, lang)
@@ -293,7 +293,7 @@ fn reported(r: &Reported, lang: Lang, agent: Agent) -> String {
 
 fn refused_with(r: &Refusal, reason: &str, lang: Lang) -> String {
     let text = match lang {
-        Lang::En => format!("You refused {}: {}", call(r), quote(reason)),
+        Lang::En => format!("User refused {}: {}", call(r), quote(reason)),
         Lang::Zh => format!("用户拒绝了 {}：{}", call(r), quote(reason)),
     };
     sourced(&text, &r.source, lang)
@@ -315,9 +315,9 @@ fn refusal(r: &Refusal, lang: Lang) -> String {
     });
     let text = match (r.by, lang, &reason) {
         (RefusedBy::User, Lang::En, Some(reason)) => {
-            format!("{} was refused by you: {}", call(r), quote(reason))
+            format!("{} was refused by user: {}", call(r), quote(reason))
         }
-        (RefusedBy::User, Lang::En, None) => format!("{} was refused by you", call(r)),
+        (RefusedBy::User, Lang::En, None) => format!("{} was refused by user", call(r)),
         (RefusedBy::Permissions, Lang::En, _) => {
             format!("{} was denied by the permission settings", call(r))
         }
@@ -422,7 +422,7 @@ fn bash(b: &BashContext, lang: Lang) -> String {
         .map(|o| format!(" → {o}"))
         .unwrap_or_default();
     let next = match (&b.next_request, lang) {
-        (Some(r), Lang::En) => format!("; then you asked {}", quote(r)),
+        (Some(r), Lang::En) => format!("; then user asked {}", quote(r)),
         (Some(r), Lang::Zh) => format!("；随后用户请求 {}", quote(r)),
         (None, _) => String::new(),
     };
@@ -477,13 +477,13 @@ mod tests {
         assert_eq!(
             f.decisions,
             [
-                "You chose “No rig” when asked “Which rig do these beads belong to?” (AskUserQuestion, 2026-02-12 20:58)"
+                "User chose “No rig” when asked “Which rig do these beads belong to?” (AskUserQuestion, 2026-02-12 20:58)"
             ],
             "a rule given with a refusal is an instruction, not a decision"
         );
         assert_eq!(
             f.failed,
-            ["Bash npm install was refused by you: “use pnpm” (Bash, 2026-02-12 20:58)"]
+            ["Bash npm install was refused by user: “use pnpm” (Bash, 2026-02-12 20:58)"]
         );
         assert_eq!(
             f.constraints,
@@ -547,7 +547,7 @@ mod tests {
         assert_eq!(
             from_signals(&pasted, Lang::En, Agent::ClaudeCode).failed,
             [
-                "Bash x was refused by you: “… error during build: [vite:load-fallback] Could not load src/x.vue: ENOENT” (Bash, 2026-02-12 20:58)"
+                "Bash x was refused by user: “… error during build: [vite:load-fallback] Could not load src/x.vue: ENOENT” (Bash, 2026-02-12 20:58)"
             ]
         );
         let f = from_signals(&signals, Lang::Zh, Agent::ClaudeCode);
