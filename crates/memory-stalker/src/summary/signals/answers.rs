@@ -222,12 +222,11 @@ fn numbered_answers(text: &str, questions: &[Question]) -> Option<Vec<(String, S
         let Some((n, answer)) = line.trim().split_once(". ") else {
             continue;
         };
-        let (Ok(n), answer) = (n.parse::<usize>(), answer.trim()) else {
+        let asked = n.parse::<usize>().ok().and_then(|n| n.checked_sub(1));
+        let Some(q) = asked.and_then(|i| questions.get(i)) else {
             continue;
         };
-        let Some(q) = n.checked_sub(1).and_then(|i| questions.get(i)) else {
-            continue;
-        };
+        let answer = answer.trim();
         if !answer.is_empty() && !out.iter().any(|(asked, _, _)| asked == &q.question) {
             out.push((
                 q.question.clone(),
