@@ -37,6 +37,16 @@ pub fn one_line(text: &str, max: usize) -> String {
     out
 }
 
+/// The first line of a text [`one_line`] collapsed: what comes before its first ` ⏎ `,
+/// else the whole text (as `text.split(" ⏎ ").next()`).
+pub fn first_of_one_line(text: &str) -> &str {
+    // One searcher for every call: `split(" ⏎ ")` builds a two-way searcher each time,
+    // and the signals ask this of every command of a segment, several times over.
+    static MARK: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(" ⏎ "));
+    MARK.find(text.as_bytes()).map_or(text, |at| &text[..at])
+}
+
 fn truncate_with_ellipsis(s: &mut String, max: usize) {
     let keep = max.saturating_sub(1);
     if let Some((idx, _)) = s.char_indices().nth(keep) {
@@ -252,6 +262,17 @@ pub fn session_key(session: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_line_of_a_collapsed_text_is_what_comes_before_its_mark() {
+        for text in ["", "a", "a ⏎ b ⏎ c", " ⏎ b", "a ⏎", "a⏎b ⏎ c", "é ⏎ ü"] {
+            assert_eq!(
+                first_of_one_line(text),
+                text.split(" ⏎ ").next().unwrap_or(text),
+                "{text:?}"
+            );
+        }
+    }
 
     #[test]
     fn an_item_in_other_words_restates_another() {

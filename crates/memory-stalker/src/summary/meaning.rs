@@ -138,7 +138,7 @@ fn is_said(words: &str) -> bool {
 
 /// Whether words given after a refusal look pasted: several lines, a prompt sign.
 fn is_pasted(words: &str) -> bool {
-    let first = words.split(" ⏎ ").next().unwrap_or(words).trim_start();
+    let first = crate::text::first_of_one_line(words).trim_start();
     words.matches(" ⏎ ").count() >= 3 || first.starts_with(['>', '$', '#'])
 }
 
@@ -308,7 +308,7 @@ fn refusal(r: &Refusal, lang: Lang) -> String {
         } else {
             let lines = w.replace(" ⏎ ", "\n");
             crate::summary::signals::named_error(&lines).map_or_else(
-                || w.split(" ⏎ ").next().unwrap_or(w).to_string() + " …",
+                || crate::text::first_of_one_line(w).to_string() + " …",
                 |e| format!("… {e}"),
             )
         }

@@ -242,7 +242,7 @@ impl<'a> Call<'a> {
         if r.is_error || u.tool_use_failed || !is_shell(&self.call.name) {
             return None;
         }
-        let first_line = self.call.summary.split(" ⏎ ").next().unwrap_or("");
+        let first_line = crate::text::first_of_one_line(&self.call.summary);
         let last_stage = first_line.rsplit('|').next().unwrap_or("").trim_start();
         if !first_line.contains('|') || !last_stage.starts_with("tail") {
             return None;

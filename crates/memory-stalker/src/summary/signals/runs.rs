@@ -522,12 +522,12 @@ fn stated_cause(view: &View, from: usize, to: usize) -> Option<String> {
 pub(crate) fn command_key(command: &str) -> Option<String> {
     let last_step = last_step(first_line(command));
     let main = last_step.split('|').next().unwrap_or(last_step);
-    let words: Vec<&str> = main
+    // Taken as needed: only the first three words count, and a command can be long.
+    let mut words = main
         .split_whitespace()
         .filter(|w| !w.contains('=') || w.starts_with('-'))
-        .filter(|w| !w.starts_with("2>") && *w != ">")
-        .collect();
-    let program = words.first()?.rsplit('/').next()?;
+        .filter(|w| !w.starts_with("2>") && *w != ">");
+    let program = words.next()?.rsplit('/').next()?;
     if matches!(
         program,
         "ls" | "cat"
@@ -578,9 +578,9 @@ pub(crate) fn command_key(command: &str) -> Option<String> {
             | "bd"
             | "docker"
     );
-    for w in words.iter().skip(1).filter(|w| !w.starts_with('-')).take(2) {
-        key.push((*w).to_string());
-        if !matches!(*w, "run" | "exec" | "x" | "dlx" | "-m" | "tool") {
+    for w in words.filter(|w| !w.starts_with('-')).take(2) {
+        key.push(w.to_string());
+        if !matches!(w, "run" | "exec" | "x" | "dlx" | "-m" | "tool") {
             break;
         }
     }
@@ -632,7 +632,7 @@ fn way(command: &str) -> String {
 /// A command's first line, out of a subshell: `(source .venv/bin/activate && pytest)`
 /// without its parentheses.
 fn first_line(command: &str) -> &str {
-    let line = command.split(" ⏎ ").next().unwrap_or(command);
+    let line = crate::text::first_of_one_line(command);
     let t = line.trim();
     t.strip_prefix('(')
         .and_then(|rest| rest.strip_suffix(')'))
@@ -642,9 +642,30 @@ fn first_line(command: &str) -> &str {
 
 /// The steps of a command line joined by `&&`, its `cd` steps left out.
 fn steps(line: &str) -> impl Iterator<Item = &str> {
-    line.split("&&")
+    split_at_and(line)
         .map(str::trim)
         .filter(|s| !s.starts_with("cd ") && !s.is_empty())
+}
+
+/// The parts of `line` between its `&&`s, as `line.split("&&")` gives them: a search for
+/// `&` (memchr) instead of the two-way searcher that `split` builds on every call, and
+/// every command of a segment is split so, several times over.
+fn split_at_and(line: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(line);
+    std::iter::from_fn(move || {
+        let part = rest?;
+        let bytes = part.as_bytes();
+        let mut from = 0;
+        while let Some(i) = memchr::memchr(b'&', &bytes[from..]).map(|i| from + i) {
+            if bytes.get(i + 1) == Some(&b'&') {
+                rest = Some(&part[i + 2..]);
+                return Some(&part[..i]);
+            }
+            from = i + 1;
+        }
+        rest = None;
+        Some(part)
+    })
 }
 
 /// The last step of a command line that does something, else the line.
@@ -746,6 +767,25 @@ pub(crate) fn is_test_file(path: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_is_cut_at_its_ands_as_split_cuts_it() {
+        for line in [
+            "",
+            "&&",
+            "&&&",
+            "a &&& b",
+            "a & b && c",
+            "cd /p && cargo test && ",
+            "x&&y&&z",
+            "& &",
+            "echo 'é && ü' && ls",
+        ] {
+            let ours: Vec<&str> = split_at_and(line).collect();
+            let split: Vec<&str> = line.split("&&").collect();
+            assert_eq!(ours, split, "{line:?}");
+        }
+    }
 
     #[test]
     fn commands_are_the_same_by_program_and_subcommand() {
