@@ -156,6 +156,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_session_compacted_many_times_keeps_its_twelve_newest_model_decisions() {
+        let memory = |from: usize| {
+            let decisions: String = (from..from + 5)
+                .map(|i| format!("- **Decision**: Choice number {i}\n  - **Reason**: r{i}\n"))
+                .collect();
+            format!(
+                "---\nmemory_stalker: 1\nsummary: \"x\"\nsummary_source: \"claude-cli\"\n---\n# M\n\n## AI summary\n\n### Key decisions\n\n{decisions}"
+            )
+        };
+        let mut facts = SessionFacts::default();
+        for from in [0, 5, 10] {
+            facts.add_model(&memory(from));
+        }
+        let kept: Vec<String> = (3..15)
+            .map(|i| format!("Choice number {i} — r{i}"))
+            .collect();
+        assert_eq!(facts.model_decisions, kept);
+    }
+
+    #[test]
     fn a_model_summary_gives_its_lists_and_an_offline_one_none() {
         let memory = |source: &str| {
             format!(

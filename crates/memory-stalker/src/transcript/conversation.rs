@@ -14,6 +14,15 @@ const TOOL_OUTPUT_CHARS: usize = 1_200;
 /// an old tool output rarely does, and it took most of the budget of long sessions.
 const OLD_OUTPUT_CHARS: usize = 200;
 const OLD_TEXT_CHARS: usize = 3_000;
+/// When the segment does not fit, the user's messages among the entries left out are
+/// kept, shortened, in a fifth of the budget (with what the newest part leaves): they
+/// carry the session's requests, rules and choices, which the newest part of a long
+/// session no longer shows (a 700-entry session lost every message before its last
+/// hour, and with them five of its decisions).
+const EARLIER_USER_SHARE: usize = 5;
+/// Longest and shortest an earlier message of the user is kept at, label included.
+const EARLIER_USER_CHARS: usize = 600;
+const EARLIER_USER_MIN_CHARS: usize = 150;
 
 /// One entry of the conversation, and whether it is a tool's output.
 struct Item {
@@ -51,7 +60,26 @@ pub(super) fn conversation_text(t: &Transcript, max_chars: usize) -> String {
         .map(|e| e.text.chars().count() + 2)
         .sum::<usize>()
         <= budget;
-    // The newest entries are kept whole until they fill a third of the budget.
+    let (mut newest_first, mut left) = newest_entries(&entries, budget, fits);
+    let mut reserve = 0;
+    if newest_first.len() < entries.len() {
+        // Even cut, not all fit: room is kept back for the user's messages among the
+        // entries left out.
+        reserve = budget / EARLIER_USER_SHARE;
+        (newest_first, left) = newest_entries(&entries, budget - reserve, fits);
+    }
+    let omitted = entries.len() - newest_first.len();
+    if omitted > 0 {
+        kept.extend(earlier_user_messages(&entries[..omitted], left + reserve));
+    }
+    kept.extend(newest_first.into_iter().rev());
+    kept.join("\n\n")
+}
+
+/// The newest entries that fit in `budget` characters, newest first, and the room they
+/// leave. Unless all fit whole (`fits`), those before the newest third of the budget
+/// are cut: a tool's output short, a text less.
+fn newest_entries(entries: &[Item], mut budget: usize, fits: bool) -> (Vec<String>, usize) {
     let newest_part = budget / 3;
     let mut used = 0;
     let mut newest_first = Vec::new();
@@ -70,17 +98,78 @@ pub(super) fn conversation_text(t: &Transcript, max_chars: usize) -> String {
             newest_first.push(text);
         } else {
             if newest_first.is_empty() && budget > 200 {
-                newest_first.push(fit(&text, budget - 2));
+                let cut = fit(&text, budget - 2);
+                budget = budget.saturating_sub(cut.chars().count() + 2);
+                newest_first.push(cut);
             }
             break;
         }
     }
-    let omitted = entries.len() - newest_first.len();
-    if omitted > 0 {
-        kept.push(format!("[… {omitted} earlier entries omitted …]"));
+    (newest_first, budget)
+}
+
+/// What stands for the entries left out: a marker counting them, and the user's
+/// messages among them, oldest first, shortened to fit `room` characters. When even
+/// shortened they do not fit, the oldest and the newest are kept and a marker counts
+/// those between.
+fn earlier_user_messages(left_out: &[Item], room: usize) -> Vec<String> {
+    let users: Vec<&str> = left_out
+        .iter()
+        .filter(|e| !e.output && e.text.starts_with("User:\n"))
+        .map(|e| e.text.as_str())
+        .collect();
+    let omitted = left_out.len();
+    if users.is_empty() {
+        return vec![format!("[… {omitted} earlier entries omitted …]")];
     }
-    kept.extend(newest_first.into_iter().rev());
-    kept.join("\n\n")
+    let head = match users.len() {
+        1 => format!(
+            "[… {omitted} earlier entries omitted; the user's message among them follows, shortened …]"
+        ),
+        n => format!(
+            "[… {omitted} earlier entries omitted; the user's {n} messages among them follow, oldest first, shortened …]"
+        ),
+    };
+    let mut room = room.saturating_sub(head.chars().count() + 2);
+    let cap = (room / users.len()).clamp(EARLIER_USER_MIN_CHARS, EARLIER_USER_CHARS);
+    // The cut's marker and the label come on top of the body kept.
+    let shortened: Vec<String> = users.iter().map(|u| fit_entry(u, cap - 40)).collect();
+    let size = |m: &String| m.chars().count() + 2;
+    let mut out = vec![head];
+    if shortened.iter().map(size).sum::<usize>() <= room {
+        out.extend(shortened);
+        return out;
+    }
+    // The oldest in half the room (the session's first requests), the newest in the rest.
+    let mut oldest = Vec::new();
+    let half = room / 2;
+    let mut used = 0;
+    for m in &shortened {
+        if used + size(m) > half {
+            break;
+        }
+        used += size(m);
+        oldest.push(m.clone());
+    }
+    room -= used;
+    let mut newest = Vec::new();
+    for m in shortened[oldest.len()..].iter().rev() {
+        // Room for the marker between the two, too.
+        if size(m) + 60 > room {
+            break;
+        }
+        room -= size(m);
+        newest.push(m.clone());
+    }
+    let between = shortened.len() - oldest.len() - newest.len();
+    out.extend(oldest);
+    if between > 0 {
+        out.push(format!(
+            "[… {between} more of the user's messages omitted …]"
+        ));
+    }
+    out.extend(newest.into_iter().rev());
+    out
 }
 
 fn fit(text: &str, max: usize) -> String {

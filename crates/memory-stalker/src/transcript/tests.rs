@@ -498,9 +498,52 @@ fn conversation_text_keeps_the_newest_entries() {
     assert!(text.contains("Assistant called Bash: make"));
     assert!(text.contains("characters omitted"));
     assert!(text.ends_with("Assistant:\nfinal answer"));
-    assert!(text.starts_with("[… 2 earlier entries omitted …]"));
+    // The entries left out are counted, and the user's message among them kept.
+    assert!(
+        text.starts_with(
+            "[… 2 earlier entries omitted; the user's message among them follows, shortened …]\n\nUser:\nfirst ask\n\n"
+        ),
+        "{text}"
+    );
     let all = tr.conversation_text(50_000);
     assert!(all.starts_with("User:\nfirst ask"));
+}
+
+/// A session too long even with its old entries cut: the user's messages among those
+/// left out are kept, shortened, oldest first; when even those do not fit, the oldest
+/// and the newest, with the number between.
+#[test]
+fn conversation_text_keeps_the_users_earlier_messages() {
+    let mut t = T::default();
+    for i in 0..40 {
+        t.prompt(&format!("request {i}: {}", "why ".repeat(250)))
+            .say(&format!("{}END{i}", "reply ".repeat(1_000)));
+    }
+    let text = t.read(ReadOptions::default()).conversation_text(60_000);
+    assert!(text.chars().count() <= 60_000, "{}", text.chars().count());
+    assert!(
+        text.starts_with("[… ") && text.contains("earlier entries omitted; the user's"),
+        "{text}"
+    );
+    // The first request, shortened (its head and tail), and the newest whole.
+    assert!(text.contains("User:\nrequest 0: why why"), "{text}");
+    assert!(text.contains("characters omitted"), "{text}");
+    assert!(text.ends_with("END39"), "{text}");
+    // Every request is there, in order, none twice.
+    let at: Vec<usize> = (0..40)
+        .filter_map(|i| text.find(&format!("User:\nrequest {i}: ")))
+        .collect();
+    assert_eq!(at.len(), 40, "{text}");
+    assert!(at.windows(2).all(|w| w[0] < w[1]));
+    // A tighter budget keeps the oldest and the newest, and counts those between.
+    let tight = t.read(ReadOptions::default()).conversation_text(6_000);
+    assert!(tight.chars().count() <= 6_000, "{}", tight.chars().count());
+    assert!(tight.contains("User:\nrequest 0: "), "{tight}");
+    assert!(
+        tight.contains("more of the user's messages omitted …]"),
+        "{tight}"
+    );
+    assert!(tight.ends_with("END39"), "{tight}");
 }
 
 /// A long segment: before its newest third, what was said is kept and old tool output
