@@ -198,72 +198,23 @@ pub fn mentions(summary_lower: &str, item: &str) -> bool {
     has_most_of(summary_lower, &key_words(&item_lower))
 }
 
-/// A text prepared to be asked whether it [`mentions`] items, many times: its words
-/// are gathered once (comparing every pair of 200 standing instructions gathered them
-/// 20,000 times).
-pub struct Mentioner {
-    lower: String,
-    words: std::collections::HashSet<String>,
-}
-
-impl Mentioner {
-    /// `summary_lower`, already lower-cased, as [`mentions`] takes it.
-    pub fn new(summary_lower: &str) -> Mentioner {
-        Mentioner {
-            lower: summary_lower.to_string(),
-            words: words_of(summary_lower).map(str::to_string).collect(),
-        }
-    }
-
-    /// [`mentions`] of this text and `item`.
-    pub fn mentions(&self, item: &Mentioned) -> bool {
-        item.lower.is_empty()
-            || self.lower.contains(&item.lower)
-            || has_most_in(&self.lower, |w| self.words.contains(w), &item.key_words)
-    }
-}
-
-/// An item prepared to be looked for by [`Mentioner::mentions`]: on one line, lower-cased,
-/// with its key words.
-pub struct Mentioned {
-    lower: String,
-    key_words: Vec<String>,
-}
-
-impl Mentioned {
-    /// `item` as [`mentions`] reads it.
-    pub fn new(item: &str) -> Mentioned {
-        let lower = one_line(item, usize::MAX).to_lowercase();
-        let key_words = key_words(&lower);
-        Mentioned { lower, key_words }
-    }
-}
-
-/// The words of a text, split at what is not a letter or a digit.
-fn words_of(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-}
-
 /// Whether `summary_lower` holds at least 70 % of `words` and every number among them.
 fn has_most_of(summary_lower: &str, words: &[String]) -> bool {
     if words.is_empty() {
         return false;
     }
-    let summary_words: std::collections::HashSet<&str> = words_of(summary_lower).collect();
-    has_most_in(summary_lower, |w| summary_words.contains(w), words)
-}
-
-/// [`has_most_of`], the summary's words looked up by `holds`.
-fn has_most_in(summary_lower: &str, holds: impl Fn(&str) -> bool, words: &[String]) -> bool {
-    if words.is_empty() {
-        return false;
-    }
+    let summary_words: std::collections::HashSet<&str> = summary_lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
     let has = |w: &str| {
         if !w.is_ascii() {
             return summary_lower.contains(w);
         }
-        holds(w) || holds(format!("{w}s").as_str()) || w.strip_suffix('s').is_some_and(&holds)
+        summary_words.contains(w)
+            || summary_words.contains(format!("{w}s").as_str())
+            || w.strip_suffix('s')
+                .is_some_and(|stem| summary_words.contains(stem))
     };
     // Numbers tell similar items apart ("phase 2" vs "phase 3"): all must be there.
     let numbers_ok = words
@@ -311,32 +262,6 @@ pub fn session_key(session: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_prepared_text_mentions_what_mentions_finds() {
-        let texts = [
-            "use pnpm, never npm",
-            "Use pnpm for every install (never npm)",
-            "keep it to the same 3 files",
-            "keep it to the same 4 files",
-            "run the tests before each commit",
-            "tests run before commits",
-            "用 pnpm 安装依赖",
-            "",
-            "Phase 2: the reader ⏎ and the parser",
-        ];
-        for a in texts {
-            let lower = a.to_lowercase();
-            let prepared = Mentioner::new(&lower);
-            for b in texts {
-                assert_eq!(
-                    prepared.mentions(&Mentioned::new(b)),
-                    mentions(&lower, b),
-                    "{a:?} mentions {b:?}"
-                );
-            }
-        }
-    }
 
     #[test]
     fn the_first_line_of_a_collapsed_text_is_what_comes_before_its_mark() {

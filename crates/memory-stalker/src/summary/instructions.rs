@@ -82,32 +82,21 @@ pub(crate) fn from_words(text: &str) -> Vec<String> {
 /// revises (most of its key words in common), so the newest wording wins; of the
 /// newest [`COMPARED`] only.
 pub(crate) fn newest_wins(mut items: Vec<String>) -> Vec<String> {
-    use crate::text::{Mentioned, Mentioner};
-    /// An item kept, with what comparing it needs, made once.
-    struct Kept {
-        item: String,
-        lower: String,
-        as_text: Mentioner,
-        as_item: Mentioned,
-    }
     let older = items.len().saturating_sub(COMPARED);
-    let mut out: Vec<Kept> = Vec::new();
+    let mut out: Vec<String> = Vec::new();
     for item in items.split_off(older) {
         let bare = without_source(&item);
         let lower = bare.to_lowercase();
-        let (as_text, as_item) = (Mentioner::new(&lower), Mentioned::new(bare));
         out.retain(|old| {
-            old.lower != lower
-                && !(as_text.mentions(&old.as_item) && old.as_text.mentions(&as_item))
+            let old_bare = without_source(old);
+            let old_lower = old_bare.to_lowercase();
+            old_lower != lower
+                && !(crate::text::mentions(&lower, old_bare)
+                    && crate::text::mentions(&old_lower, bare))
         });
-        out.push(Kept {
-            item,
-            lower,
-            as_text,
-            as_item,
-        });
+        out.push(item);
     }
-    out.into_iter().map(|k| k.item).collect()
+    out
 }
 
 /// An item without the source a signal's item ends with (`use pnpm (Bash, 2026-…)`).
