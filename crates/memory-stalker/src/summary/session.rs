@@ -126,8 +126,8 @@ impl Kind {
             Kind::Constraints | Kind::Answers => 12,
             Kind::Context | Kind::Requirements => 6,
             Kind::Failed | Kind::ModelPreferences | Kind::ModelFailed => 8,
-            // A model's decisions are the most precise list a memory carries (docs/
-            // performance.md): a session compacted many times kept too few of them.
+            // A model's decisions are the most precise list a memory carries
+            // (docs/performance.md): a session compacted many times kept too few of them.
             Kind::ModelDecisions => 12,
             Kind::Checks => 8,
             Kind::Commits | Kind::EarlierFiles | Kind::EarlierTasks | Kind::LeftOpen => 20,

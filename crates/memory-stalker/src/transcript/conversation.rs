@@ -24,10 +24,22 @@ const EARLIER_USER_SHARE: usize = 5;
 const EARLIER_USER_CHARS: usize = 600;
 const EARLIER_USER_MIN_CHARS: usize = 150;
 
-/// One entry of the conversation, and whether it is a tool's output.
+/// One entry of the conversation, and what kind of entry it is.
 struct Item {
     text: String,
-    output: bool,
+    kind: Kind,
+}
+
+/// Who an entry is from: how it is cut when old, and whether it stands for the entries
+/// left out.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A prompt the user typed.
+    Prompt,
+    /// The assistant's text or one of its calls.
+    Assistant,
+    /// A tool's output.
+    Output,
 }
 
 pub(super) fn conversation_text(t: &Transcript, max_chars: usize) -> String {
@@ -86,7 +98,7 @@ fn newest_entries(entries: &[Item], mut budget: usize, fits: bool) -> (Vec<Strin
     for e in entries.iter().rev() {
         let text = if fits || used < newest_part {
             e.text.clone()
-        } else if e.output {
+        } else if e.kind == Kind::Output {
             fit_entry(&e.text, OLD_OUTPUT_CHARS)
         } else {
             fit_entry(&e.text, OLD_TEXT_CHARS)
@@ -115,7 +127,7 @@ fn newest_entries(entries: &[Item], mut budget: usize, fits: bool) -> (Vec<Strin
 fn earlier_user_messages(left_out: &[Item], room: usize) -> Vec<String> {
     let users: Vec<&str> = left_out
         .iter()
-        .filter(|e| !e.output && e.text.starts_with("User:\n"))
+        .filter(|e| e.kind == Kind::Prompt)
         .map(|e| e.text.as_str())
         .collect();
     let omitted = left_out.len();
@@ -196,7 +208,7 @@ fn render(r: &Record, out: &mut Vec<Item>) {
             if let Some(p) = prompt::prompt_text(r) {
                 out.push(Item {
                     text: format!("User:\n{p}"),
-                    output: false,
+                    kind: Kind::Prompt,
                 });
             }
             for res in &u.tool_results {
@@ -210,7 +222,7 @@ fn render(r: &Record, out: &mut Vec<Item>) {
                 let body = res.text.render(TOOL_OUTPUT_CHARS, true);
                 out.push(Item {
                     text: format!("{label}:\n{body}"),
-                    output: true,
+                    kind: Kind::Output,
                 });
             }
         }
@@ -218,13 +230,13 @@ fn render(r: &Record, out: &mut Vec<Item>) {
             for t in a.texts.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
                 out.push(Item {
                     text: format!("Assistant:\n{t}"),
-                    output: false,
+                    kind: Kind::Assistant,
                 });
             }
             for c in &a.tool_calls {
                 out.push(Item {
                     text: format!("Assistant called {}: {}", c.name, c.summary),
-                    output: false,
+                    kind: Kind::Assistant,
                 });
             }
         }

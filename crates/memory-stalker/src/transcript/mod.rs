@@ -955,9 +955,10 @@ fn mentions_tasks(line: &[u8]) -> bool {
         .is_match(line)
 }
 
-/// One automaton for all the needles of a test, so a skipped line is searched once.
+/// One automaton for all the needles of a test, so a line is searched once.
 fn automaton(needles: &[&str]) -> AhoCorasick {
-    // The needles are constants of this module, and the tests build both automata.
+    // The needles are constants of this module and its children, and their tests build
+    // every automaton.
     AhoCorasick::new(needles).unwrap_or_else(|e| panic!("line needles: {e}"))
 }
 

@@ -49,12 +49,9 @@ fn telling_line(output: &str, named_only: bool) -> Option<String> {
     // says something failed ("✗ Build failed in 1.60s" before "error during build: …").
     // A run's first telling line keeps the order of the output.
     // One automaton for the twelve: a `contains` each built a searcher per line.
-    static NAMED: std::sync::LazyLock<Option<aho_corasick::AhoCorasick>> =
-        std::sync::LazyLock::new(|| aho_corasick::AhoCorasick::new(STRONG).ok());
-    let named = |l: &&str| match &*NAMED {
-        Some(a) => a.is_match(l),
-        None => STRONG.iter().any(|s| l.contains(s)),
-    };
+    static NAMED: std::sync::LazyLock<aho_corasick::AhoCorasick> =
+        std::sync::LazyLock::new(|| super::automaton(&STRONG));
+    let named = |l: &&str| NAMED.is_match(l);
     let failed = |l: &&str| l.contains("failed");
     let at = if named_only {
         lines
