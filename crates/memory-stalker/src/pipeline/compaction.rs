@@ -137,11 +137,12 @@ fn read_extraction(req: &SaveRequest, config: &Config, memory: &Path) -> Extract
     let recorded = fm.and_then(|f| f.todos);
     // The task list the memory recorded is the list: a checkpoint at its end spares
     // searching the transcript for one.
-    let checkpoints = end
-        .zip(recorded.clone())
-        .map(|(bytes, todos)| crate::transcript::TaskCheckpoint { bytes, todos })
-        .into_iter()
-        .collect();
+    let checkpoints = crate::transcript::Checkpoints::known(
+        end.zip(recorded.clone())
+            .map(|(bytes, todos)| crate::transcript::TaskCheckpoint { bytes, todos })
+            .into_iter()
+            .collect(),
+    );
     let opts = crate::transcript::ReadOptions {
         end,
         tasks_dir: config.tasks_dir(req.session_id.as_deref().unwrap_or("")),

@@ -107,7 +107,9 @@ impl SummaryJob {
                         end: Some(self.transcript_bytes),
                         tasks_dir: config.tasks_dir(&self.session_id),
                         plans_dir: config.plans_dir(),
-                        checkpoints: store.checkpoints(&self.session_id, &self.transcript),
+                        checkpoints: crate::transcript::Checkpoints::known(
+                            store.checkpoints(&self.session_id, &self.transcript),
+                        ),
                         redact: config.redact,
                         output_heads_only: false,
                     },

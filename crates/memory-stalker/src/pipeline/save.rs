@@ -18,7 +18,7 @@ use crate::summary::{self, Breaker, Choice, HEADLINE_CHARS, OFFLINE_SOURCE, Summ
 
 use super::job::SummaryJob;
 use crate::summary::labels::{offline_note, pending_note};
-use crate::transcript::{Extraction, ReadOptions, Transcript};
+use crate::transcript::{Checkpoints, Extraction, ReadOptions, Transcript};
 use crate::untrusted::line;
 
 /// What to save.
@@ -110,12 +110,24 @@ fn save_with(
     // Only a summary written here and now reads the tool outputs; a background one reads
     // the transcript again.
     let summary_here = matches!(choice, Choice::Model(_)) && !config.async_summary;
-    let (transcript, session_id) = read_transcript(req, config, &store, summary_here, past, log)?;
+    let lookup = match (past, req.session_id.as_deref()) {
+        (None, Some(id)) if !id.is_empty() => SessionLookup::start(&store, id, req),
+        _ => None,
+    };
+    let checkpoints = match &lookup {
+        Some(l) => l.checkpoints.clone(),
+        None => Checkpoints::known(
+            store.checkpoints(req.session_id.as_deref().unwrap_or(""), &req.transcript),
+        ),
+    };
+    let (transcript, session_id) =
+        read_transcript(req, config, checkpoints, summary_here, past, log)?;
     let note = summary_note(&choice, config, log);
     make_writer_key(config, log);
-    let earlier = match past {
-        Some(cut) => cut.earlier.clone(),
-        None => earlier_facts(&store, &session_id),
+    let earlier = match (past, lookup) {
+        (Some(cut), _) => cut.earlier.clone(),
+        (None, Some(l)) => l.facts(&store, &session_id),
+        (None, None) => earlier_facts(&store, &session_id),
     };
     let memory = render_memory(
         req,
@@ -164,7 +176,7 @@ fn save_with(
 fn read_transcript(
     req: &SaveRequest,
     config: &Config,
-    store: &MemoryStore,
+    checkpoints: Checkpoints,
     summary_here: bool,
     past: Option<&PastCut>,
     log: &Log,
@@ -177,7 +189,7 @@ fn read_transcript(
             end: past.map(|c| c.end),
             tasks_dir: config.tasks_dir(session_hint).filter(|_| task_files),
             plans_dir: config.plans_dir(),
-            checkpoints: store.checkpoints(session_hint, &req.transcript),
+            checkpoints,
             redact: config.redact,
             output_heads_only: !summary_here,
         },
@@ -383,12 +395,73 @@ pub fn earlier_facts(store: &MemoryStore, session_id: &str) -> SessionFacts {
     if session_id.is_empty() {
         return SessionFacts::default();
     }
-    store
-        .session_memories(session_id)
-        .next()
-        .and_then(|(path, _)| MemoryStore::read(&path).ok())
+    newest_facts(
+        store
+            .session_memories(session_id)
+            .next()
+            .map(|(p, _)| p)
+            .as_deref(),
+    )
+}
+
+/// The lasting facts of the memory at `newest` (none when there is none or it cannot be
+/// read).
+fn newest_facts(newest: Option<&Path>) -> SessionFacts {
+    newest
+        .and_then(|path| MemoryStore::read(path).ok())
         .map(|text| SessionFacts::carried_from(&text))
         .unwrap_or_default()
+}
+
+/// The session's earlier memories looked up beside the transcript's read, on a thread of
+/// its own: the index is opened (in a new project, created) and searched while the
+/// reader is already at work, instead of before it starts. Dropped unused (the read
+/// failed), it still waits for the thread: the process must not end while the thread
+/// writes the index or the writer key.
+struct SessionLookup {
+    /// The task lists of the transcript's newest memories, sent as soon as found.
+    checkpoints: Checkpoints,
+    /// The lasting facts of the session's newest memory (taken once).
+    facts: Option<std::thread::JoinHandle<SessionFacts>>,
+}
+
+impl Drop for SessionLookup {
+    fn drop(&mut self) {
+        if let Some(thread) = self.facts.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl SessionLookup {
+    /// Starts the lookup of session `id`'s memories in `store` for `req`'s transcript;
+    /// `None` when no thread can be started (the caller looks them up itself).
+    fn start(store: &MemoryStore, id: &str, req: &SaveRequest) -> Option<SessionLookup> {
+        let (checkpoints, found) = Checkpoints::coming();
+        let (store, id, transcript) = (store.clone(), id.to_string(), req.transcript.clone());
+        let facts = std::thread::Builder::new()
+            .name("session-lookup".into())
+            .spawn(move || {
+                let memories: Vec<(PathBuf, FrontMatter)> = store.session_memories(&id).collect();
+                let mine = memories.iter().map(|(_, fm)| fm);
+                // Sent before the newest memory is read: the reader may be waiting.
+                let _ = found.send(crate::store::checkpoints_in(mine, &transcript));
+                newest_facts(memories.first().map(|(p, _)| p.as_path()))
+            })
+            .ok()?;
+        Some(SessionLookup {
+            checkpoints,
+            facts: Some(facts),
+        })
+    }
+
+    /// The lasting facts it found; looked up again here if the thread failed.
+    fn facts(mut self, store: &MemoryStore, session_id: &str) -> SessionFacts {
+        self.facts
+            .take()
+            .and_then(|thread| thread.join().ok())
+            .unwrap_or_else(|| earlier_facts(store, session_id))
+    }
 }
 
 /// Where memories go when a project's own directory cannot be written: one directory per

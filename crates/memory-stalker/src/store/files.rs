@@ -883,19 +883,30 @@ impl MemoryStore {
         if session_id.is_empty() {
             return Vec::new();
         }
-        let transcript = transcript.to_string_lossy();
-        // The newest memories record the largest sizes: they are the ones that can help.
-        self.session_memories(session_id)
-            .filter(|(_, fm)| fm.transcript == transcript)
-            .take(3)
-            .filter_map(|(_, fm)| {
-                Some(TaskCheckpoint {
-                    bytes: fm.transcript_bytes?,
-                    todos: fm.todos?,
-                })
-            })
-            .collect()
+        let found: Vec<(PathBuf, FrontMatter)> = self.session_memories(session_id).collect();
+        checkpoints_in(found.iter().map(|(_, fm)| fm), transcript)
     }
+}
+
+/// The task lists of `memories` (a session's, newest first) that are of `transcript`,
+/// as [`MemoryStore::checkpoints`] gives them.
+pub fn checkpoints_in<'a>(
+    memories: impl IntoIterator<Item = &'a FrontMatter>,
+    transcript: &Path,
+) -> Vec<TaskCheckpoint> {
+    let transcript = transcript.to_string_lossy();
+    // The newest memories record the largest sizes: they are the ones that can help.
+    memories
+        .into_iter()
+        .filter(|fm| fm.transcript == transcript)
+        .take(3)
+        .filter_map(|fm| {
+            Some(TaskCheckpoint {
+                bytes: fm.transcript_bytes?,
+                todos: fm.todos.clone()?,
+            })
+        })
+        .collect()
 }
 
 /// The second a memory file's name starts with (`YYYYMMDD_HHMMSS`) as the number its 14

@@ -10,4 +10,4 @@ mod ordered;
 pub use catalog::{
     Found, Listing, ProjectHit, ProjectSearch, SearchHit, Shown, Skipped, Target, search_projects,
 };
-pub use files::{IndexReport, MEMORIES_DIR, MemoryStore};
+pub use files::{IndexReport, MEMORIES_DIR, MemoryStore, checkpoints_in};

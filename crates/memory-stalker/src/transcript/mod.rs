@@ -10,6 +10,7 @@
 //! from the file's first line, and [`codex`] parses its lines (docs/design.md §3.13).
 
 mod background;
+mod checkpoints;
 pub(crate) mod codex;
 pub(crate) mod commands;
 mod conversation;
@@ -29,6 +30,7 @@ use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
 
+pub use checkpoints::Checkpoints;
 pub use codex::last_compaction_summary;
 pub use describe::{bytes, describe};
 pub use extract::{
@@ -57,8 +59,10 @@ pub struct ReadOptions {
     pub plans_dir: Option<PathBuf>,
     /// Task lists known from earlier memories of this transcript: "when the file was
     /// `bytes` long, the task list was `todos`". Once the reader has passed such a point
-    /// without seeing a task-list write, it need not read further back for one.
-    pub checkpoints: Vec<TaskCheckpoint>,
+    /// without seeing a task-list write, it need not read further back for one. They
+    /// may still be being looked up when the read starts: used once known, waited for
+    /// only when the segment is read and the task list is still missing.
+    pub checkpoints: Checkpoints,
     /// Redact what is read (prompts, replies, tool summaries, task items, plans) as it
     /// is parsed, before anything cuts it; see [`crate::redact`].
     pub redact: bool,
@@ -263,12 +267,19 @@ impl Transcript {
             .map(|d| tasks::load_task_files(d).redacted(options.redact))
             .filter(|f| !f.items.is_empty());
         let mut read = Gathered::new(task_files.is_some());
+        let mut checkpoints: Option<Vec<TaskCheckpoint>> = None;
         while !read.complete() {
-            if read.scan.tasks == TaskScan::Open
-                && read.pass_checkpoint(&options.checkpoints, lines.unread(), size)
-                && read.complete()
-            {
-                break;
+            if read.scan.tasks == TaskScan::Open {
+                if checkpoints.is_none() {
+                    // Past the segment, a checkpoint may spare reading further back.
+                    checkpoints = options.checkpoints.get(read.boundary_at.is_some());
+                }
+                if let Some(c) = &checkpoints
+                    && read.pass_checkpoint(c, lines.unread(), size)
+                    && read.complete()
+                {
+                    break;
+                }
             }
             if size - lines.unread() > MAX_READ_BYTES {
                 read.budget_spent = true;

@@ -647,10 +647,10 @@ fn a_checkpoint_ends_the_search_for_a_task_list() {
     assert_eq!(full.bytes_read().0, full.bytes_read().1);
     // With one, reading stops there and its list is the current one.
     let opts = ReadOptions {
-        checkpoints: vec![
+        checkpoints: Checkpoints::known(vec![
             checkpoint(at_compaction, &["from the last memory"]),
             checkpoint(10, &["older"]),
-        ],
+        ]),
         ..Default::default()
     };
     let tr = t.read(opts);
@@ -660,10 +660,33 @@ fn a_checkpoint_ends_the_search_for_a_task_list() {
     assert_eq!(todos.items[0].content, "from the last memory");
     // A checkpoint that recorded "no task list" stops the search as well.
     let tr = t.read(ReadOptions {
-        checkpoints: vec![checkpoint(at_compaction, &[])],
+        checkpoints: Checkpoints::known(vec![checkpoint(at_compaction, &[])]),
         ..Default::default()
     });
     assert!(tr.bytes_read().0 < size / 20);
+    assert!(tr.extraction().todos.is_none());
+    // Still being looked up when the read starts: waited for once the segment is read.
+    let (coming, tx) = Checkpoints::coming();
+    let lookup = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        tx.send(vec![checkpoint(at_compaction, &["looked up beside"])])
+    });
+    let tr = t.read(ReadOptions {
+        checkpoints: coming,
+        ..Default::default()
+    });
+    assert!(lookup.join().unwrap().is_ok());
+    assert!(tr.bytes_read().0 < size / 20);
+    let todos = tr.extraction().todos.unwrap();
+    assert_eq!(todos.items[0].content, "looked up beside");
+    // A lookup that failed (its sender gone) is no checkpoint: the file is searched.
+    let (coming, tx) = Checkpoints::coming();
+    drop(tx);
+    let tr = t.read(ReadOptions {
+        checkpoints: coming,
+        ..Default::default()
+    });
+    assert_eq!(tr.bytes_read().0, tr.bytes_read().1);
     assert!(tr.extraction().todos.is_none());
 }
 
@@ -680,7 +703,7 @@ fn a_task_write_after_the_checkpoint_wins() {
     );
     let todos = t
         .read(ReadOptions {
-            checkpoints: vec![checkpoint(at, &["stale"])],
+            checkpoints: Checkpoints::known(vec![checkpoint(at, &["stale"])]),
             ..Default::default()
         })
         .extraction()
@@ -700,7 +723,7 @@ fn checkpoints_beyond_the_end_are_ignored() {
     let size = t.bytes().len() as u64;
     let todos = t
         .read(ReadOptions {
-            checkpoints: vec![checkpoint(size + 100, &["from a longer file"])],
+            checkpoints: Checkpoints::known(vec![checkpoint(size + 100, &["from a longer file"])]),
             ..Default::default()
         })
         .extraction()

@@ -366,10 +366,12 @@ fn reading_stops_at_the_segment() {
     // An earlier memory of the session said there was no task list at the compaction:
     // nothing before it is read.
     let t = r.read(ReadOptions {
-        checkpoints: vec![crate::transcript::TaskCheckpoint {
-            bytes: compacted_at,
-            todos: None,
-        }],
+        checkpoints: crate::transcript::Checkpoints::known(vec![
+            crate::transcript::TaskCheckpoint {
+                bytes: compacted_at,
+                todos: None,
+            },
+        ]),
         ..ReadOptions::default()
     });
     let (read, _) = t.bytes_read();
