@@ -40,7 +40,11 @@ pub(super) fn users_words(out: &mut String, facts: &SessionFacts) {
 
 /// Decisions and failed approaches: the session's, then those a model's summary found.
 pub(super) fn decisions_and_failures(out: &mut String, facts: &SessionFacts) {
-    bullets(out, "- Decisions taken in this session:", &facts.decisions);
+    bullets(
+        out,
+        "- Decisions taken in this session:",
+        &not_answered(&facts.decisions, &facts.answers),
+    );
     bullets(
         out,
         "- Approaches that failed in this session:",
@@ -85,6 +89,69 @@ fn not_restated(failed: &[String], decisions: &[String]) -> Vec<String> {
         .filter(|f| quoted(f).is_none_or(|q| !said.contains(&q)))
         .cloned()
         .collect()
+}
+
+/// The decisions that are not one of the user's answers said again. An option chosen
+/// at a question is both ("“Q” → A (AskUserQuestion, …)" and "User chose “A” when asked
+/// “T” (AskUserQuestion, …)"), and so are the words a refused plan got (the same item
+/// under both): the memory keeps them under both headings, the restore says them once,
+/// among the answers, which come first.
+fn not_answered(decisions: &[String], answers: &[String]) -> Vec<String> {
+    let given: Vec<(&str, &str)> = answers.iter().filter_map(|a| answer_of(a)).collect();
+    decisions
+        .iter()
+        .filter(|d| !answers.contains(d))
+        .filter(|d| {
+            chosen_of(d).is_none_or(|(chosen, label)| {
+                !given
+                    .iter()
+                    .any(|&(answer, at)| at == label && said_alike(chosen, answer))
+            })
+        })
+        .cloned()
+        .collect()
+}
+
+/// The option and source label of a "User chose “A” when asked “T” (label)" item (or
+/// its Chinese form, "用户在被问到 “Q” 时选择了 “A” (label)").
+fn chosen_of(item: &str) -> Option<(&str, &str)> {
+    let (body, label) = source_label(item)?;
+    let chosen = match body.strip_prefix("User chose “") {
+        Some(rest) => rest.split_once("” when asked “")?.0,
+        None => body
+            .strip_prefix("用户在被问到 “")?
+            .split_once("” 时选择了 “")?
+            .1
+            .strip_suffix('”')?,
+    };
+    Some((chosen, label))
+}
+
+/// The answer and source label of a "“Q” → A (label)" item.
+fn answer_of(item: &str) -> Option<(&str, &str)> {
+    let (body, label) = source_label(item)?;
+    let answer = body.strip_prefix('“')?.split_once("” → ")?.1;
+    let answer = answer
+        .strip_suffix(" (in your own words)")
+        .or_else(|| answer.strip_suffix("（用户自己的话）"))
+        .unwrap_or(answer);
+    Some((answer, label))
+}
+
+/// An item's text and the label of its source, "(AskUserQuestion, 2026-02-12 20:58)".
+fn source_label(item: &str) -> Option<(&str, &str)> {
+    let body = item.strip_suffix(')')?;
+    let at = body.rfind(" (")?;
+    Some((&body[..at], &body[at + 2..]))
+}
+
+/// Whether a chosen option and an answer are the same words, either possibly cut short
+/// (an item's text gives way to its source label, ending in "…").
+fn said_alike(chosen: &str, answer: &str) -> bool {
+    let (chosen, answer) = (chosen.trim_end_matches('…'), answer.trim_end_matches('…'));
+    !chosen.is_empty()
+        && !answer.is_empty()
+        && (chosen.starts_with(answer) || answer.starts_with(chosen))
 }
 
 /// A titled list of one-line items (nothing when there are none).
@@ -200,6 +267,35 @@ fn same_target(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_chosen_option_is_said_once_among_the_answers() {
+        let answers = [
+            "“Should the skill always build and verify after changes?” → Always build and verify (AskUserQuestion, 2026-02-26 05:51)".to_string(),
+            "“Which rig?” → the east one, it has the new cards (in your own words) (AskUserQuestion, 2026-02-26 05:52)".to_string(),
+            "“A question so long that its answer was cut to make room for the source label of the item, as happens” → Keep the older layout and move the ind… (AskUserQuestion, 2026-02-26 05:53)".to_string(),
+            "Plan refused: Phase 2; user said “not yet” (ExitPlanMode, 2026-02-26 06:00)".to_string(),
+        ];
+        let decisions = [
+            "User chose “Always build and verify” when asked “Should the skill always build and verify after changes?” (AskUserQuestion, 2026-02-26 05:51)",
+            "User chose “the east one, it has the new cards” when asked “Which rig?” (AskUserQuestion, 2026-02-26 05:52)",
+            "User chose “Keep the older layout and move the index to the end” when asked “Layout” (AskUserQuestion, 2026-02-26 05:53)",
+            "Plan refused: Phase 2; user said “not yet” (ExitPlanMode, 2026-02-26 06:00)",
+            // The same words chosen at another moment, a test edit and a plan: kept.
+            "User chose “Always build and verify” when asked “Again?” (AskUserQuestion, 2026-02-27 09:00)",
+            "Plan approved: Phase 3 (ExitPlanMode, 2026-02-26 06:10)",
+            "User chose “Run test cases” when asked “Evals?” (AskUserQuestion, 2026-02-26 05:51)",
+        ]
+        .map(String::from);
+        assert_eq!(not_answered(&decisions, &answers), decisions[4..].to_vec(),);
+        let zh = [
+            "用户在被问到 “用哪个？” 时选择了 “东边的” (AskUserQuestion, 2026-02-26 05:51)"
+                .to_string(),
+        ];
+        let zh_answer = ["“用哪个？” → 东边的 (AskUserQuestion, 2026-02-26 05:51)".to_string()];
+        assert!(not_answered(&zh, &zh_answer).is_empty());
+        assert_eq!(not_answered(&zh, &answers), zh.to_vec());
+    }
 
     fn call(name: &str, summary: &str, failed: bool, error: Option<&str>) -> ToolCallSummary {
         ToolCallSummary {
