@@ -850,36 +850,65 @@ fn meaning_memories() {
     // Every annotated session, dev and held out (the held-out ones were made once
     // tuning on the dev part was over).
     for (s, path) in &all {
-        let (r, root) = replay_in(&bin, path, &Summarizer::offline());
-        let mut text = format!(
-            "{} ({}), {} memories; reference headline: {}\n\n",
-            s.name,
-            s.split,
-            r.memories.len(),
-            s.headline
-        );
-        for (n, m) in r.memories.iter().enumerate() {
-            if n + 1 < r.memories.len() {
-                let _ = writeln!(text, "memory {}: {}", n + 1, headline(m));
-            }
-        }
-        if let Some(last) = r.memories.last() {
-            let _ = write!(
-                text,
-                "\n======== the final memory ========\n\n{}",
-                meaning_of(last)
-            );
-        }
-        let restore = r.restores.last().map_or("", String::as_str);
-        let _ = write!(
-            text,
-            "======== its restore (SessionStart compact) ========\n\n{restore}\n"
-        );
-        let text = stable(&text, &root);
+        let text = memories_read_by_eye(&bin, s, path, &Summarizer::offline());
         insta::with_settings!({ snapshot_suffix => s.name.clone(), prepend_module_to_snapshot => false }, {
             insta::assert_snapshot!("meaning", text);
         });
     }
+}
+
+/// The same for the memories most users get, a model's summary in them: every session of
+/// the second corpus (the sessions nobody tuned on), its model replayed from the recorded
+/// answers. A prompt with no answer fails here too, by its key.
+#[test]
+fn meaning_memories_with_model() {
+    let Some(all) = sessions() else {
+        return;
+    };
+    let (replay, model) = replayed_model();
+    let bin = binary();
+    for (s, path) in all.iter().filter(|(s, _)| s.corpus == "corpus-2") {
+        let text = memories_read_by_eye(&bin, s, path, &model);
+        insta::with_settings!({ snapshot_suffix => s.name.clone(), prepend_module_to_snapshot => false }, {
+            insta::assert_snapshot!("meaning-model", text);
+        });
+    }
+    assert!(
+        replay.misses().is_empty(),
+        "prompts with no recorded answer: {}",
+        replay.misses().join(", ")
+    );
+}
+
+/// A session's memories as a person reads them: each memory's headline, then the final
+/// memory's meaning (headline, Session so far, AI summary) and the restore after it.
+fn memories_read_by_eye(bin: &str, s: &Session, path: &Path, summarizer: &Summarizer) -> String {
+    let (r, root) = replay_in(bin, path, summarizer);
+    let mut text = format!(
+        "{} ({}), {} memories; reference headline: {}\n\n",
+        s.name,
+        s.split,
+        r.memories.len(),
+        s.headline
+    );
+    for (n, m) in r.memories.iter().enumerate() {
+        if n + 1 < r.memories.len() {
+            let _ = writeln!(text, "memory {}: {}", n + 1, headline(m));
+        }
+    }
+    if let Some(last) = r.memories.last() {
+        let _ = write!(
+            text,
+            "\n======== the final memory ========\n\n{}",
+            meaning_of(last)
+        );
+    }
+    let restore = r.restores.last().map_or("", String::as_str);
+    let _ = write!(
+        text,
+        "======== its restore (SessionStart compact) ========\n\n{restore}\n"
+    );
+    stable(&text, &root)
 }
 
 /// Records the prompts the model path sends for every main session of the second
