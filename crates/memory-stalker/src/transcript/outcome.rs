@@ -8,6 +8,8 @@ use crate::text::one_line;
 pub(crate) const ERROR_CHARS: usize = 200;
 /// Longest refusal reason kept.
 const REASON_CHARS: usize = 300;
+/// Lines on either side of a telling line that belong with it.
+const NEAR: usize = 5;
 
 /// The most telling line of a failed command's output: the first that names an error,
 /// a failure or an assertion, else the first that is not an exit code.
@@ -22,7 +24,21 @@ pub(crate) fn named_error(output: &str) -> Option<String> {
     telling_line(output, true)
 }
 
+/// [`named_error`] with the lines around it (five before, itself, five after): where a
+/// paste names the file its error is about (a compiler's `src/a.ts:3:1 - error …`, a
+/// traceback's `File "a.py", line 3` before its last line).
+pub(crate) fn named_error_near(output: &str) -> Option<(String, String)> {
+    let mut near = String::new();
+    let line = telling(output, true, Some(&mut near))?;
+    Some((line, near))
+}
+
 fn telling_line(output: &str, named_only: bool) -> Option<String> {
+    telling(output, named_only, None)
+}
+
+/// The telling line; `near`, when given, gets the lines around it, one per line.
+fn telling(output: &str, named_only: bool, near: Option<&mut String>) -> Option<String> {
     const STRONG: [&str; 12] = [
         "error:",
         "error[",
@@ -52,7 +68,7 @@ fn telling_line(output: &str, named_only: bool) -> Option<String> {
     static NAMED: std::sync::LazyLock<aho_corasick::AhoCorasick> =
         std::sync::LazyLock::new(|| super::automaton(&STRONG));
     let named = |l: &&str| NAMED.is_match(l);
-    let failed = |l: &&str| l.contains("failed");
+    let failed = |l: &&str| says_failed(l);
     let at = if named_only {
         lines
             .iter()
@@ -62,6 +78,9 @@ fn telling_line(output: &str, named_only: bool) -> Option<String> {
         lines.iter().position(|l| named(l) || failed(l)).or(Some(0))
     }?;
     let first = lines.get(at)?;
+    if let Some(near) = near {
+        *near = lines[at.saturating_sub(NEAR)..lines.len().min(at + NEAR + 1)].join("\n");
+    }
     // "Pre-commit validation failed:" says what by its next line, and so does a bare
     // "Error".
     let bare = first
@@ -84,6 +103,17 @@ fn telling_line(output: &str, named_only: bool) -> Option<String> {
     Some(one_line(line, ERROR_CHARS))
 }
 
+/// Whether `line` says "failed" as a word of its own ("Build failed in 1.60s",
+/// "validation failed:"), not inside a name (a config's `ci-failed:` key, `on_failed`,
+/// `failedTests`), which says nothing failed.
+fn says_failed(line: &str) -> bool {
+    let in_name = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-');
+    line.match_indices("failed").any(|(at, word)| {
+        !line[..at].chars().next_back().is_some_and(in_name)
+            && !line[at + word.len()..].chars().next().is_some_and(in_name)
+    })
+}
+
 /// The reason the user typed when refusing a call, as Claude Code passes it on.
 pub(crate) fn reason(result: &str) -> Option<String> {
     const MARKERS: [&str; 3] = [
@@ -101,6 +131,41 @@ pub(crate) fn reason(result: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn failed_counts_as_a_word_not_inside_a_name() {
+        assert!(says_failed("✗ Build failed in 1.60s"));
+        assert!(says_failed("Pre-commit validation failed:"));
+        assert!(says_failed("failed"));
+        assert!(says_failed("3 tests failed, 2 passed"));
+        assert!(!says_failed("ci-failed:"));
+        assert!(!says_failed("  on_failed: retry"));
+        assert!(!says_failed("failedTests = 0"));
+        assert!(!says_failed("unfailed"));
+        // A paste of a config is no reported failure.
+        assert_eq!(
+            named_error("reactions:\n  ci-failed:\n    auto: true\n    action: send-to-agent\n"),
+            None
+        );
+        assert_eq!(
+            named_error("vite v5\n✗ Build failed in 1.60s\n").as_deref(),
+            Some("✗ Build failed in 1.60s")
+        );
+    }
+
+    #[test]
+    fn the_lines_near_a_named_error_are_those_around_it() {
+        let paste = "a\nb\nc\nd\ne\nf\ng\nsrc/Layout.vue:86:67 - error TS2305: no member\nh\ni\nj\nk\nl\nm\n";
+        let (line, near) = named_error_near(paste).unwrap();
+        assert_eq!(line, "src/Layout.vue:86:67 - error TS2305: no member");
+        assert_eq!(
+            near,
+            "c\nd\ne\nf\ng\nsrc/Layout.vue:86:67 - error TS2305: no member\nh\ni\nj\nk\nl"
+        );
+        let (_, near) = named_error_near("error: x\nat y").unwrap();
+        assert_eq!(near, "error: x\nat y");
+        assert_eq!(named_error_near("all good\n"), None);
+    }
 
     #[test]
     fn the_error_line_is_the_one_that_names_the_error() {

@@ -1,7 +1,7 @@
 //! Failures the user reported: output the user pasted into a prompt ("> vue-tsc -b &&
 //! vite build ⏎ src/components/Layout.vue:86:67 - error TS2305: Module … has no exported
 //! member 'LocationOutlined'") whose error names a file Claude changed earlier in the
-//! segment. Claude's change failed where the user ran it, outside the session's own
+//! segment, in its line or the five lines on either side. Claude's change failed where the user ran it, outside the session's own
 //! calls, so no failed run records it; the model after a compaction must not write the
 //! same thing again.
 //!
@@ -11,8 +11,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Source, View, named_error};
+use super::{Source, View};
 use crate::transcript::extract::{is_scratch, project_relative};
+use crate::transcript::outcome::named_error_near;
 use crate::transcript::record::Entry;
 
 /// A failure the user pasted after Claude changed a file it names.
@@ -59,12 +60,14 @@ pub(super) fn find(view: &View) -> Vec<Reported> {
             continue;
         }
         // pytest's `E               AssertionError: …` keeps one space.
-        let Some(error) =
-            named_error(prompt).map(|e| e.split_whitespace().collect::<Vec<_>>().join(" "))
-        else {
+        let Some((error, near)) = named_error_near(prompt) else {
             continue;
         };
-        let Some(&(_, file)) = file_names(prompt)
+        let error = error.split_whitespace().collect::<Vec<_>>().join(" ");
+        // The file is named by the error or the lines around it: a long paste (a
+        // document, a config) that names a changed file somewhere and says "failed"
+        // elsewhere reports nothing about that file.
+        let Some(&(_, file)) = file_names(&near)
             .iter()
             .filter_map(|name| changed.get(name))
             .max()

@@ -845,6 +845,14 @@ fn a_failure_the_user_pasted_naming_a_changed_file_is_a_failed_approach() {
     // A paste that names no file Claude changed is someone else's failure.
     t.prompt("> npm run lint\nsrc/other/Menu.vue:3:1 - error TS2305: no member");
     t.say("That file is not mine.");
+    // A long paste (research notes, a config) that names the changed file far from the
+    // line that says something failed reports nothing about it.
+    let notes = format!(
+        "is this aligned with the research below?\n\nSee Layout.vue for the menu.\n{}```go\nlogging.Warn(ctx, \"remote: failed to fetch metadata branch\")\n```\n",
+        "- a note of the research\n".repeat(12)
+    );
+    t.prompt(&notes);
+    t.say("Yes, it is aligned.");
     t.prompt("> vue-tsc -b && vite build\n\nsrc/components/Layout.vue:86:67 - error TS2305: Module '\"@element-plus/icons-vue\"' has no exported member 'LocationOutlined'.\n\nFound 1 error.");
     t.call(
         "e2",
