@@ -93,9 +93,10 @@ fn not_restated(failed: &[String], decisions: &[String]) -> Vec<String> {
 
 /// The decisions that are not one of the user's answers said again. An option chosen
 /// at a question is both ("“Q” → A (AskUserQuestion, …)" and "User chose “A” when asked
-/// “T” (AskUserQuestion, …)"), and so are the words a refused plan got (the same item
-/// under both): the memory keeps them under both headings, the restore says them once,
-/// among the answers, which come first.
+/// “T” (AskUserQuestion, …)"), so is a reply that made a choice ("Claude asked “Q” → user
+/// answered “A” (reply, …)" and "User's choice: “A”"), and so are the words a refused
+/// plan got (the same item under both): the memory keeps them under both headings, the
+/// restore says them once, among the answers, which come first.
 fn not_answered(decisions: &[String], answers: &[String]) -> Vec<String> {
     let given: Vec<(&str, &str)> = answers.iter().filter_map(|a| answer_of(a)).collect();
     decisions
@@ -103,18 +104,25 @@ fn not_answered(decisions: &[String], answers: &[String]) -> Vec<String> {
         .filter(|d| !answers.contains(d))
         .filter(|d| {
             chosen_of(d).is_none_or(|(chosen, label)| {
-                !given
-                    .iter()
-                    .any(|&(answer, at)| at == label && said_alike(chosen, answer))
+                !given.iter().any(|&(answer, at)| {
+                    label.is_none_or(|l| l == at) && said_alike(chosen, answer)
+                })
             })
         })
         .cloned()
         .collect()
 }
 
-/// The option and source label of a "User chose “A” when asked “T” (label)" item (or
-/// its Chinese form, "用户在被问到 “Q” 时选择了 “A” (label)").
-fn chosen_of(item: &str) -> Option<(&str, &str)> {
+/// What a decision says was chosen, with its source label when it has one: "User chose
+/// “A” when asked “T” (label)" (or its Chinese form, "用户在被问到 “Q” 时选择了 “A”
+/// (label)"), "User's choice: “A”" ("用户的选择：“A”").
+fn chosen_of(item: &str) -> Option<(&str, Option<&str>)> {
+    if let Some(rest) = item
+        .strip_prefix("User's choice: “")
+        .or_else(|| item.strip_prefix("用户的选择：“"))
+    {
+        return Some((rest.strip_suffix('”')?, None));
+    }
     let (body, label) = source_label(item)?;
     let chosen = match body.strip_prefix("User chose “") {
         Some(rest) => rest.split_once("” when asked “")?.0,
@@ -124,17 +132,24 @@ fn chosen_of(item: &str) -> Option<(&str, &str)> {
             .1
             .strip_suffix('”')?,
     };
-    Some((chosen, label))
+    Some((chosen, Some(label)))
 }
 
-/// The answer and source label of a "“Q” → A (label)" item.
+/// The answer and source label of an answer item: "“Q” → A (label)" (an option or
+/// words at a question), "… asked “Q” → user answered “A” (label)" (a reply).
 fn answer_of(item: &str) -> Option<(&str, &str)> {
     let (body, label) = source_label(item)?;
-    let answer = body.strip_prefix('“')?.split_once("” → ")?.1;
-    let answer = answer
-        .strip_suffix(" (in your own words)")
-        .or_else(|| answer.strip_suffix("（用户自己的话）"))
-        .unwrap_or(answer);
+    let (_, answer) = body.split_once("” → ")?;
+    let answer = match answer
+        .strip_prefix("user answered “")
+        .or_else(|| answer.strip_prefix("用户回答 “"))
+    {
+        Some(reply) => reply.strip_suffix('”')?,
+        None => answer
+            .strip_suffix(" (in your own words)")
+            .or_else(|| answer.strip_suffix("（用户自己的话）"))
+            .unwrap_or(answer),
+    };
     Some((answer, label))
 }
 
@@ -145,13 +160,17 @@ fn source_label(item: &str) -> Option<(&str, &str)> {
     Some((&body[..at], &body[at + 2..]))
 }
 
-/// Whether a chosen option and an answer are the same words, either possibly cut short
-/// (an item's text gives way to its source label, ending in "…").
-fn said_alike(chosen: &str, answer: &str) -> bool {
-    let (chosen, answer) = (chosen.trim_end_matches('…'), answer.trim_end_matches('…'));
-    !chosen.is_empty()
-        && !answer.is_empty()
-        && (chosen.starts_with(answer) || answer.starts_with(chosen))
+/// Whether two texts are the same words: equal, or one cut short ("…", where an item's
+/// text gave way to its source label) and the other going on from the same start. A
+/// short answer ("yes") that a longer choice starts with is not the same.
+fn said_alike(a: &str, b: &str) -> bool {
+    let cut_of = |short: &str, long: &str| {
+        short
+            .strip_suffix('…')
+            .map(str::trim_end)
+            .is_some_and(|p| !p.is_empty() && long.starts_with(p))
+    };
+    !a.is_empty() && (a == b || cut_of(a, b) || cut_of(b, a))
 }
 
 /// A titled list of one-line items (nothing when there are none).
@@ -288,6 +307,18 @@ mod tests {
         ]
         .map(String::from);
         assert_eq!(not_answered(&decisions, &answers), decisions[4..].to_vec(),);
+        // A reply that made a choice, its words cut in the answer; a short "yes" is not
+        // the longer choice it starts.
+        let replies = [
+            "Claude asked “Want me to implement this?” → user answered “Instead of \"Strategy initialized\" we should do…” (reply, 2026-01-05 19:40)".to_string(),
+            "Claude asked “Shall I go on?” → user answered “yes” (reply, 2026-01-05 19:50)".to_string(),
+        ];
+        let choices = [
+            "User's choice: “Instead of \"Strategy initialized\" we should do \"<strategy name> strategy initialized\"”",
+            "User's choice: “yes, and use vite instead of webpack”",
+        ]
+        .map(String::from);
+        assert_eq!(not_answered(&choices, &replies), choices[1..].to_vec());
         let zh = [
             "用户在被问到 “用哪个？” 时选择了 “东边的” (AskUserQuestion, 2026-02-26 05:51)"
                 .to_string(),
