@@ -227,6 +227,24 @@ pub fn source_text(path: &Path) -> String {
     out
 }
 
+/// Waits, when the clock is still in second `last` (since the epoch), for the next one;
+/// returns the second it is now.
+fn next_second_after(last: Option<u64>) -> u64 {
+    let now = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+    };
+    let mut t = now();
+    if last == Some(t.as_secs()) {
+        std::thread::sleep(std::time::Duration::from_nanos(
+            1_000_000_000 - u64::from(t.subsec_nanos()) + 1_000_000,
+        ));
+        t = now();
+    }
+    t.as_secs()
+}
+
 /// Sets a file's modification time 10 s back: PreCompact waits for a transcript written
 /// in the last 250 ms to settle, which a replay need not.
 fn age(path: &Path) {
@@ -322,11 +340,18 @@ fn replay_in(bin: &str, transcript: &Path, summarizer: &Summarizer) -> (Replay, 
         boundaries(&lines)
     };
     cuts.push((lines.len(), "manual".into()));
+    let mut saved_in: Option<u64> = None;
     for (n, (cut, trigger)) in cuts.iter().enumerate() {
         write(*cut);
+        // Each memory in a second of its own: two in one second get a `_2` name, whose
+        // two more characters can move where the restore's size bound cuts it, and the
+        // snapshots would then differ from run to run.
+        next_second_after(saved_in);
         run(with(
             serde_json::json!({"hook_event_name": "PreCompact", "trigger": trigger}),
         ));
+        // The second the save ended in: its memory's is that one or the one before.
+        saved_in = Some(next_second_after(None));
         let last = n + 1 == cuts.len();
         if codex {
             // Codex writes `compacted` before PostCompact and the restore run.
