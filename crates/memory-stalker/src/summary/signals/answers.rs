@@ -141,6 +141,11 @@ fn closing_question(view: &View, from: usize, before: usize) -> Option<String> {
         .find(|p| !p.is_empty() && !p.starts_with("```"))?;
     let last = last.lines().last()?.trim();
     let last = asked_in(last)?;
+    // The last of several numbered questions: the reply answers the list, not its last
+    // item ("8. For #386 …?" ← "i mean specific to content not policy").
+    if let Some(series) = numbered_series(text?, last) {
+        return Some(one_line(&series, TEXT_CHARS));
+    }
     let question = last.trim_start_matches(['*', '-', '#', ' ']);
     // A long line: its last sentence is the question.
     let question = if question.chars().count() <= TEXT_CHARS {
@@ -151,6 +156,42 @@ fn closing_question(view: &View, from: usize, before: usize) -> Option<String> {
             .map_or(question, |i| question[i + 1..].trim())
     };
     Some(one_line(question, TEXT_CHARS))
+}
+
+/// When `last` (the line a text ends its question with) is item N ≥ 2 of a numbered
+/// list ("8. For #386 …?"), the list's items 1 to N, each by its first line, one after
+/// the other (" ⏎ " between): the nearest line above numbered N − 1, then N − 2, … 1.
+/// `None` when `last` is not numbered so, or an item is missing.
+fn numbered_series(text: &str, last: &str) -> Option<String> {
+    let number = |line: &str| -> Option<usize> {
+        let line = line.trim_start().trim_start_matches(['*', '#', ' ']);
+        let digits = line.len() - line.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        let after = line[digits..].strip_prefix(['.', ')'])?;
+        after
+            .starts_with(' ')
+            .then(|| line[..digits].parse().ok())
+            .flatten()
+    };
+    let n = number(last).filter(|n| (2..=20).contains(n))?;
+    let mut items = vec![last.trim()];
+    let mut want = n - 1;
+    for line in text.lines().rev() {
+        if want == 0 {
+            break;
+        }
+        if number(line) == Some(want) {
+            items.push(line.trim());
+            want -= 1;
+        }
+    }
+    (want == 0).then(|| {
+        items
+            .iter()
+            .rev()
+            .map(|l| l.trim_start_matches(['*', '#', ' ']))
+            .collect::<Vec<_>>()
+            .join(" ⏎ ")
+    })
 }
 
 /// The line up to the question it ends with: its last character, or a question

@@ -658,6 +658,27 @@ fn a_reply_to_the_question_a_turn_ended_with_is_an_answer() {
     assert_eq!(s.replies[0].source.tool, "reply");
 }
 
+/// A reply to a numbered list of questions answers the list, not its last item.
+#[test]
+fn a_reply_to_numbered_questions_answers_the_whole_list() {
+    let mut t = T::default();
+    t.prompt("Rank the open issues by staleness");
+    t.say("Answer these in order:\n\n1. What close policy do you want for stale issues?\n- age-only cutoff, or age + label rules?\n\n2. How should I treat issues with no comments?\n- auto-close, or keep?\n\n3. For #386 specifically, should it stay open?");
+    t.prompt("i mean specific to content not policy");
+    // Steps numbered earlier in the text do not make a list of the last question.
+    t.say("I did this:\n\n1. Read the issues.\n2. Ranked them.\n\n5. Shall I close #12?");
+    t.prompt("yes close it and tell me which others are stale");
+    let s = signals(&t);
+    let asked: Vec<&str> = s.replies.iter().map(|r| r.question.as_str()).collect();
+    assert_eq!(
+        asked,
+        [
+            "1. What close policy do you want for stale issues? ⏎ 2. How should I treat issues with no comments? ⏎ 3. For #386 specifically, should it stay open?",
+            "5. Shall I close #12?",
+        ]
+    );
+}
+
 #[test]
 fn a_test_the_user_saw_fail_in_bash_mode_counts_as_failing() {
     let mut t = T::default();
