@@ -175,15 +175,19 @@ pub fn has_words(text: &str, phrase: &str) -> bool {
     if !phrase.is_ascii() {
         return text.contains(phrase);
     }
+    has_words_between(text, phrase, char::is_alphanumeric)
+}
+
+/// Whether `text` holds `phrase` with no character of a word (`in_word`) just before or
+/// after it: [`has_words`] with the characters a word is made of chosen by the caller
+/// (a name's `_` and `-` too, say).
+pub fn has_words_between(text: &str, phrase: &str, in_word: impl Fn(char) -> bool) -> bool {
     text.match_indices(phrase).any(|(at, _)| {
-        !text[..at]
-            .chars()
-            .next_back()
-            .is_some_and(char::is_alphanumeric)
+        !text[..at].chars().next_back().is_some_and(&in_word)
             && !text[at + phrase.len()..]
                 .chars()
                 .next()
-                .is_some_and(char::is_alphanumeric)
+                .is_some_and(&in_word)
     })
 }
 

@@ -107,10 +107,8 @@ fn telling(output: &str, named_only: bool, near: Option<&mut String>) -> Option<
 /// "validation failed:"), not inside a name (a config's `ci-failed:` key, `on_failed`,
 /// `failedTests`), which says nothing failed.
 fn says_failed(line: &str) -> bool {
-    let in_name = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-');
-    line.match_indices("failed").any(|(at, word)| {
-        !line[..at].chars().next_back().is_some_and(in_name)
-            && !line[at + word.len()..].chars().next().is_some_and(in_name)
+    crate::text::has_words_between(line, "failed", |c| {
+        c.is_alphanumeric() || matches!(c, '_' | '-')
     })
 }
 

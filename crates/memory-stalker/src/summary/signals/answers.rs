@@ -167,10 +167,10 @@ fn numbered_series(text: &str, last: &str) -> Option<String> {
         let line = line.trim_start().trim_start_matches(['*', '#', ' ']);
         let digits = line.len() - line.trim_start_matches(|c: char| c.is_ascii_digit()).len();
         let after = line[digits..].strip_prefix(['.', ')'])?;
-        after
-            .starts_with(' ')
-            .then(|| line[..digits].parse().ok())
-            .flatten()
+        if !after.starts_with(' ') {
+            return None;
+        }
+        line[..digits].parse().ok()
     };
     let n = number(last).filter(|n| (2..=20).contains(n))?;
     let mut items = vec![last.trim()];

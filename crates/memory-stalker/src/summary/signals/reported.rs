@@ -1,9 +1,9 @@
 //! Failures the user reported: output the user pasted into a prompt ("> vue-tsc -b &&
 //! vite build ⏎ src/components/Layout.vue:86:67 - error TS2305: Module … has no exported
 //! member 'LocationOutlined'") whose error names a file Claude changed earlier in the
-//! segment, in its line or the five lines on either side. Claude's change failed where the user ran it, outside the session's own
-//! calls, so no failed run records it; the model after a compaction must not write the
-//! same thing again.
+//! segment, in its line or the five lines on either side. Claude's change failed where
+//! the user ran it, outside the session's own calls, so no failed run records it; the
+//! model after a compaction must not write the same thing again.
 //!
 //! A paste that answers a refused call is that refusal's reason ([`super::Refusal`])
 //! and is said there. Typed words alone ("fix the error handling in app.rs") are no
