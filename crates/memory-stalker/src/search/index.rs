@@ -301,11 +301,17 @@ impl Index {
             path: db.clone(),
             source,
         };
+        // A file just made holds nothing to lose: switching it to WAL and writing the
+        // schema need not wait on the disk (six syncs, most of a project's first save).
+        // A crash before the disk has it leaves a file that reads as empty or damaged,
+        // and either is made again here. Every later change syncs as usual.
+        let fresh = std::fs::metadata(&self.db).is_ok_and(|m| m.len() == 0);
+        let synchronous = if fresh { "OFF" } else { "NORMAL" };
         self.conn
-            .pragma_update(None, "journal_mode", "WAL")
+            .pragma_update(None, "synchronous", synchronous)
             .map_err(sqlite)?;
         self.conn
-            .pragma_update(None, "synchronous", "NORMAL")
+            .pragma_update(None, "journal_mode", "WAL")
             .map_err(sqlite)?;
         // Read first without a lock (the usual case: the schema is ours and current);
         // `create_schema` looks again under the write lock.
@@ -318,7 +324,13 @@ impl Index {
             Ok(Schema::NotOurs) | Err(_) => Err(IndexError::Foreign {
                 path: self.db.clone(),
             }),
+        }?;
+        if fresh {
+            self.conn
+                .pragma_update(None, "synchronous", "NORMAL")
+                .map_err(sqlite)?;
         }
+        Ok(())
     }
 
     /// Builds the index anew from the files, in place and in one transaction: a reader
@@ -1568,10 +1580,17 @@ fn put_doc(tx: &rusqlite::Transaction<'_>, name: &str, doc: Doc) -> rusqlite::Re
 
 /// Reads `names` in `dir` on the available cores, in their order.
 fn read_docs(dir: &Path, names: &[String], key: Option<&WriterKey>) -> Vec<Doc> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZero::get)
-        .clamp(1, 8)
-        .min(names.len().div_ceil(16).max(1));
+    // Sixteen files or fewer (a hook's new memory) are read here, without asking how
+    // many cores there are: that reads three files of the cgroup each time.
+    let useful = names.len().div_ceil(16);
+    let threads = if useful <= 1 {
+        1
+    } else {
+        std::thread::available_parallelism()
+            .map_or(1, std::num::NonZero::get)
+            .clamp(1, 8)
+            .min(useful)
+    };
     if threads <= 1 {
         return names.iter().map(|n| read_doc(dir, n, key)).collect();
     }
@@ -1742,7 +1761,32 @@ impl Index {
 
 #[cfg(test)]
 mod tests {
-    use super::after_prefix;
+    use super::{Index, OpenOptions, after_prefix};
+
+    /// A new index file is made without waiting on the disk (it holds nothing to lose),
+    /// but its connection then syncs as any other: a hook's later changes, and every
+    /// other process's, keep their durability.
+    #[test]
+    fn a_fresh_index_syncs_as_usual_once_made() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("memories");
+        std::fs::create_dir(&dir).unwrap();
+        let key = crate::provenance::Writer::at(root.path().join("key"))
+            .key_or_create()
+            .unwrap();
+        let synchronous = |index: &Index| -> i64 {
+            index
+                .conn
+                .query_row("PRAGMA synchronous", [], |r| r.get(0))
+                .unwrap()
+        };
+        let made = Index::open(&dir, OpenOptions::HOOK, Some(key.clone())).unwrap();
+        // 1 is NORMAL; the making was done at 0, OFF.
+        assert_eq!(synchronous(&made), 1);
+        drop(made);
+        let again = Index::open(&dir, OpenOptions::HOOK, Some(key)).unwrap();
+        assert_eq!(synchronous(&again), 1);
+    }
 
     #[test]
     fn the_end_of_a_prefix_range() {
