@@ -67,9 +67,10 @@ impl SegmentFacts {
 
     /// What the segment's assistant texts (`Transcript::segment_assistant_texts`) give.
     pub fn from_assistant(assistant: &[&str]) -> SegmentFacts {
+        let (stated_decisions, failed) = offline::stated_decisions_and_failures(assistant);
         SegmentFacts {
-            stated_decisions: offline::stated_decisions(assistant),
-            failed: offline::failed_approaches(assistant),
+            stated_decisions,
+            failed,
             ..SegmentFacts::default()
         }
     }

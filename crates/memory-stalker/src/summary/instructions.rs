@@ -83,20 +83,20 @@ pub(crate) fn from_words(text: &str) -> Vec<String> {
 /// newest [`COMPARED`] only.
 pub(crate) fn newest_wins(mut items: Vec<String>) -> Vec<String> {
     let older = items.len().saturating_sub(COMPARED);
-    let mut out: Vec<String> = Vec::new();
+    // Each kept item with its text lower-cased once, not once for every newer item.
+    let mut out: Vec<(String, String)> = Vec::new();
     for item in items.split_off(older) {
         let bare = without_source(&item);
         let lower = bare.to_lowercase();
-        out.retain(|old| {
+        out.retain(|(old, old_lower)| {
             let old_bare = without_source(old);
-            let old_lower = old_bare.to_lowercase();
-            old_lower != lower
+            *old_lower != lower
                 && !(crate::text::mentions(&lower, old_bare)
-                    && crate::text::mentions(&old_lower, bare))
+                    && crate::text::mentions(old_lower, bare))
         });
-        out.push(item);
+        out.push((item, lower));
     }
-    out
+    out.into_iter().map(|(item, _)| item).collect()
 }
 
 /// An item without the source a signal's item ends with (`use pnpm (Bash, 2026-…)`).

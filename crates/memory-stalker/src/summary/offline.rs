@@ -210,24 +210,60 @@ pub(crate) fn with_plan(
     out
 }
 
-/// The sentences of the assistant that state a choice (with their reasons), oldest
-/// first, without repeats.
-pub(crate) fn stated_decisions(assistant_texts: &[&str]) -> Vec<String> {
-    let mut out = Vec::new();
-    // A sentence with a cue is in a text with it: most texts need no splitting.
-    for text in assistant_texts
-        .iter()
-        .filter(|t| has_cue(t, &DECISION_CUES) || has_cue(t, &REASONS))
-    {
+/// The sentences of the assistant that state a choice (with their reasons), and those
+/// that say an approach failed ("The Redis approach failed: …", "That failed: …"), each
+/// oldest first, without repeats. A text is lower-cased once for both kinds' cues, and
+/// split into sentences once when either kind's cue is in it.
+pub(crate) fn stated_decisions_and_failures(
+    assistant_texts: &[&str],
+) -> (Vec<String>, Vec<String>) {
+    let (mut decisions, mut failures) = (Vec::new(), Vec::new());
+    // Each cue's searcher made once, not once for every text (most texts have no cue).
+    static DECIDES: std::sync::LazyLock<Vec<memchr::memmem::Finder<'static>>> =
+        std::sync::LazyLock::new(|| finders(DECISION_CUES.iter().chain(&REASONS)));
+    static FAILS: std::sync::LazyLock<Vec<memchr::memmem::Finder<'static>>> =
+        std::sync::LazyLock::new(|| finders(FAILURE_CUES.iter()));
+    for text in assistant_texts {
+        let lower = text.to_ascii_lowercase();
+        let has = |cues: &[memchr::memmem::Finder]| {
+            cues.iter().any(|c| c.find(lower.as_bytes()).is_some())
+        };
+        // A sentence with a cue is in a text with it: most texts need no splitting.
+        let decides = has(&DECIDES);
+        let fails = has(&FAILS);
+        if !decides && !fails {
+            continue;
+        }
         for s in sentences(text) {
             let lower = s.to_lowercase();
-            let cued = !is_narration(&lower) && DECISION_CUES.iter().any(|c| lower.contains(c));
-            if (cued || reasoned_choice(&lower)) && !out.contains(&s) {
-                out.push(s);
+            let narration = is_narration(&lower);
+            if decides {
+                let cued = !narration && DECISION_CUES.iter().any(|c| lower.contains(c));
+                if (cued || reasoned_choice(&lower)) && !decisions.contains(&s) {
+                    decisions.push(s.clone());
+                }
+            }
+            // "3 tests failed: …" reports a run, not an approach.
+            let counts = lower.starts_with(|c: char| c.is_ascii_digit());
+            if fails
+                && !counts
+                && !narration
+                && FAILURE_CUES.iter().any(|c| lower.contains(c))
+                && !failures.contains(&s)
+            {
+                failures.push(s);
             }
         }
     }
-    out
+    (decisions, failures)
+}
+
+/// A searcher for each of `cues`.
+fn finders(
+    cues: impl Iterator<Item = &'static &'static str>,
+) -> Vec<memchr::memmem::Finder<'static>> {
+    cues.map(|c| memchr::memmem::Finder::new(c.as_bytes()))
+        .collect()
 }
 
 /// Words that give the reason of a choice.
@@ -283,33 +319,6 @@ fn is_own_process(rest: &str) -> bool {
     ]
     .iter()
     .any(|p| rest.starts_with(p))
-}
-
-/// Sentences of the assistant that say an approach failed ("The Redis approach failed:
-/// …", "That failed: …"), oldest first.
-pub(crate) fn failed_approaches(assistant_texts: &[&str]) -> Vec<String> {
-    let mut out = Vec::new();
-    for text in assistant_texts.iter().filter(|t| has_cue(t, &FAILURE_CUES)) {
-        for s in sentences(text) {
-            let lower = s.to_lowercase();
-            // "3 tests failed: …" reports a run, not an approach.
-            let counts = lower.starts_with(|c: char| c.is_ascii_digit());
-            if !counts
-                && !is_narration(&lower)
-                && FAILURE_CUES.iter().any(|c| lower.contains(c))
-                && !out.contains(&s)
-            {
-                out.push(s);
-            }
-        }
-    }
-    out
-}
-
-/// Whether `text`, lower-cased, contains one of `cues` (lower-case ASCII).
-fn has_cue(text: &str, cues: &[&str]) -> bool {
-    let lower = text.to_ascii_lowercase();
-    cues.iter().any(|c| lower.contains(c))
 }
 
 /// What the session is about, in one line, from what the extraction alone gives (see
@@ -681,7 +690,7 @@ mod tests {
         // How the assistant works (plan mode, reading first, waiting for the agents it
         // started) is no choice about the work.
         assert_eq!(
-            stated_decisions(&texts),
+            stated_decisions_and_failures(&texts).0,
             vec![
                 "I'll sign the webhooks with HMAC-SHA256, since the receivers already verify Stripe-style signatures.",
             ]

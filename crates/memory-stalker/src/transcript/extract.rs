@@ -613,6 +613,10 @@ fn files(turn: &[Record], results: &KeyMap<bool>, cwd: Option<&str>) -> Files {
 /// plan-mode plans (`~/.claude/plans/`), anything else under `~/.claude/`, and the
 /// output files of background tasks (`<tmp>/claude-<uid>/…/tasks/<id>.output`).
 pub(crate) fn is_scratch(path: &str) -> bool {
+    // Most paths are the project's own, with none of the names below: no copy is made.
+    if !path.contains(".claude") && !path.contains(".codex") && !path.ends_with(".output") {
+        return false;
+    }
     let p = path.replace('\\', "/");
     p.contains("/.claude/plans/")
         || p.contains("/.codex/sessions/")

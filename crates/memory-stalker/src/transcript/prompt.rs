@@ -403,6 +403,11 @@ fn through_words(t: &str, n: usize) -> &str {
 /// Removes every `<tag>…</tag>` of the wrapper tags (an unclosed one runs to the end).
 fn strip_wrappers(text: &str) -> String {
     let mut out = text.to_string();
+    // Most prompts hold no tag at all: one scan for `<` spares the five searches (and
+    // their tags' formatting) for each of a segment's prompts.
+    if memchr::memchr(b'<', text.as_bytes()).is_none() {
+        return out;
+    }
     for tag in WRAPPERS {
         let open = format!("<{tag}>");
         let close = format!("</{tag}>");
@@ -689,5 +694,16 @@ mod tests {
     #[test]
     fn unclosed_wrapper_runs_to_the_end() {
         assert_eq!(strip_wrappers("a<system-reminder>b"), "a");
+    }
+
+    #[test]
+    fn text_without_a_wrapper_is_kept_whole() {
+        for text in ["add retries", "if a < b then swap", "<b>bold</b> stays", ""] {
+            assert_eq!(strip_wrappers(text), text);
+        }
+        assert_eq!(
+            strip_wrappers("fix it<ide_selection>x</ide_selection> now"),
+            "fix it now"
+        );
     }
 }

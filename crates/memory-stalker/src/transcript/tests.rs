@@ -1272,3 +1272,23 @@ fn paths_are_shown_relative_to_the_project_when_the_session_went_into_a_subdirec
     other.in_project(Path::new("/elsewhere"));
     assert_eq!(other.extraction().files.modified, alone.files.modified);
 }
+
+#[test]
+fn claude_codes_and_codexs_own_files_are_scratch_in_either_slash() {
+    for path in [
+        "/home/dev/.claude/plans/cozy-plan.md",
+        "C:\\Users\\dev\\.claude\\plans\\cozy-plan.md",
+        "/home/dev/.codex/sessions/2026/11/rollout-1.jsonl",
+        "/tmp/claude-1000/-p/tasks/b1.output",
+    ] {
+        assert!(extract::is_scratch(path), "{path}");
+    }
+    for path in [
+        "/home/dev/shop/src/main.rs",
+        "/home/dev/shop/.claudeignore",
+        "/home/dev/shop/build/tasks/run.output",
+        "C:\\shop\\src\\lib.rs",
+    ] {
+        assert!(!extract::is_scratch(path), "{path}");
+    }
+}

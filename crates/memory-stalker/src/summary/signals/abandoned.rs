@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Source, View, command_key, error_line, first_sentence};
+use super::{Source, View, error_line, first_sentence};
 use crate::transcript::record::{Entry, is_shell};
 
 /// Longest reason kept.
@@ -64,7 +64,7 @@ pub(super) fn find(view: &View) -> Vec<Abandoned> {
         if !is_shell(&c.call.name) {
             continue;
         }
-        let Some(key) = command_key(&c.call.summary) else {
+        let Some(key) = view.command_key(&c).map(str::to_owned) else {
             continue;
         };
         match c.result {

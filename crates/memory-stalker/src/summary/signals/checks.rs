@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::View;
-use super::runs::{command_key, shown_command};
+use super::runs::shown_command;
 use crate::transcript::record::is_shell;
 
 /// Most commands kept (the latest run).
@@ -31,7 +31,7 @@ pub(super) fn find(view: &View) -> Vec<Check> {
         if !is_shell(&c.call.name) {
             continue;
         }
-        let Some(key) = command_key(&c.call.summary) else {
+        let Some(key) = view.command_key(&c).map(str::to_owned) else {
             continue;
         };
         if !is_check(&key, &c.call.summary) {

@@ -212,6 +212,9 @@ pub(crate) struct View<'a> {
     cwd: Option<String>,
     /// The agent that wrote the transcript (what its mechanisms are called).
     pub(super) agent: crate::agent::Agent,
+    /// Each shell call's [`runs::command_key`], by the call's address: worked out once,
+    /// on first use, for the five finders that ask it of every call on two threads.
+    keys: std::sync::OnceLock<std::collections::HashMap<usize, Option<String>>>,
 }
 
 /// A main-chain tool call of the segment.
@@ -287,7 +290,22 @@ impl<'a> View<'a> {
             prompts: t.prompts(),
             cwd: t.root(),
             agent: t.agent(),
+            keys: std::sync::OnceLock::new(),
         }
+    }
+
+    /// What makes shell call `c`'s command "the same" as another's
+    /// ([`runs::command_key`]); `None` for a call of another tool, and for a command
+    /// that only looks around.
+    pub(super) fn command_key(&self, c: &Call) -> Option<&str> {
+        let address = |call: &ToolCall| std::ptr::from_ref(call) as usize;
+        let keys = self.keys.get_or_init(|| {
+            self.calls()
+                .filter(|c| is_shell(&c.call.name))
+                .map(|c| (address(c.call), runs::command_key(&c.call.summary)))
+                .collect()
+        });
+        keys.get(&address(c.call))?.as_deref()
     }
 
     /// What paths are shown relative to: the project, else the session's directory.

@@ -11,7 +11,7 @@ use super::{Call, Source, View, first_sentence};
 use crate::text::one_line;
 use crate::transcript::extract::is_scratch;
 use crate::transcript::outcome::{ERROR_CHARS, error_line};
-use crate::transcript::record::{ToolDetail, is_shell};
+use crate::transcript::record::ToolDetail;
 
 /// Failures of one command before a change made it pass that make a failed approach:
 /// what failed is what the model must not try again. A command that passes when simply
@@ -248,15 +248,15 @@ enum Event<'a> {
     },
 }
 
-fn events<'a>(calls: impl Iterator<Item = Call<'a>>) -> impl Iterator<Item = Event<'a>> {
+fn events<'a, 'v>(view: &'v View<'a>) -> impl Iterator<Item = Event<'a>> + 'v {
     // Lazily: a segment can hold hundreds of thousands of calls (docs/design.md §3.12).
-    calls.filter(|c| c.result.is_some()).flat_map(|c| {
+    view.calls().filter(|c| c.result.is_some()).flat_map(|c| {
         // A shell command that only writes files (`sed -i`, a patch fed to
         // `apply_patch`) is a change, not a run.
-        let ran = Some(&*c.call.name)
-            .filter(|n| is_shell(n))
-            .and_then(|_| command_key(&c.call.summary))
-            .filter(|key| key != "apply_patch");
+        let ran = view
+            .command_key(&c)
+            .filter(|key| *key != "apply_patch")
+            .map(str::to_owned);
         let changed = match (&ran, c.succeeded()) {
             (None, true) => c.call.detail.modified(),
             _ => &[],
@@ -289,7 +289,7 @@ fn created(c: &Call, file: &str) -> bool {
 pub(super) fn failed_runs(view: &View) -> Vec<FailedRun> {
     let mut runs: std::collections::HashMap<String, Run> = std::collections::HashMap::new();
     let mut out = Vec::new();
-    for event in events(view.calls()) {
+    for event in events(view) {
         match event {
             Event::Changed { file, call, .. } => {
                 // A change counts only after a failure: described only then.
@@ -384,7 +384,7 @@ pub(super) fn test_edits(view: &View) -> Vec<TestEdit> {
     let mut failing: Vec<(String, String)> = Vec::new();
     let mut out: Vec<TestEdit> = Vec::new();
     let mut user_runs = by_user.into_iter().peekable();
-    for event in events(view.calls()) {
+    for event in events(view) {
         let at = match &event {
             Event::Ran { call, .. } | Event::Changed { call, .. } => call.at,
         };
@@ -449,7 +449,7 @@ pub(super) fn diagnoses(view: &View) -> Vec<Diagnosis> {
     // Per command key: the record of its first failure since it last passed.
     let mut failing: std::collections::HashMap<String, (usize, usize)> = Default::default();
     let mut out: Vec<Diagnosis> = Vec::new();
-    for event in events(view.calls()) {
+    for event in events(view) {
         let Event::Ran { key, call } = event else {
             continue;
         };
