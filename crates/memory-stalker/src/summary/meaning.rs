@@ -50,12 +50,9 @@ pub(crate) fn from_signals(s: &Signals, lang: Lang, agent: Agent) -> Found {
         }
     }
     // Refusing to wait on a background task's output ("check again") stops a wait, not
-    // an approach, and chooses nothing; nor does choosing to talk a question over.
-    for r in s
-        .refusals
-        .iter()
-        .filter(|r| !waits(&r.tool) && !talks_over(r))
-    {
+    // an approach, and chooses nothing (a question talked over is no refusal at all:
+    // `signals::refusals` leaves it out).
+    for r in s.refusals.iter().filter(|r| !waits(&r.tool)) {
         // Words the user typed for the work, not a pasted log nor "ok, go on": a rule
         // for the rest of the work ("use pnpm") is an instruction, anything else a
         // decision about this call.
@@ -127,17 +124,6 @@ pub(crate) fn from_signals(s: &Signals, lang: Lang, agent: Agent) -> Found {
     // As the command was last run: the way that works here, not the first try.
     f.checks = s.checks.iter().map(|c| c.command.clone()).collect();
     f
-}
-
-/// Whether a refused question is one the user chose to talk over (Claude Code's "Chat
-/// about this", which answers the call with its own words, "The user wants to clarify
-/// these questions."): the conversation that follows says what they meant, and nothing
-/// was refused.
-fn talks_over(r: &Refusal) -> bool {
-    r.reason.as_deref().is_some_and(|w| {
-        w.trim_start()
-            .starts_with("The user wants to clarify these questions")
-    })
 }
 
 /// Whether a tool only waits on the output of work already started.
@@ -565,16 +551,6 @@ mod tests {
                 "Bash x was refused by user: “… error during build: [vite:load-fallback] Could not load src/x.vue: ENOENT” (Bash, 2026-02-12 20:58)"
             ]
         );
-        // "Chat about this" at a question: talked over, not refused.
-        let talked = Signals {
-            refusals: vec![refusal(
-                "AskUserQuestion",
-                "The user wants to clarify these questions. ⏎     This means they may have additional information, context or questions for you.",
-            )],
-            ..Signals::default()
-        };
-        let f = from_signals(&talked, Lang::En, Agent::ClaudeCode);
-        assert!(f.failed.is_empty() && f.decisions.is_empty(), "{f:?}");
         let f = from_signals(&signals, Lang::Zh, Agent::ClaudeCode);
         assert!(f.decisions.is_empty(), "{:?}", f.decisions);
         assert_eq!(f.failed.len(), 1, "{:?}", f.failed);

@@ -73,6 +73,11 @@ pub(super) fn find(view: &View) -> Vec<Refusal> {
                 // Pasted output keeps its error line, which may come late.
                 .map(|p| one_line(p, PASTED_CHARS))
         });
+        // "Chat about this" at a question: the user talks it over, and nothing was
+        // refused (the conversation that follows says what they meant).
+        if reason.as_deref().is_some_and(talks_over) {
+            continue;
+        }
         out.push(Refusal {
             tool: c.call.name.to_string(),
             summary: crate::transcript::extract::project_relative(&c.call.summary, view.cwd()),
@@ -82,6 +87,15 @@ pub(super) fn find(view: &View) -> Vec<Refusal> {
         });
     }
     out
+}
+
+/// Whether the words given with a refusal are Claude Code's for a question the user
+/// chose to talk over ("Chat about this", which answers the call with "The user wants to
+/// clarify these questions.").
+fn talks_over(words: &str) -> bool {
+    words
+        .trim_start()
+        .starts_with("The user wants to clarify these questions")
 }
 
 /// Whether an error result is Claude Code denying a call its permissions do not allow

@@ -448,6 +448,29 @@ fn refused_and_denied_calls_keep_the_reason() {
     );
 }
 
+/// "Chat about this" at a question answers the call with Claude Code's words, not the
+/// user's: the question was talked over, and nothing was refused.
+#[test]
+fn a_question_talked_over_is_no_refusal() {
+    let mut t = T::default();
+    t.prompt("Plan the session phases");
+    t.call(
+        "q1",
+        "AskUserQuestion",
+        json!({"questions":[{"question":"Which phase first?","options":[{"label":"Idle"}]}]}),
+    );
+    t.result("q1", "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\nThe user wants to clarify these questions.\n    This means they may have additional information, context or questions for you.", true);
+    t.call("b1", "Bash", json!({"command":"npm install"}));
+    t.result("b1", "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). The user provided the following reason for the rejection:  use pnpm", true);
+    let s = signals(&t);
+    let r: Vec<_> = s
+        .refusals
+        .iter()
+        .map(|r| (r.tool.as_str(), r.reason.as_deref()))
+        .collect();
+    assert_eq!(r, vec![("Bash", Some("use pnpm"))]);
+}
+
 /// A type checker failing while two approaches are tried, until a third makes it pass;
 /// a command that passes when simply run again is no failed approach.
 #[test]
