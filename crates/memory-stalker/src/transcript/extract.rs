@@ -236,7 +236,7 @@ pub(super) fn extract(t: &Transcript) -> Extraction {
     let results = result_status(records);
     let rejected = rejected_calls(records);
     let prompts = t.prompts();
-    let last = prompts.last();
+    let last = last_of_thread(records, prompts);
     // At a compaction in the middle of a long turn, the turn's files and its last action
     // began before the boundary: count them from the turn's prompt (the interaction the
     // memory shows is that whole turn).
@@ -301,6 +301,42 @@ pub(super) fn extract(t: &Transcript) -> Extraction {
         t.options.redact,
     );
     ex
+}
+
+/// The newest of `prompts` on the thread the session ended on: the last in the file,
+/// unless that one lies on a side branch of the conversation. A prompt queued while
+/// Claude worked, delivered when the user interrupted, can be written after the turn it
+/// interrupted and still end nowhere: the turn's closing reply follows the earlier
+/// prompt's own records (`parentUuid`), not it. The thread is followed back from the
+/// last reply, parents coming before their children in the file; when it breaks (a
+/// record of a kind not kept, a compaction, a transcript with no parents) the last
+/// prompt in the file stands.
+fn last_of_thread<'a>(
+    records: &[Record],
+    prompts: &'a [(usize, String)],
+) -> Option<&'a (usize, String)> {
+    let last = prompts.last()?;
+    let reply = records.iter().rposition(|r| {
+        !r.meta.sidechain && r.meta.uuid_key != 0 && matches!(r.entry, Entry::Assistant(_))
+    });
+    // A prompt after the last reply is the thread's end (nothing has answered it yet).
+    let Some(reply) = reply.filter(|at| *at > last.0) else {
+        return Some(last);
+    };
+    let mut wanted = records[reply].meta.parent_key;
+    for at in (0..reply).rev() {
+        if wanted == 0 {
+            break;
+        }
+        if records[at].meta.uuid_key != wanted {
+            continue;
+        }
+        if let Ok(i) = prompts.binary_search_by_key(&at, |(p, _)| *p) {
+            return prompts.get(i);
+        }
+        wanted = records[at].meta.parent_key;
+    }
+    Some(last)
 }
 
 /// Claude Code's title of this session: the newest title record that belongs to it (a

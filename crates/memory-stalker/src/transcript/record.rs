@@ -107,6 +107,8 @@ pub(crate) struct Meta {
     pub dated: Option<Box<Dated>>,
     /// The uuid's hash ([`Key::of`]); 0 without one.
     pub uuid_key: u64,
+    /// `parentUuid`'s hash: the record this one follows in its thread; 0 without one.
+    pub parent_key: u64,
     /// `sessionId`, `cwd`, `version`, `gitBranch`, when decoded.
     pub session: Option<Box<SessionFields>>,
     pub sidechain: bool,
@@ -160,8 +162,13 @@ pub(crate) struct Key(u64);
 impl Key {
     /// The key of `id` (FNV-1a, then mixed: ids are short).
     pub(crate) fn of(id: &str) -> Key {
+        Key::of_bytes(id.as_bytes())
+    }
+
+    /// The key of an id's bytes, as [`Key::of`] gives it for the same text.
+    fn of_bytes(id: &[u8]) -> Key {
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in id.bytes() {
+        for &b in id {
             h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
         }
         // A final mix, so that the low bits a hash table uses depend on every byte.
@@ -522,6 +529,7 @@ struct Top<'a> {
     kind: Option<&'a [u8]>,
     subtype: Option<&'a [u8]>,
     uuid: Option<&'a [u8]>,
+    parent_uuid: Option<&'a [u8]>,
     timestamp: Option<&'a [u8]>,
     session_id: Option<&'a [u8]>,
     cwd: Option<&'a [u8]>,
@@ -581,6 +589,7 @@ impl<'a> Top<'a> {
             }
             b"subtype" => &mut self.subtype,
             b"uuid" => &mut self.uuid,
+            b"parentUuid" => &mut self.parent_uuid,
             b"timestamp" => &mut self.timestamp,
             b"sessionId" => &mut self.session_id,
             b"cwd" => &mut self.cwd,
@@ -659,7 +668,8 @@ impl<'a> Top<'a> {
                     })
                 });
         let (uuid, timestamp) = (self.uuid, self.timestamp);
-        let uuid_key = str_of(uuid, cost).map_or(0, |u| Key::of(&u).bits());
+        let uuid_key = key_of_raw(uuid, cost);
+        let parent_key = key_of_raw(self.parent_uuid, cost);
         let sidechain = skim::is_true(self.is_sidechain) && !opts.sidechain_is_main;
         let kind = str_of(self.kind, cost);
         let entry = match kind.as_deref() {
@@ -695,6 +705,7 @@ impl<'a> Top<'a> {
         let mut record = Record {
             meta: Meta {
                 uuid_key,
+                parent_key,
                 session,
                 sidechain,
                 ..Meta::default()
@@ -897,6 +908,19 @@ pub(crate) fn string(raw: Option<&[u8]>, cost: &mut Cost) -> Option<String> {
 
 /// A JSON string value, borrowed when it has nothing to unescape: what a type or an id
 /// is only compared or hashed as, with no allocation for each of millions of records.
+/// The bits of the [`Key`] of a raw JSON string (quotes included), 0 for anything else:
+/// an id without escapes (every uuid) is hashed as it lies, neither decoded nor checked,
+/// for the uuid and the parent's of every record.
+fn key_of_raw(raw: Option<&[u8]>, cost: &mut Cost) -> u64 {
+    let Some(raw) = raw else {
+        return 0;
+    };
+    match raw.strip_prefix(b"\"").and_then(|r| r.strip_suffix(b"\"")) {
+        Some(inner) if memchr::memchr(b'\\', inner).is_none() => Key::of_bytes(inner).bits(),
+        _ => str_of(Some(raw), cost).map_or(0, |u| Key::of(&u).bits()),
+    }
+}
+
 pub(crate) fn str_of<'a>(raw: Option<&'a [u8]>, cost: &mut Cost) -> Option<Cow<'a, str>> {
     raw.and_then(|r| skim::str_value(r, cost))
 }

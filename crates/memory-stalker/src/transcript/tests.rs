@@ -1292,3 +1292,35 @@ fn claude_codes_and_codexs_own_files_are_scratch_in_either_slash() {
         assert!(!extract::is_scratch(path), "{path}");
     }
 }
+
+/// Lines of a turn whose closing reply follows the first prompt's own records, with a
+/// queued prompt delivered on a side branch and interrupted in between (as Claude Code
+/// 2.1.15 wrote one); `reply_parent` is the `parentUuid` of that closing reply.
+fn side_branch_lines(reply_parent: &str) -> Vec<u8> {
+    let line = |v: serde_json::Value| format!("{v}\n");
+    [
+        line(json!({"type":"user","uuid":"p1","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"why won't you run it?"}})),
+        line(json!({"type":"assistant","uuid":"a1","parentUuid":"p1","sessionId":"s","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"You're right, let me run it."}]}})),
+        line(json!({"type":"queue-operation","operation":"enqueue","sessionId":"s","content":"are they still being written?"})),
+        line(json!({"type":"user","uuid":"q1","parentUuid":"old","sessionId":"s","message":{"role":"user","content":"are they still being written?"}})),
+        line(json!({"type":"user","uuid":"q2","parentUuid":"q1","sessionId":"s","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}})),
+        line(json!({"type":"assistant","uuid":"a2","parentUuid":reply_parent,"sessionId":"s","message":{"id":"m2","role":"assistant","content":[{"type":"text","text":"Done! Published."}]}})),
+    ]
+    .concat()
+    .into_bytes()
+}
+
+#[test]
+fn a_prompt_on_a_side_branch_is_not_the_last_request() {
+    let ex = read_bytes(&side_branch_lines("a1"), ReadOptions::default()).extraction();
+    assert_eq!(ex.last_prompt.unwrap().text, "why won't you run it?");
+    let reply = ex.reply.unwrap();
+    assert!(reply.text.ends_with("Done! Published."), "{}", reply.text);
+    // When the thread cannot be followed back to a prompt (a parent not among the
+    // records kept), the last prompt in the file stands.
+    let ex = read_bytes(&side_branch_lines("gone"), ReadOptions::default()).extraction();
+    assert_eq!(
+        ex.last_prompt.unwrap().text,
+        "are they still being written?"
+    );
+}
