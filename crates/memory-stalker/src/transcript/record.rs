@@ -906,8 +906,6 @@ pub(crate) fn string(raw: Option<&[u8]>, cost: &mut Cost) -> Option<String> {
     str_of(raw, cost).map(Cow::into_owned)
 }
 
-/// A JSON string value, borrowed when it has nothing to unescape: what a type or an id
-/// is only compared or hashed as, with no allocation for each of millions of records.
 /// The bits of the [`Key`] of a raw JSON string (quotes included), 0 for anything else:
 /// an id without escapes (every uuid) is hashed as it lies, neither decoded nor checked,
 /// for the uuid and the parent's of every record.
@@ -915,12 +913,14 @@ fn key_of_raw(raw: Option<&[u8]>, cost: &mut Cost) -> u64 {
     let Some(raw) = raw else {
         return 0;
     };
-    match raw.strip_prefix(b"\"").and_then(|r| r.strip_suffix(b"\"")) {
-        Some(inner) if memchr::memchr(b'\\', inner).is_none() => Key::of_bytes(inner).bits(),
-        _ => str_of(Some(raw), cost).map_or(0, |u| Key::of(&u).bits()),
+    match skim::unescaped(raw) {
+        Some(inner) => Key::of_bytes(inner).bits(),
+        None => str_of(Some(raw), cost).map_or(0, |u| Key::of(&u).bits()),
     }
 }
 
+/// A JSON string value, borrowed when it has nothing to unescape: what a type or an id
+/// is only compared or hashed as, with no allocation for each of millions of records.
 pub(crate) fn str_of<'a>(raw: Option<&'a [u8]>, cost: &mut Cost) -> Option<Cow<'a, str>> {
     raw.and_then(|r| skim::str_value(r, cost))
 }

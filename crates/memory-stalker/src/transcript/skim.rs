@@ -287,8 +287,9 @@ fn key_text(raw: &[u8]) -> Option<Cow<'_, [u8]>> {
 /// A raw value that is a JSON string, decoded; `None` for any other value. Invalid
 /// UTF-8 inside it becomes U+FFFD rather than losing the text.
 pub(crate) fn str_value<'a>(raw: &'a [u8], cost: &mut Cost) -> Option<Cow<'a, str>> {
-    let inner = raw.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
-    if memchr::memchr(b'\\', inner).is_none()
+    // Not a string at all: nothing to decode.
+    raw.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+    if let Some(inner) = unescaped(raw)
         && let Ok(s) = std::str::from_utf8(inner)
         && !s.bytes().any(|c| c < 0x20)
     {
@@ -301,6 +302,13 @@ pub(crate) fn str_value<'a>(raw: &'a [u8], cost: &mut Cost) -> Option<Cow<'a, st
             .ok()
             .map(Cow::Owned),
     }
+}
+
+/// The bytes between a raw JSON string's quotes when it has no escape (as its text
+/// would give them, unchecked); `None` for an escaped string or another value.
+pub(crate) fn unescaped(raw: &[u8]) -> Option<&[u8]> {
+    let inner = raw.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+    memchr::memchr(b'\\', inner).is_none().then_some(inner)
 }
 
 /// Decodes a small raw value with serde (task lists, todo items, ids).
