@@ -225,7 +225,7 @@ fn dedup(items: Vec<String>) -> Vec<String> {
     // and a key the new one begins is the least key not below it.
     let mut long: BTreeSet<String> = BTreeSet::new();
     for item in items {
-        let key = item.trim().to_lowercase();
+        let key = crate::text::lower(item.trim());
         if key.is_empty() || keys.contains(&key) {
             continue;
         }

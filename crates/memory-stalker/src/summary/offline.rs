@@ -223,19 +223,37 @@ pub(crate) fn stated_decisions_and_failures(
         std::sync::LazyLock::new(|| finders(DECISION_CUES.iter().chain(&REASONS)));
     static FAILS: std::sync::LazyLock<Vec<memchr::memmem::Finder<'static>>> =
         std::sync::LazyLock::new(|| finders(FAILURE_CUES.iter()));
+    // Every cue of either kind: a sentence with none is neither.
+    static ANY: std::sync::LazyLock<Vec<memchr::memmem::Finder<'static>>> =
+        std::sync::LazyLock::new(|| {
+            finders(DECISION_CUES.iter().chain(&REASONS).chain(&FAILURE_CUES))
+        });
+    let has = |cues: &[memchr::memmem::Finder], lower: &str| {
+        cues.iter().any(|c| c.find(lower.as_bytes()).is_some())
+    };
+    let mut raw_lower = String::new();
     for text in assistant_texts {
         let lower = text.to_ascii_lowercase();
-        let has = |cues: &[memchr::memmem::Finder]| {
-            cues.iter().any(|c| c.find(lower.as_bytes()).is_some())
-        };
         // A sentence with a cue is in a text with it: most texts need no splitting.
-        let decides = has(&DECIDES);
-        let fails = has(&FAILS);
+        let decides = has(&DECIDES, &lower);
+        let fails = has(&FAILS, &lower);
         if !decides && !fails {
             continue;
         }
-        for s in sentences(text) {
-            let lower = s.to_lowercase();
+        each_sentence(text, |raw| {
+            // Most sentences of a text with a cue have none. A sentence of printable
+            // ASCII is made a line by cutting it, which adds no cue: without one as it
+            // stands, it is neither, and is not made a line at all.
+            if raw.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+                raw_lower.clear();
+                raw_lower.push_str(raw);
+                raw_lower.make_ascii_lowercase();
+                if !has(&ANY, &raw_lower) {
+                    return;
+                }
+            }
+            let s = untrusted::line(raw, SENTENCE_CHARS);
+            let lower = crate::text::lower(&s);
             let narration = is_narration(&lower);
             if decides {
                 let cued = !narration && DECISION_CUES.iter().any(|c| lower.contains(c));
@@ -253,7 +271,7 @@ pub(crate) fn stated_decisions_and_failures(
             {
                 failures.push(s);
             }
-        }
+        });
     }
     (decisions, failures)
 }
@@ -625,27 +643,143 @@ pub(crate) fn prose(text: &str) -> String {
 /// Splits prose into sentences (lines, then sentence punctuation), list markers removed.
 pub(crate) fn sentences(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for line in prose(text).lines() {
-        let line = without_marker(line.trim());
-        for sentence in crate::text::line_sentences(strip_ordinal(line)) {
-            push_sentence(&mut out, sentence);
-        }
-    }
+    each_sentence(text, |s| out.push(untrusted::line(s, SENTENCE_CHARS)));
     out
 }
 
-fn push_sentence(out: &mut Vec<String>, s: &str) {
-    let s = s.trim();
-    // Wide (CJK) characters carry about two letters' worth of meaning each.
-    let weight: usize = s.chars().map(|c| if c.is_ascii() { 1 } else { 2 }).sum();
-    if weight >= 8 {
-        out.push(untrusted::line(s, SENTENCE_CHARS));
+/// Calls `f` with each sentence [`sentences`] keeps, as it stands in the text (trimmed,
+/// before it is made one safe line): a caller that keeps few of them need not make the
+/// rest.
+fn each_sentence(text: &str, mut f: impl FnMut(&str)) {
+    for line in prose(text).lines() {
+        let line = without_marker(line.trim());
+        for sentence in crate::text::line_sentences(strip_ordinal(line)) {
+            let s = sentence.trim();
+            // Wide (CJK) characters carry about two letters' worth of meaning each.
+            let weight: usize = s.chars().map(|c| if c.is_ascii() { 1 } else { 2 }).sum();
+            if weight >= 8 {
+                f(s);
+            }
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `stated_decisions_and_failures` as it was, every sentence of a text with a cue
+    /// made a line before it is looked at: the reference for the one that skips those
+    /// without a cue.
+    fn stated_every_sentence(texts: &[&str]) -> (Vec<String>, Vec<String>) {
+        let (mut decisions, mut failures) = (Vec::new(), Vec::new());
+        for text in texts {
+            let text_lower = text.to_ascii_lowercase();
+            let decides = DECISION_CUES
+                .iter()
+                .chain(&REASONS)
+                .any(|c| text_lower.contains(c));
+            let fails = FAILURE_CUES.iter().any(|c| text_lower.contains(c));
+            for s in sentences(text) {
+                let lower = s.to_lowercase();
+                let narration = is_narration(&lower);
+                let cued = !narration && DECISION_CUES.iter().any(|c| lower.contains(c));
+                if decides && (cued || reasoned_choice(&lower)) && !decisions.contains(&s) {
+                    decisions.push(s.clone());
+                }
+                let counts = lower.starts_with(|c: char| c.is_ascii_digit());
+                if fails
+                    && !counts
+                    && !narration
+                    && FAILURE_CUES.iter().any(|c| lower.contains(c))
+                    && !failures.contains(&s)
+                {
+                    failures.push(s);
+                }
+            }
+        }
+        (decisions, failures)
+    }
+
+    mod stated_facts_skip_only_sentences_without_a_cue {
+        use super::*;
+
+        #[test]
+        fn a_cue_made_whole_by_the_line_is_found() {
+            // The text has a cue; each later sentence has one only once made a line: a
+            // tab becomes a space, a zero-width space goes.
+            let texts = [
+                "We decided to keep the API. We went\twith SQLite for the cache. I'll use Redis\tbecause it is there. We went with\u{200b} Postgres in the end.",
+            ];
+            let (decisions, _) = stated_decisions_and_failures(&texts);
+            assert_eq!(decisions, stated_every_sentence(&texts).0);
+            assert_eq!(decisions.len(), 4, "{decisions:?}");
+        }
+        use proptest::prelude::*;
+
+        /// Words and marks that make and unmake cues: a cue split by a tab, a zero-width
+        /// space or a line break, cut at the sentence's limit, in CJK.
+        fn piece() -> impl Strategy<Value = &'static str> {
+            prop::sample::select(vec![
+                " ",
+                " ",
+                " ",
+                " ",
+                "We",
+                "decided",
+                "to",
+                "keep",
+                "it",
+                "went",
+                "with",
+                "I'll",
+                "use",
+                "SQLite",
+                "because",
+                "since",
+                "the",
+                "approach",
+                "failed",
+                "didn't",
+                "work",
+                "3",
+                "tests",
+                " failed:",
+                "Let me",
+                "so",
+                "决定",
+                "不可行",
+                "\t",
+                "\u{200b}",
+                "\n",
+                "\r",
+                ". ",
+                "! ",
+                "- ",
+                "1. ",
+                "```",
+                "é",
+                "⏎",
+                "[ ]",
+                "a-very-long-word-to-reach-the-cut-of-two-hundred-and-forty-characters-xxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+            ])
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(3000))]
+            #[test]
+            fn on_texts_of_cue_words(
+                texts in prop::collection::vec(prop::collection::vec(piece(), 0..60), 1..4),
+            ) {
+                let texts: Vec<String> = texts.iter().map(|t| t.concat()).collect();
+                let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+                prop_assert_eq!(
+                    stated_decisions_and_failures(&texts),
+                    stated_every_sentence(&texts)
+                );
+            }
+        }
+    }
 
     /// The plan's line comes first and is not repeated, as when it was found first.
     #[test]

@@ -32,7 +32,10 @@ fn ran(result: &crate::transcript::record::ToolResult) -> bool {
         if !result.is_error {
             return true;
         }
-        let head = crate::text::prefix_chars(result.text.head().trim_start(), 300).to_lowercase();
+        let head = crate::text::lower(crate::text::prefix_chars(
+            result.text.head().trim_start(),
+            300,
+        ));
         [
             "exit code",
             "exited with code",
@@ -710,7 +713,7 @@ fn pointed_at(command: &str) -> String {
 /// file, a module, a directory, a task).
 fn missed_target(output: &str) -> bool {
     let output = crate::transcript::codex::command_output(output);
-    let head = crate::text::prefix_chars(output, 2000).to_lowercase();
+    let head = crate::text::lower(crate::text::prefix_chars(output, 2000));
     [
         "not found",
         "no such file",
