@@ -236,15 +236,84 @@ pub fn mentions(summary_lower: &str, item: &str) -> bool {
     has_most_of(summary_lower, &key_words(&item_lower))
 }
 
+/// A text asked many times whether it [`mentions`] an item: its words are split out
+/// once, when first needed, not once for every item.
+pub struct Mentioner<'a> {
+    lower: &'a str,
+    words: std::cell::OnceCell<std::collections::HashSet<&'a str>>,
+}
+
+impl<'a> Mentioner<'a> {
+    /// The text, lower-cased (as [`mentions`] takes it).
+    pub fn new(summary_lower: &'a str) -> Self {
+        Mentioner {
+            lower: summary_lower,
+            words: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// [`mentions`] of `item`.
+    pub fn mentions(&self, item: &Mentioned) -> bool {
+        let (item_lower, words) = item.get();
+        if item_lower.is_empty() || self.lower.contains(item_lower) {
+            return true;
+        }
+        !words.is_empty()
+            && has_most_of_in(
+                self.lower,
+                self.words.get_or_init(|| word_set(self.lower)),
+                words,
+            )
+    }
+}
+
+/// An item looked for in many texts ([`Mentioner::mentions`]): collapsed, lower-cased and
+/// cut into its key words once, when first needed.
+pub struct Mentioned<'a> {
+    item: &'a str,
+    prepared: std::cell::OnceCell<(String, Vec<String>)>,
+}
+
+impl<'a> Mentioned<'a> {
+    /// The item as [`mentions`] takes it.
+    pub fn new(item: &'a str) -> Self {
+        Mentioned {
+            item,
+            prepared: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn get(&self) -> &(String, Vec<String>) {
+        self.prepared.get_or_init(|| {
+            let lower = one_line(self.item, usize::MAX).to_lowercase();
+            let words = key_words(&lower);
+            (lower, words)
+        })
+    }
+}
+
+/// The words of a lower-cased text, as [`has_most_of`] looks them up.
+fn word_set(summary_lower: &str) -> std::collections::HashSet<&str> {
+    summary_lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
 /// Whether `summary_lower` holds at least 70 % of `words` and every number among them.
 fn has_most_of(summary_lower: &str, words: &[String]) -> bool {
     if words.is_empty() {
         return false;
     }
-    let summary_words: std::collections::HashSet<&str> = summary_lower
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
+    has_most_of_in(summary_lower, &word_set(summary_lower), words)
+}
+
+/// [`has_most_of`], the text's words already split out.
+fn has_most_of_in(
+    summary_lower: &str,
+    summary_words: &std::collections::HashSet<&str>,
+    words: &[String],
+) -> bool {
     let has = |w: &str| {
         if !w.is_ascii() {
             return summary_lower.contains(w);

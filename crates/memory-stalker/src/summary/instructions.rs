@@ -82,21 +82,25 @@ pub(crate) fn from_words(text: &str) -> Vec<String> {
 /// revises (most of its key words in common), so the newest wording wins; of the
 /// newest [`COMPARED`] only.
 pub(crate) fn newest_wins(mut items: Vec<String>) -> Vec<String> {
+    use crate::text::{Mentioned, Mentioner};
     let older = items.len().saturating_sub(COMPARED);
-    // Each kept item with its text lower-cased once, not once for every newer item.
-    let mut out: Vec<(String, String)> = Vec::new();
-    for item in items.split_off(older) {
-        let bare = without_source(&item);
-        let lower = bare.to_lowercase();
-        out.retain(|(old, old_lower)| {
-            let old_bare = without_source(old);
-            *old_lower != lower
-                && !(crate::text::mentions(&lower, old_bare)
-                    && crate::text::mentions(old_lower, bare))
+    let items = items.split_off(older);
+    // Each item lower-cased, cut into words and into key words once, not once for
+    // every pair it is compared in (up to 200 × 200).
+    let bare: Vec<&str> = items.iter().map(|i| without_source(i)).collect();
+    let lower: Vec<String> = bare.iter().map(|b| b.to_lowercase()).collect();
+    let as_text: Vec<Mentioner> = lower.iter().map(|l| Mentioner::new(l)).collect();
+    let as_item: Vec<Mentioned> = bare.iter().map(|b| Mentioned::new(b)).collect();
+    let mut out: Vec<usize> = Vec::new();
+    for new in 0..items.len() {
+        out.retain(|&old| {
+            lower[old] != lower[new]
+                && !(as_text[new].mentions(&as_item[old]) && as_text[old].mentions(&as_item[new]))
         });
-        out.push((item, lower));
+        out.push(new);
     }
-    out.into_iter().map(|(item, _)| item).collect()
+    let mut items: Vec<Option<String>> = items.into_iter().map(Some).collect();
+    out.into_iter().filter_map(|i| items[i].take()).collect()
 }
 
 /// An item without the source a signal's item ends with (`use pnpm (Bash, 2026-…)`).
@@ -485,6 +489,67 @@ fn looks_pasted(para: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `newest_wins` as it was, each pair's texts prepared anew: the reference.
+    fn newest_wins_pairwise(mut items: Vec<String>) -> Vec<String> {
+        let older = items.len().saturating_sub(COMPARED);
+        let mut out: Vec<(String, String)> = Vec::new();
+        for item in items.split_off(older) {
+            let bare = without_source(&item);
+            let lower = bare.to_lowercase();
+            out.retain(|(old, old_lower)| {
+                let old_bare = without_source(old);
+                *old_lower != lower
+                    && !(crate::text::mentions(&lower, old_bare)
+                        && crate::text::mentions(old_lower, bare))
+            });
+            out.push((item, lower));
+        }
+        out.into_iter().map(|(item, _)| item).collect()
+    }
+
+    mod newest_wins_keeps_what_the_pairwise_comparison_keeps {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn rule() -> impl Strategy<Value = String> {
+            let word = prop::sample::select(vec![
+                "use",
+                "pnpm",
+                "never",
+                "touch",
+                "the",
+                "public",
+                "API",
+                "tests",
+                "tests.",
+                "phase",
+                "2",
+                "3",
+                "always",
+                "run",
+                "cargo",
+                "fmt",
+                "Always",
+                "不要",
+                "提交",
+                "⏎",
+                "\n",
+                "(Bash, 2026-02-12 20:58)",
+                "(your # note)",
+                "",
+            ]);
+            prop::collection::vec(word, 0..9).prop_map(|w| w.join(" "))
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2000))]
+            #[test]
+            fn on_rules_that_restate_one_another(rules in prop::collection::vec(rule(), 0..14)) {
+                prop_assert_eq!(newest_wins(rules.clone()), newest_wins_pairwise(rules));
+            }
+        }
+    }
 
     fn found(text: &str) -> Vec<String> {
         from_prompts(&[text.to_string()])
