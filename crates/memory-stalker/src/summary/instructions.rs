@@ -422,7 +422,11 @@ fn is_cjk(c: char) -> bool {
 /// longer than a message) are left out, and so are the backslashes old versions kept at
 /// the ends of a multi-line prompt's lines.
 pub(crate) fn typed_sentences(prompt: &str) -> Vec<String> {
-    let prompt = prompt.replace("\\\n", "\n");
+    let prompt = if prompt.contains("\\\n") {
+        std::borrow::Cow::Owned(prompt.replace("\\\n", "\n"))
+    } else {
+        std::borrow::Cow::Borrowed(prompt)
+    };
     let prose = prose(&prompt);
     let paras: Vec<&str> = prose
         .split("\n\n")
@@ -430,10 +434,11 @@ pub(crate) fn typed_sentences(prompt: &str) -> Vec<String> {
         .collect();
     // In a long prompt the user typed the framing (first and last paragraphs) and
     // pasted the middle: documentation, a log, an earlier answer.
-    let typed: Vec<&str> = if prompt.chars().count() > 1_500 && paras.len() > 1 {
+    // Counted only as far as the limit: a pasted log is megabytes.
+    let typed: Vec<&str> = if prompt.chars().nth(1_500).is_some() && paras.len() > 1 {
         let last = paras[paras.len() - 1];
         let mut framing = vec![paras[0]];
-        framing.extend((last.chars().count() <= 300).then_some(last));
+        framing.extend(last.chars().nth(300).is_none().then_some(last));
         framing
     } else {
         paras
@@ -447,8 +452,12 @@ pub(crate) fn typed_sentences(prompt: &str) -> Vec<String> {
 
 /// Whether a paragraph of a prompt looks pasted rather than typed.
 fn looks_pasted(para: &str) -> bool {
+    // The length first, counted only as far as the limit: a pasted log is megabytes.
+    if para.chars().nth(1_500).is_some() {
+        return true;
+    }
     let lines: Vec<&str> = para.lines().filter(|l| !l.trim().is_empty()).collect();
-    if lines.len() > 12 || para.chars().count() > 1_500 {
+    if lines.len() > 12 {
         return true;
     }
     lines.iter().any(|l| {
