@@ -40,10 +40,13 @@ pub(super) fn users_words(out: &mut String, facts: &SessionFacts) {
 
 /// Decisions and failed approaches: the session's, then those a model's summary found.
 pub(super) fn decisions_and_failures(out: &mut String, facts: &SessionFacts) {
+    // A plan refused many times: its newest refusals are among the answers, said once
+    // there; the older ones the decisions keep for the record are not said again.
+    let decisions = crate::summary::facts::newest_refusals(facts.decisions.clone());
     bullets(
         out,
         "- Decisions taken in this session:",
-        &not_answered(&facts.decisions, &facts.answers),
+        &not_answered(&decisions, &facts.answers),
     );
     bullets(
         out,
@@ -389,6 +392,35 @@ mod tests {
         assert_eq!(
             out,
             "- The user's standing instructions in this session (their words):\n  - use pnpm (Bash, 2025-11-18 00:03)\n- Decisions a model's summary found:\n  - Use SQLite\n"
+        );
+    }
+
+    #[test]
+    fn a_plan_refused_many_times_is_said_once_among_the_answers() {
+        let refusal = |n: usize| {
+            format!(
+                "Plan refused: Phases; user said “not yet {n}” (ExitPlanMode, 2026-02-06 09:{n:02})"
+            )
+        };
+        // The memory's answers keep the newest three refusals; its decisions all five.
+        let facts = SessionFacts {
+            answers: (12..15).map(refusal).collect(),
+            decisions: (10..15)
+                .map(refusal)
+                .chain(["Plan approved: Phases (ExitPlanMode, 2026-02-06 09:20)".to_string()])
+                .collect(),
+            ..SessionFacts::default()
+        };
+        let mut out = String::new();
+        users_words(&mut out, &facts);
+        decisions_and_failures(&mut out, &facts);
+        for n in 10..15 {
+            let said = out.matches(&refusal(n)).count();
+            assert_eq!(said, usize::from(n >= 12), "refusal {n}:\n{out}");
+        }
+        assert!(
+            out.contains("- Decisions taken in this session:\n  - Plan approved: Phases"),
+            "{out}"
         );
     }
 

@@ -153,6 +153,15 @@ impl SessionFacts {
                     let start = files.len().saturating_sub(kind.max());
                     files.split_off(start)
                 }
+                // A plan refused again and again must not push the user's other answers
+                // out: of one plan's refusals, the newest few are kept among them. The
+                // decisions keep theirs (a refusal's words often decide something); the
+                // restore says the older ones there no more (`hook::lasting`).
+                Kind::Answers => {
+                    let kept = newest_refusals(merge(&earlier.answers, new, usize::MAX));
+                    let start = kept.len().saturating_sub(kind.max());
+                    kept[start..].to_vec()
+                }
                 // A task still on the list is said there, done or not.
                 Kind::EarlierTasks => off_the_list(&earlier.earlier_tasks, new, &[tasks], kind),
                 // Left open on a list Claude replaced: not on the current list, and not
@@ -202,6 +211,50 @@ fn off_the_list(
     kept.retain(|t| !lists.iter().any(|l| l.iter().any(|c| c.trim() == t.trim())));
     let start = kept.len().saturating_sub(kind.max());
     kept.split_off(start)
+}
+
+/// Refusals of one plan kept among the answers, the newest: a plan refused seven times
+/// over a long design discussion (each time with the user's words) would otherwise fill
+/// the twelve places of the user's answers, and the answers to the questions asked
+/// along the way, the decisions of that discussion, would be gone.
+const REFUSALS_PER_PLAN: usize = 3;
+
+/// `answers` (or decisions) without the older refusals of a plan refused more than
+/// [`REFUSALS_PER_PLAN`] times (in order; the other items all kept).
+pub(crate) fn newest_refusals(answers: Vec<String>) -> Vec<String> {
+    let plan = |a: &str| -> Option<String> {
+        // As `meaning` writes them: "Plan refused: <title>; user said “…” (<source>)",
+        // "被拒绝的计划：<title>；用户说 “…”".
+        let rest = a
+            .strip_prefix("Plan refused: ")
+            .or_else(|| a.strip_prefix("被拒绝的计划："))?;
+        let title = match rest
+            .split_once("; user said ")
+            .or_else(|| rest.split_once("；用户说 "))
+        {
+            Some((title, _)) => title,
+            // Without the user's words, the source follows the title.
+            None => rest.rsplit_once(" (").map_or(rest, |(title, _)| title),
+        };
+        Some(title.trim().to_string())
+    };
+    let plans: Vec<Option<String>> = answers.iter().map(|a| plan(a)).collect();
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    // Counted from the newest: a refusal is kept while its plan has fewer newer ones
+    // kept than the limit.
+    let mut keep = vec![true; answers.len()];
+    for (i, p) in plans.iter().enumerate().rev() {
+        if let Some(p) = p {
+            let n = seen.entry(p.as_str()).or_insert(0);
+            keep[i] = *n < REFUSALS_PER_PLAN;
+            *n += 1;
+        }
+    }
+    answers
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(a, k)| k.then_some(a))
+        .collect()
 }
 
 /// `earlier` then the new items not already there, the newest `max` kept.
@@ -312,6 +365,39 @@ mod tests {
                 prop_assert_eq!(dedup(items.clone()), dedup_pairwise(items));
             }
         }
+    }
+
+    #[test]
+    fn a_plan_refused_again_and_again_leaves_room_for_the_other_answers() {
+        let refusal = |n: usize| {
+            format!(
+                "Plan refused: Session phases; user said “not yet, {n}” (ExitPlanMode, 2026-02-06 09:{n:02})"
+            )
+        };
+        let answer = |n: usize| {
+            format!("“Which store?” → SQLite {n} (AskUserQuestion, 2026-02-06 08:{n:02})")
+        };
+        let earlier = SessionFacts {
+            answers: (0..6).map(answer).collect(),
+            ..SessionFacts::default()
+        };
+        let mut new: Vec<String> = (10..17).map(refusal).collect();
+        new.push("Plan refused: Another plan (ExitPlanMode, 2026-02-06 10:00)".into());
+        new.push("被拒绝的计划：会话阶段；用户说 “还不行” (ExitPlanMode, 2026-02-06 10:01)".into());
+        let segment = SessionFacts {
+            answers: new,
+            ..SessionFacts::default()
+        };
+        let kept = segment.after(&earlier, &[], &[]).answers;
+        // Every answer, the newest three refusals of the plan refused seven times, the
+        // plans refused once.
+        let mut want: Vec<String> = (0..6).map(answer).collect();
+        want.extend((14..17).map(refusal));
+        want.push("Plan refused: Another plan (ExitPlanMode, 2026-02-06 10:00)".into());
+        want.push(
+            "被拒绝的计划：会话阶段；用户说 “还不行” (ExitPlanMode, 2026-02-06 10:01)".into(),
+        );
+        assert_eq!(kept, want);
     }
 
     #[test]
