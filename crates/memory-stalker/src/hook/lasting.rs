@@ -148,8 +148,10 @@ fn answer_of(item: &str) -> Option<(&str, &str)> {
         .or_else(|| answer.strip_prefix("用户回答 “"))
     {
         Some(reply) => reply.strip_suffix('”')?,
+        // Memories of earlier versions said "in your own words".
         None => answer
-            .strip_suffix(" (in your own words)")
+            .strip_suffix(" (in the user's own words)")
+            .or_else(|| answer.strip_suffix(" (in your own words)"))
             .or_else(|| answer.strip_suffix("（用户自己的话）"))
             .unwrap_or(answer),
     };
@@ -294,7 +296,7 @@ mod tests {
     fn a_chosen_option_is_said_once_among_the_answers() {
         let answers = [
             "“Should the skill always build and verify after changes?” → Always build and verify (AskUserQuestion, 2026-02-26 05:51)".to_string(),
-            "“Which rig?” → the east one, it has the new cards (in your own words) (AskUserQuestion, 2026-02-26 05:52)".to_string(),
+            "“Which rig?” → the east one, it has the new cards (in the user's own words) (AskUserQuestion, 2026-02-26 05:52)".to_string(),
             "“A question so long that its answer was cut to make room for the source label of the item, as happens” → Keep the older layout and move the ind… (AskUserQuestion, 2026-02-26 05:53)".to_string(),
             "Plan refused: Phase 2; user said “not yet” (ExitPlanMode, 2026-02-26 06:00)".to_string(),
         ];
@@ -310,6 +312,12 @@ mod tests {
         ]
         .map(String::from);
         assert_eq!(not_answered(&decisions, &answers), decisions[4..].to_vec(),);
+        // An answer carried from a memory of an earlier version, which said "your".
+        assert_eq!(
+            answer_of("“Which rig?” → the east one (in your own words) (AskUserQuestion, 2026-02-26 05:52)")
+                .map(|(answer, _)| answer),
+            Some("the east one")
+        );
         // A reply that made a choice, its words cut in the answer; a short "yes" is not
         // the longer choice it starts.
         let replies = [

@@ -168,7 +168,9 @@ fn quote(text: &str) -> String {
 fn answer(a: &Answer, lang: Lang) -> String {
     let own = match (a.chosen, lang) {
         (true, _) => "",
-        (false, Lang::En) => " (in your own words)",
+        // The user's, never "your": the item reaches the model too, for which "you"
+        // is itself.
+        (false, Lang::En) => " (in the user's own words)",
         (false, Lang::Zh) => "（用户自己的话）",
     };
     let text = format!(
