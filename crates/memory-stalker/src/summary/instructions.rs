@@ -545,7 +545,7 @@ mod tests {
                 "⏎",
                 "\n",
                 "(Bash, 2026-02-12 20:58)",
-                "(your # note)",
+                "(the user's # note)",
                 "",
             ]);
             prop::collection::vec(word, 0..9).prop_map(|w| w.join(" "))

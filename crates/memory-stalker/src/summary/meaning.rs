@@ -152,7 +152,8 @@ fn goes_on_zh(words: &str) -> bool {
 /// `text (source)`.
 fn sourced(text: &str, source: &Source, lang: Lang) -> String {
     let label = match (source.tool.as_str(), lang) {
-        ("#", Lang::En) => source.label().replacen('#', "your # note", 1),
+        // The user's, never "your" (see `answer`).
+        ("#", Lang::En) => source.label().replacen('#', "the user's # note", 1),
         ("#", Lang::Zh) => source.label().replacen('#', "# 备忘", 1),
         _ => source.label(),
     };
@@ -492,7 +493,7 @@ mod tests {
             f.constraints,
             [
                 "use pnpm (Bash, 2026-02-12 20:58)",
-                "always use conventional commits (your # note, 2026-02-12 20:58)"
+                "always use conventional commits (the user's # note, 2026-02-12 20:58)"
             ]
         );
     }
