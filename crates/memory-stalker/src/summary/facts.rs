@@ -150,18 +150,16 @@ impl SessionFacts {
                 Kind::EarlierFiles => {
                     let mut files = merge(&earlier.earlier_files, new, usize::MAX);
                     files.retain(|f| !modified.contains(f));
-                    let start = files.len().saturating_sub(kind.max());
-                    files.split_off(start)
+                    newest(files, kind.max())
                 }
                 // A plan refused again and again must not push the user's other answers
                 // out: of one plan's refusals, the newest few are kept among them. The
                 // decisions keep theirs (a refusal's words often decide something); the
                 // restore says the older ones there no more (`hook::lasting`).
-                Kind::Answers => {
-                    let kept = newest_refusals(merge(&earlier.answers, new, usize::MAX));
-                    let start = kept.len().saturating_sub(kind.max());
-                    kept[start..].to_vec()
-                }
+                Kind::Answers => newest(
+                    newest_refusals(merge(&earlier.answers, new, usize::MAX)),
+                    kind.max(),
+                ),
                 // A task still on the list is said there, done or not.
                 Kind::EarlierTasks => off_the_list(&earlier.earlier_tasks, new, &[tasks], kind),
                 // Left open on a list Claude replaced: not on the current list, and not
@@ -172,9 +170,7 @@ impl SessionFacts {
                 // A newer rule replaces the older one it restates or revises.
                 Kind::Constraints => {
                     let all = earlier.constraints.iter().cloned().chain(new).collect();
-                    let kept = instructions::newest_wins(all);
-                    let start = kept.len().saturating_sub(kind.max());
-                    kept[start..].to_vec()
+                    newest(instructions::newest_wins(all), kind.max())
                 }
                 _ => merge(earlier.list(kind), new, kind.max()),
             };
@@ -209,8 +205,7 @@ fn off_the_list(
 ) -> Vec<String> {
     let mut kept = merge(earlier, new, usize::MAX);
     kept.retain(|t| !lists.iter().any(|l| l.iter().any(|c| c.trim() == t.trim())));
-    let start = kept.len().saturating_sub(kind.max());
-    kept.split_off(start)
+    newest(kept, kind.max())
 }
 
 /// Refusals of one plan kept among the answers, the newest: a plan refused seven times
@@ -219,49 +214,36 @@ fn off_the_list(
 /// along the way, the decisions of that discussion, would be gone.
 const REFUSALS_PER_PLAN: usize = 3;
 
-/// `answers` (or decisions) without the older refusals of a plan refused more than
-/// [`REFUSALS_PER_PLAN`] times (in order; the other items all kept).
-pub(crate) fn newest_refusals(answers: Vec<String>) -> Vec<String> {
-    let plan = |a: &str| -> Option<String> {
-        // As `meaning` writes them: "Plan refused: <title>; user said “…” (<source>)",
-        // "被拒绝的计划：<title>；用户说 “…”".
-        let rest = a
-            .strip_prefix("Plan refused: ")
-            .or_else(|| a.strip_prefix("被拒绝的计划："))?;
-        let title = match rest
-            .split_once("; user said ")
-            .or_else(|| rest.split_once("；用户说 "))
-        {
-            Some((title, _)) => title,
-            // Without the user's words, the source follows the title.
-            None => rest.rsplit_once(" (").map_or(rest, |(title, _)| title),
-        };
-        Some(title.trim().to_string())
-    };
-    let plans: Vec<Option<String>> = answers.iter().map(|a| plan(a)).collect();
+/// `items` (answers or decisions) without the older refusals of a plan refused more
+/// than [`REFUSALS_PER_PLAN`] times (in order; the other items all kept).
+pub(crate) fn newest_refusals(items: Vec<String>) -> Vec<String> {
     let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     // Counted from the newest: a refusal is kept while its plan has fewer newer ones
     // kept than the limit.
-    let mut keep = vec![true; answers.len()];
-    for (i, p) in plans.iter().enumerate().rev() {
-        if let Some(p) = p {
-            let n = seen.entry(p.as_str()).or_insert(0);
+    let mut keep = vec![true; items.len()];
+    for (i, item) in items.iter().enumerate().rev() {
+        if let Some(title) = meaning::refused_plan_title(item) {
+            let n = seen.entry(title).or_insert(0);
             keep[i] = *n < REFUSALS_PER_PLAN;
             *n += 1;
         }
     }
-    answers
+    items
         .into_iter()
         .zip(keep)
-        .filter_map(|(a, k)| k.then_some(a))
+        .filter_map(|(item, k)| k.then_some(item))
         .collect()
 }
 
 /// `earlier` then the new items not already there, the newest `max` kept.
 pub(crate) fn merge(earlier: &[String], new: Vec<String>, max: usize) -> Vec<String> {
-    let mut out = dedup(earlier.iter().cloned().chain(new).collect());
-    let start = out.len().saturating_sub(max);
-    out.split_off(start)
+    newest(dedup(earlier.iter().cloned().chain(new).collect()), max)
+}
+
+/// The last `max` of `items` (the newest: lists run oldest first).
+fn newest(mut items: Vec<String>, max: usize) -> Vec<String> {
+    let start = items.len().saturating_sub(max);
+    items.split_off(start)
 }
 
 /// The items in order, each once (compared case-insensitively; an item that begins

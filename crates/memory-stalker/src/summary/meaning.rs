@@ -263,6 +263,24 @@ fn plan(p: &PlanOutcome, lang: Lang) -> String {
     }
 }
 
+/// The plan's title in an item [`plan`] wrote for a refusal ("Plan refused: <title>;
+/// user said “…” (<source>)", "被拒绝的计划：<title>；用户说 “…”", or without the
+/// user's words "Plan refused: <title> (<source>)"); `None` for any other item.
+pub(crate) fn refused_plan_title(item: &str) -> Option<&str> {
+    let rest = item
+        .strip_prefix("Plan refused: ")
+        .or_else(|| item.strip_prefix("被拒绝的计划："))?;
+    let title = match rest
+        .split_once("; user said ")
+        .or_else(|| rest.split_once("；用户说 "))
+    {
+        Some((title, _)) => title,
+        // Without the user's words, the source follows the title.
+        None => rest.rsplit_once(" (").map_or(rest, |(title, _)| title),
+    };
+    Some(title.trim())
+}
+
 /// What a refused call would have done: `Bash npm install`.
 fn call(r: &Refusal) -> String {
     one_line(format!("{} {}", r.tool, r.summary).trim(), PART_CHARS)

@@ -223,11 +223,6 @@ pub(crate) fn stated_decisions_and_failures(
         std::sync::LazyLock::new(|| finders(DECISION_CUES.iter().chain(&REASONS)));
     static FAILS: std::sync::LazyLock<Vec<memchr::memmem::Finder<'static>>> =
         std::sync::LazyLock::new(|| finders(FAILURE_CUES.iter()));
-    // Every cue of either kind: a sentence with none is neither.
-    static ANY: std::sync::LazyLock<Vec<memchr::memmem::Finder<'static>>> =
-        std::sync::LazyLock::new(|| {
-            finders(DECISION_CUES.iter().chain(&REASONS).chain(&FAILURE_CUES))
-        });
     let has = |cues: &[memchr::memmem::Finder], lower: &str| {
         cues.iter().any(|c| c.find(lower.as_bytes()).is_some())
     };
@@ -248,7 +243,7 @@ pub(crate) fn stated_decisions_and_failures(
                 raw_lower.clear();
                 raw_lower.push_str(raw);
                 raw_lower.make_ascii_lowercase();
-                if !has(&ANY, &raw_lower) {
+                if !has(&DECIDES, &raw_lower) && !has(&FAILS, &raw_lower) {
                     return;
                 }
             }
