@@ -214,7 +214,16 @@ pub(crate) struct View<'a> {
     pub(super) agent: crate::agent::Agent,
     /// Each shell call's [`runs::command_key`], by the call's address: worked out once,
     /// on first use, for the five finders that ask it of every call on two threads.
-    keys: std::sync::OnceLock<std::collections::HashMap<usize, Option<String>>>,
+    keys: std::sync::OnceLock<CommandKeys>,
+}
+
+/// The shell calls' command keys of a [`View`]: each call's address with the number of
+/// its key, sorted, and each distinct key once. A segment of a hundred thousand runs of
+/// a few commands holds 16 bytes a call, not a map entry and a string each (the hook's
+/// peak on such a segment, docs/design.md §8).
+struct CommandKeys {
+    at: Vec<(usize, u32)>,
+    names: Vec<String>,
 }
 
 /// A main-chain tool call of the segment.
@@ -300,12 +309,28 @@ impl<'a> View<'a> {
     pub(super) fn command_key(&self, c: &Call) -> Option<&str> {
         let address = |call: &ToolCall| std::ptr::from_ref(call) as usize;
         let keys = self.keys.get_or_init(|| {
-            self.calls()
+            let mut ids: std::collections::HashMap<String, u32> = Default::default();
+            let mut names: Vec<String> = Vec::new();
+            let mut at: Vec<(usize, u32)> = self
+                .calls()
                 .filter(|c| is_shell(&c.call.name))
-                .map(|c| (address(c.call), runs::command_key(&c.call.summary)))
-                .collect()
+                .filter_map(|c| {
+                    let key = runs::command_key(&c.call.summary)?;
+                    let id = *ids.entry(key).or_insert_with_key(|k| {
+                        names.push(k.clone());
+                        u32::try_from(names.len() - 1).unwrap_or(u32::MAX)
+                    });
+                    Some((address(c.call), id))
+                })
+                .collect();
+            at.sort_unstable();
+            CommandKeys { at, names }
         });
-        keys.get(&address(c.call))?.as_deref()
+        let i = keys
+            .at
+            .binary_search_by_key(&address(c.call), |&(a, _)| a)
+            .ok()?;
+        keys.names.get(keys.at[i].1 as usize).map(String::as_str)
     }
 
     /// What paths are shown relative to: the project, else the session's directory.
